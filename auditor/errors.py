@@ -1,0 +1,55 @@
+"""Error families and exit codes. Only the CLI turns these into exit codes."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from pathlib import Path
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    FINDINGS = 1
+    ERROR = 2
+
+
+class AuditorError(Exception):
+    """An input or usage problem the user can fix; printed as `path:line: message`."""
+
+    def __init__(self, message: str, path: str | Path | None = None, line: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.path = str(path) if path is not None else None
+        self.line = line
+
+    def __str__(self) -> str:
+        where = self.path or ""
+        if self.path and self.line is not None:
+            where = f"{self.path}:{self.line}"
+        return f"{where}: {self.message}" if where else self.message
+
+
+class UsageError(AuditorError):
+    """The command line asks for something that cannot be done."""
+
+
+class LockfileError(AuditorError):
+    """A lockfile is unreadable, malformed or of an unknown format."""
+
+
+class KnowledgeError(AuditorError):
+    """One or more knowledge entries are invalid; `problems` holds every one of them."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+    def __str__(self) -> str:
+        return "\n".join(self.problems)
+
+
+class ScanError(AuditorError):
+    """The project to scan cannot be read at all (a single bad file is skipped, not raised)."""
+
+
+class ProbeError(AuditorError):
+    """A probe environment cannot be provisioned or run."""

@@ -1,0 +1,155 @@
+"""Knowledge files in, typed `SpecChange`s out; every bad entry is reported at once."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from auditor.errors import KnowledgeError
+from auditor.models import Condition, Docs, Match, Probe, SpecChange
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+def default_directory() -> Path:
+    """The knowledge shipped in the wheel, or the repository's `knowledge/` in a source tree."""
+    shipped = resources.files("auditor") / "_knowledge"
+    if shipped.is_dir():
+        return Path(str(shipped))
+    return Path(__file__).resolve().parents[2] / "knowledge"
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    schema = json.loads((Path(__file__).with_name("entry.schema.json")).read_text("utf-8"))
+    return Draft202012Validator(schema)
+
+
+def _where(error_path: Iterable[Any]) -> str:
+    parts = ""
+    for part in error_path:
+        parts += f"[{part}]" if isinstance(part, int) else (f".{part}" if parts else str(part))
+    return parts or "(entry)"
+
+
+def _version(text: str, field: str, problems: list[str], source: str) -> Version | None:
+    try:
+        return Version(text)
+    except InvalidVersion:
+        problems.append(f"{source}: {field}: invalid version {text!r}")
+        return None
+
+
+def _match(raw: dict[str, Any]) -> Match:
+    when = Condition(
+        keyword_absent=tuple(raw.get("keyword_absent", ())),
+        keyword_present=tuple(raw.get("keyword_present", ())),
+        keyword_values=tuple((k, tuple(v)) for k, v in sorted(raw.get("keyword_values", {}).items())),
+        min_positional=raw.get("min_positional"),
+        int_literal_out_of_dtype=raw.get("int_literal_out_of_dtype", False),
+        float_bound=tuple(raw.get("float_bound", ())),
+    )
+    return Match(
+        call=raw.get("call"),
+        method=tuple(raw.get("method", ())),
+        operator=tuple(raw.get("operator", ())),
+        assign=raw.get("assign"),
+        when=when,
+        message=raw.get("message"),
+        confidence=raw.get("confidence", "high"),
+    )
+
+
+def parse_entry(raw: dict[str, Any], source: str) -> tuple[SpecChange | None, list[str]]:
+    """Validate one entry's data; return it typed, or None and every problem found."""
+    problems = [
+        f"{source}: {_where(err.absolute_path)}: {err.message}"
+        for err in sorted(_validator().iter_errors(raw), key=lambda e: list(map(str, e.absolute_path)))
+    ]
+    if problems:
+        return None, problems
+    introduced = _version(raw["introduced"], "introduced", problems, source)
+    until = _version(raw["until"], "until", problems, source) if "until" in raw else None
+    python = None
+    if "python" in raw:
+        try:
+            python = SpecifierSet(raw["python"])
+        except InvalidSpecifier:
+            problems.append(f"{source}: python: invalid specifier {raw['python']!r}")
+    if introduced and until and until <= introduced:
+        problems.append(f"{source}: until: {until} is not after introduced {introduced}")
+    if problems or introduced is None:
+        return None, problems
+    probe = raw.get("probe")
+    return (
+        SpecChange(
+            id=raw["id"],
+            package=raw["package"],
+            introduced=introduced,
+            until=until,
+            kind=raw["kind"],
+            severity=raw["severity"],
+            silent=raw["silent"],
+            title=raw["title"],
+            symbols=tuple(raw["symbols"]),
+            matches=tuple(_match(m) for m in raw["match"]),
+            docs=Docs(**raw["docs"]),
+            references=tuple(raw["references"]),
+            source=source,
+            python=python,
+            platform=raw.get("platform"),
+            doubt=raw.get("doubt"),
+            probe=Probe(
+                code=probe["code"].strip("\n"),
+                before=probe["before"],
+                after=probe["after"],
+                observed_on=tuple(probe.get("observed_on", ())),
+                requires=tuple(probe.get("requires", ())),
+                skip=probe.get("skip"),
+            )
+            if probe
+            else None,
+        ),
+        [],
+    )
+
+
+def load_entries(directory: Path | None = None) -> tuple[SpecChange, ...]:
+    root = directory or default_directory()
+    files = sorted(root.rglob("*.toml"))
+    if not files:
+        raise KnowledgeError([f"{root}: no knowledge files found"])
+    entries: list[SpecChange] = []
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    for file in files:
+        source = file.relative_to(root).as_posix()
+        try:
+            raw = tomllib.loads(file.read_text("utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            problems.append(f"{file}: {exc}")
+            continue
+        entry, errors = parse_entry(raw, source)
+        errors = [f"{root.name}/{e}" for e in errors]
+        problems += errors
+        if entry is None:
+            continue
+        if entry.id in seen:
+            problems.append(f"{root.name}/{source}: id: {entry.id!r} is also the id of {seen[entry.id]}")
+        seen[entry.id] = source
+        entries.append(entry)
+    if problems:
+        raise KnowledgeError(problems)
+    return tuple(sorted(entries, key=lambda e: (e.package, e.introduced, e.id)))

@@ -1,0 +1,229 @@
+"""Frozen data shared by the stages: lock pins, transitions, spec changes, findings, results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+Severity = Literal["low", "medium", "high"]
+Confidence = Literal["low", "medium", "high"]
+SEVERITIES: tuple[Severity, ...] = ("low", "medium", "high")
+KINDS = ("behaviour", "now-raises", "removed", "deprecated", "default-changed", "python-support")
+
+
+def rank(level: str) -> int:
+    """Order of a severity or confidence level; 0 for `none`."""
+    return {"none": 0, "low": 1, "medium": 2, "high": 3}[level]
+
+
+def release(version: Version) -> Version:
+    """The public release a version belongs to: `1.13.0+cu117` crosses what `1.13.0` crosses."""
+    return Version(version.public)
+
+
+# --- locks -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Pin:
+    """One package as a lock states it. `version` is None when the input does not pin it."""
+
+    name: str  # PEP 503 canonical
+    version: Version | None
+    marker: str | None = None
+    source: str | None = None
+    groups: tuple[str, ...] = ()
+    line: int | None = None
+    specifier: str | None = None  # the range an unpinned input asks for
+
+
+@dataclass(frozen=True, slots=True)
+class Lock:
+    path: str
+    format: str
+    pins: tuple[Pin, ...]
+    python: str | None = None  # requires-python or interpreter the lock was made for, when known
+
+    def unpinned(self) -> tuple[Pin, ...]:
+        return tuple(pin for pin in self.pins if pin.version is None)
+
+
+# --- transitions -------------------------------------------------------------------------------
+
+Direction = Literal["upgrade", "downgrade", "added", "removed", "unchanged"]
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    package: str
+    old: Version | None
+    new: Version | None
+    environment: str | None = None
+
+    @property
+    def direction(self) -> Direction:
+        if self.old is None:
+            return "added" if self.new is not None else "unchanged"
+        if self.new is None:
+            return "removed"
+        old, new = release(self.old), release(self.new)
+        if new > old:
+            return "upgrade"
+        if new < old:
+            return "downgrade"
+        return "unchanged"
+
+
+@dataclass(frozen=True, slots=True)
+class EnvironmentFinding:
+    """A compatibility problem of the bump itself, not of a line of code."""
+
+    kind: str
+    severity: Severity
+    message: str
+    package: str | None = None
+
+
+# --- knowledge ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """Argument conditions a call must meet to be affected (all that are set must hold)."""
+
+    keyword_absent: tuple[str, ...] = ()
+    keyword_present: tuple[str, ...] = ()
+    keyword_values: tuple[tuple[str, tuple[object, ...]], ...] = ()
+    min_positional: int | None = None
+    int_literal_out_of_dtype: bool = False
+    float_bound: tuple[str, ...] = ()  # keyword names (or "#<index>" for positions) given a float literal
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """Where user code hits a change. Exactly one of call/method/operator/assign is set."""
+
+    call: str | None = None  # qualified name: calls, references, subclasses, decorators
+    method: tuple[str, ...] = ()  # method names on a value known (or likely) to be a tensor
+    operator: tuple[str, ...] = ()  # "//", "//="
+    assign: str | None = None  # attribute assigned on a tensor, e.g. "data"
+    when: Condition = field(default_factory=Condition)
+    message: str | None = None
+    confidence: Confidence = "high"  # the most a hit of this match can claim
+
+
+@dataclass(frozen=True, slots=True)
+class Docs:
+    what: str
+    why: str
+    before: str
+    keep_old: str
+    adopt_new: str
+    notes: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    code: str
+    before: str
+    after: str
+    observed_on: tuple[str, ...] = ()
+    requires: tuple[str, ...] = ()  # other packages the probe imports (numpy, ...)
+    skip: str | None = None  # why the probe cannot run on a CPU machine, if it cannot
+
+    def expected(self, active: bool) -> str:
+        return self.after if active else self.before
+
+
+@dataclass(frozen=True, slots=True)
+class SpecChange:
+    id: str
+    package: str
+    introduced: Version
+    kind: str
+    severity: Severity
+    silent: bool
+    title: str
+    symbols: tuple[str, ...]
+    matches: tuple[Match, ...]
+    docs: Docs
+    references: tuple[str, ...]
+    source: str  # the TOML file it was read from
+    until: Version | None = None  # superseded (reverted) in this release
+    python: SpecifierSet | None = None
+    platform: str | None = None
+    probe: Probe | None = None
+    doubt: str | None = None
+
+    def active(self, version: Version) -> bool:
+        """Whether `version` has the new behaviour."""
+        v = release(version)
+        return self.introduced <= v and (self.until is None or v < self.until)
+
+    def crossed_by(self, transition: Transition) -> bool:
+        if transition.old is None or transition.new is None or transition.package != self.package:
+            return False
+        return self.active(transition.old) != self.active(transition.new)
+
+    def applies_to_python(self, python: str | None) -> bool:
+        return self.python is None or python is None or self.python.contains(python)
+
+
+# --- findings and results ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    change: str
+    symbol: str
+    path: str  # relative to the project root, forward slashes
+    line: int  # 1-based; inside the cell for notebooks
+    column: int  # 1-based
+    cell: int | None
+    confidence: Confidence
+    message: str
+    snippet: str
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeRun:
+    version: str
+    output: str
+    python: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeOutcome:
+    change: str
+    status: Literal["confirmed", "not-reproduced", "error", "skipped"]
+    old: ProbeRun | None = None
+    new: ProbeRun | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AuditResult:
+    transitions: tuple[Transition, ...]
+    changes: tuple[SpecChange, ...]
+    findings: tuple[Finding, ...]
+    environment: tuple[EnvironmentFinding, ...] = ()
+    probes: tuple[ProbeOutcome, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
+
+    def change(self, change_id: str) -> SpecChange:
+        return next(c for c in self.changes if c.id == change_id)
+
+    def worst_severity(self) -> str:
+        """The highest severity among findings and environment findings, or `none`."""
+        levels = [self.change(f.change).severity for f in self.findings]
+        levels += [e.severity for e in self.environment]
+        return max(levels, key=rank, default="none")

@@ -1,0 +1,81 @@
+"""Knowledge-base listings, entry pages and verification results."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from auditor.models import SpecChange
+from auditor.probe.verify import Verification
+from auditor.report.json import dumps
+from auditor.report.serialize import change, envelope
+
+
+def _entry(e: SpecChange) -> dict[str, object]:
+    data = change(e)
+    data["probe"] = e.probe is not None
+    return data
+
+
+def listing(entries: Iterable[SpecChange], fmt: str) -> str:
+    entries = list(entries)
+    if fmt == "json":
+        return dumps(envelope(entries=[_entry(e) for e in entries]))
+    lines = [f"{e.package:6} {str(e.introduced):8} {e.severity:6} {e.kind:15} {e.id}" for e in entries]
+    return "\n".join(lines + [f"{len(entries)} entries"]) + "\n"
+
+
+def page(e: SpecChange) -> str:
+    """The entry's docs in ruff's manner, in Markdown (shared by `kb show` and docs/)."""
+    span = f"{e.introduced}" + (f" (reverted in {e.until})" if e.until else "")
+    parts = [
+        f"# {e.id}",
+        f"**{e.title}**",
+        f"{e.package} {span} · {e.kind} · severity {e.severity} · {'silent' if e.silent else 'loud'}"
+        + (f" · Python {e.python}" if e.python else ""),
+        f"## What changed\n{e.docs.what}",
+        f"## Why it matters\n{e.docs.why}",
+        f"## Example\n```python\n{e.docs.before}\n```",
+        f"## Keep the old behaviour\n```python\n{e.docs.keep_old}\n```",
+        f"## Adopt the new behaviour\n```python\n{e.docs.adopt_new}\n```",
+        "## Affected symbols\n" + "\n".join(f"- `{s}`" for s in e.symbols),
+    ]
+    if e.docs.notes:
+        parts.append(f"## Known problems\n{e.docs.notes}")
+    if e.doubt:
+        parts.append(f"## Not verified\n{e.doubt}")
+    if e.probe:
+        parts.append(
+            f"## Probe\n```python\n{e.probe.code}\n```\nbefore: `{e.probe.before}`  \nafter: `{e.probe.after}`"
+            + (f"  \nobserved on: {', '.join(e.probe.observed_on)}" if e.probe.observed_on else "")
+        )
+    parts.append("## References\n" + "\n".join(f"- {r}" for r in e.references))
+    return "\n\n".join(parts) + "\n"
+
+
+def show(e: SpecChange, fmt: str) -> str:
+    if fmt == "json":
+        data = _entry(e)
+        data["docs"] = {k: getattr(e.docs, k) for k in ("what", "why", "before", "keep_old", "adopt_new", "notes")}
+        return dumps(envelope(entry=data))
+    return page(e)
+
+
+def verification(v: Verification, fmt: str) -> str:
+    if fmt == "json":
+        return dumps(envelope(
+            package_versions=v.package_versions,
+            python=v.python,
+            results=[{"id": r.id, "status": r.status, "expected": r.expected, "observed": r.observed}
+                     for r in v.results],
+        ))
+    versions = ", ".join(f"{k} {val or '(not installed)'}" for k, val in sorted(v.package_versions.items()))
+    lines = [f"Python {v.python}; {versions}"]
+    for r in v.results:
+        lines.append(f"{r.status.upper():5} {r.id}")
+        if r.status in ("fail", "error"):
+            lines.append(f"      expected: {r.expected!r}\n      observed: {r.observed!r}")
+        elif r.status == "skip":
+            lines.append(f"      {r.observed}")
+    counts = {s: sum(r.status == s for r in v.results) for s in ("pass", "fail", "skip", "error")}
+    lines.append(", ".join(f"{n} {s}" for s, n in counts.items()))
+    return "\n".join(lines) + "\n"

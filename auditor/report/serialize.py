@@ -1,0 +1,89 @@
+"""Plain-data views of results: what the JSON contract names each thing, shared by renderers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from auditor import __version__
+from auditor.models import (
+    AuditResult, EnvironmentFinding, Finding, Pin, ProbeOutcome, ProbeRun, Skipped, SpecChange,
+    Transition,
+)
+
+SCHEMA_VERSION = "1"
+
+
+def transition(t: Transition) -> dict[str, Any]:
+    return {
+        "package": t.package,
+        "from": str(t.old) if t.old is not None else None,
+        "to": str(t.new) if t.new is not None else None,
+        "direction": t.direction,
+        "environment": t.environment,
+    }
+
+
+def change(c: SpecChange) -> dict[str, Any]:
+    return {
+        "id": c.id,
+        "package": c.package,
+        "introduced": str(c.introduced),
+        "until": str(c.until) if c.until else None,
+        "kind": c.kind,
+        "severity": c.severity,
+        "silent": c.silent,
+        "title": c.title,
+        "symbols": list(c.symbols),
+        "references": list(c.references),
+        "python": str(c.python) if c.python else None,
+        "fix": {"keep_old": c.docs.keep_old, "adopt_new": c.docs.adopt_new},
+    }
+
+
+def finding(f: Finding) -> dict[str, Any]:
+    return {
+        "change": f.change, "symbol": f.symbol, "path": f.path, "line": f.line, "column": f.column,
+        "cell": f.cell, "confidence": f.confidence, "message": f.message, "snippet": f.snippet,
+    }
+
+
+def environment(e: EnvironmentFinding) -> dict[str, Any]:
+    return {"kind": e.kind, "severity": e.severity, "message": e.message, "package": e.package}
+
+
+def _run(run: ProbeRun | None) -> dict[str, Any] | None:
+    return None if run is None else {"version": run.version, "output": run.output, "python": run.python}
+
+
+def probe(p: ProbeOutcome) -> dict[str, Any]:
+    return {"change": p.change, "status": p.status, "old": _run(p.old), "new": _run(p.new), "reason": p.reason}
+
+
+def skipped(s: Skipped) -> dict[str, Any]:
+    return {"path": s.path, "reason": s.reason}
+
+
+def pin(p: Pin) -> dict[str, Any]:
+    return {
+        "name": p.name,
+        "version": str(p.version) if p.version is not None else None,
+        "marker": p.marker,
+        "source": p.source,
+        "groups": list(p.groups),
+    }
+
+
+def envelope(**fields: Any) -> dict[str, Any]:
+    return {"schema_version": SCHEMA_VERSION, **fields}
+
+
+def audit_result(result: AuditResult) -> dict[str, Any]:
+    return envelope(
+        tool={"name": "auditor", "version": __version__},
+        transitions=[transition(t) for t in result.transitions],
+        changes=[change(c) for c in result.changes],
+        findings=[finding(f) for f in result.findings],
+        environment=[environment(e) for e in result.environment],
+        probes=[probe(p) for p in result.probes],
+        skipped=[skipped(s) for s in result.skipped],
+    )

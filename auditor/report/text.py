@@ -1,0 +1,75 @@
+"""The terminal report: readable in a TTY and in a CI log."""
+
+from __future__ import annotations
+
+import io
+from collections import defaultdict
+
+from rich.console import Console
+from rich.markup import escape
+
+from auditor.models import AuditResult, Finding, SpecChange, Transition
+
+STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan"}
+
+
+def _location(f: Finding) -> str:
+    cell = f"[cell {f.cell}]" if f.cell is not None else ""
+    return f"{f.path}{cell}:{f.line}:{f.column}"
+
+
+def _transition(t: Transition) -> str:
+    where = f" [{t.environment}]" if t.environment else ""
+    return f"{t.package} {t.old or '(none)'} -> {t.new or '(none)'} ({t.direction}){where}"
+
+
+def _crossing(change: SpecChange, result: AuditResult) -> str:
+    for t in result.transitions:
+        if t.package == change.package and t.old is not None and t.new is not None:
+            if change.active(t.old) and not change.active(t.new):
+                return "reverts on this transition: the code goes back to the old behaviour"
+    return ""
+
+
+def render(result: AuditResult, color: bool = False, width: int = 100) -> str:
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=color, no_color=not color, width=width,
+                      highlight=False, soft_wrap=True)
+    if not result.transitions:
+        console.print("No package the knowledge base knows changed between the two locks.")
+    for t in result.transitions:
+        console.print(f"[bold]{escape(_transition(t))}[/]")
+    by_change: dict[str, list[Finding]] = defaultdict(list)
+    for f in result.findings:
+        by_change[f.change].append(f)
+    files = len({f.path for f in result.findings})
+    console.print(
+        f"{len(result.changes)} spec change(s) crossed, {len(result.findings)} call site(s) "
+        f"in {files} file(s)\n"
+    )
+    for change in sorted(result.changes, key=lambda c: (-"lmh".index(c.severity[0]), c.introduced, c.id)):
+        sites = by_change.get(change.id, [])
+        flavour = "silent" if change.silent else "loud"
+        console.print(
+            f"[{STYLE[change.severity]}]{change.severity.upper():6}[/] [bold]{escape(change.title)}[/]"
+        )
+        console.print(f"       {change.id} · {change.kind}, {flavour} · {change.package} {change.introduced}"
+                      + (f" (until {change.until})" if change.until else ""))
+        reverts = _crossing(change, result)
+        if reverts:
+            console.print(f"       [italic]{reverts}[/]")
+        if not sites:
+            console.print("       no call site in this project")
+        for f in sites:
+            console.print(f"       {escape(_location(f))}  {escape(f.symbol)}  ({f.confidence} confidence)")
+            console.print(f"           {escape(f.snippet)}", style="dim")
+        console.print(f"       keep old:  {escape(change.docs.keep_old)}")
+        console.print(f"       adopt new: {escape(change.docs.adopt_new)}")
+        console.print(f"       see:       {escape(change.references[0])}\n")
+    for env in result.environment:
+        console.print(f"[{STYLE[env.severity]}]{env.severity.upper():6}[/] {escape(env.message)}")
+    for probe in result.probes:
+        console.print(f"probe {probe.change}: {probe.status}" + (f" ({probe.reason})" if probe.reason else ""))
+    for skip in result.skipped:
+        console.print(f"[dim]skipped {escape(skip.path)}: {escape(skip.reason)}[/]")
+    return out.getvalue()

@@ -1,0 +1,68 @@
+"""Code cells of a Jupyter notebook, with IPython syntax blanked so `ast` can read the rest."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+# Cell magics whose body is still Python; any other `%%name` cell is another language.
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "python", "python3"})
+_MAGIC_LINE = re.compile(r"^\s*(%|!|\?)|^\s*[\w.,\s]+=\s*[%!]|^\s*[\w.]+\?\??\s*$")
+
+
+class NotebookError(ValueError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    index: int  # 1-based among all cells, markdown and raw included
+    source: str  # Python source with magics blanked (line numbers kept)
+
+
+def _text(source: object) -> str:
+    if isinstance(source, list):
+        return "".join(str(part) for part in source)
+    return str(source or "")
+
+
+def blank_magics(source: str) -> str | None:
+    """Blank IPython-only lines; None when the cell is not Python at all."""
+    lines = source.splitlines()
+    if lines and lines[0].lstrip().startswith("%%"):
+        name = lines[0].strip()[2:].split(maxsplit=1)[0] if lines[0].strip()[2:] else ""
+        if name not in PYTHON_CELL_MAGICS:
+            return None
+        lines[0] = ""
+    out = []
+    continued = False
+    for line in lines:
+        blank = continued or bool(_MAGIC_LINE.search(line))
+        continued = blank and line.rstrip().endswith("\\")
+        out.append("" if blank else line)
+    return "\n".join(out)
+
+
+def code_cells(text: str) -> list[Cell]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise NotebookError(f"line {exc.lineno}: not valid notebook JSON: {exc.msg}") from exc
+    if not isinstance(data, dict):
+        raise NotebookError("not a notebook: the top level is not an object")
+    if "cells" in data:
+        cells, key = data["cells"], "source"
+    elif "worksheets" in data:  # nbformat 3
+        cells = [c for ws in data.get("worksheets") or [] for c in (ws.get("cells") or [])]
+        key = "input"
+    else:
+        raise NotebookError("not a notebook: no cells")
+    found = []
+    for index, cell in enumerate(cells, start=1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = blank_magics(_text(cell.get(key)))
+        if source is not None and source.strip():
+            found.append(Cell(index, source))
+    return found

@@ -1,0 +1,139 @@
+"""Knowledge matchers compiled into lookup tables, and their argument conditions."""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from auditor.models import Confidence, Match, SpecChange
+from auditor.scan.names import FLOAT_TENSOR, INT_DTYPES, INT_TENSOR, Resolver, Scope, is_tensor
+
+OPERATOR_SYMBOLS = {
+    "//": ("torch.Tensor.__floordiv__", "torch.Tensor.__rfloordiv__"),
+    "//=": ("torch.Tensor.__ifloordiv__", "torch.Tensor.__ifloordiv__"),
+}
+LEVELS: tuple[Confidence, ...] = ("low", "medium", "high")
+
+
+def weakest(*levels: Confidence) -> Confidence:
+    return min(levels, key=LEVELS.index)
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    change: SpecChange
+    match: Match
+
+    @property
+    def message(self) -> str:
+        return self.match.message or self.change.title
+
+
+@dataclass
+class RuleIndex:
+    calls: dict[str, list[Rule]] = field(default_factory=lambda: defaultdict(list))
+    methods: dict[str, list[Rule]] = field(default_factory=lambda: defaultdict(list))
+    operators: dict[str, list[Rule]] = field(default_factory=lambda: defaultdict(list))
+    assigns: dict[str, list[Rule]] = field(default_factory=lambda: defaultdict(list))
+    tokens: frozenset[str] = frozenset()
+
+    @classmethod
+    def build(cls, changes: Iterable[SpecChange]) -> RuleIndex:
+        index = cls()
+        tokens: set[str] = set()
+        for change in changes:
+            for match in change.matches:
+                rule = Rule(change, match)
+                if match.call:
+                    index.calls[match.call].append(rule)
+                    tokens.add(match.call.rsplit(".", 1)[-1])
+                for name in match.method:
+                    index.methods[name].append(rule)
+                    tokens.add(name)
+                for op in match.operator:
+                    index.operators[op].append(rule)
+                    tokens.add("//")
+                if match.assign:
+                    index.assigns[match.assign].append(rule)
+                    tokens.add(match.assign)
+        index.tokens = frozenset(tokens)
+        return index
+
+    def could_match(self, text: str) -> bool:
+        """A cheap pre-filter: a source mentioning no token cannot hold a finding."""
+        return any(token in text for token in self.tokens)
+
+
+def _literal_ints(node: ast.expr) -> list[int]:
+    """The int literals that are elements of a tensor's data (not arguments of calls in it)."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return [v for element in node.elts for v in _literal_ints(element)]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return [-v for v in _literal_ints(node.operand)]
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return [node.value]
+    return []
+
+
+def _literal(node: ast.expr, resolver: Resolver, scope: Scope) -> object:
+    if isinstance(node, ast.Constant):
+        return node.value
+    return resolver.qualified(node, scope)
+
+
+def check(
+    match: Match, call: ast.Call, resolver: Resolver, scope: Scope, input_tag: str | None, method: bool
+) -> Confidence | None:
+    """The confidence with which `call` meets the match's conditions, or None if it does not."""
+    when = match.when
+    confidence: Confidence = match.confidence
+    keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    spread = any(k.arg is None for k in call.keywords)
+    starred = any(isinstance(a, ast.Starred) for a in call.args)
+
+    for name in when.keyword_absent:
+        if name in keywords:
+            return None
+        if spread:
+            confidence = "low"
+    if when.keyword_present and not any(name in keywords for name in when.keyword_present):
+        if not spread:
+            return None
+        confidence = "low"
+    for name, values in when.keyword_values:
+        if name not in keywords:
+            if not spread:
+                return None
+            confidence = "low"
+            continue
+        value = _literal(keywords[name], resolver, scope)
+        if value is None:
+            confidence = "low"
+        elif value not in values:
+            return None
+    if when.min_positional is not None and len(call.args) < when.min_positional:
+        if not starred:
+            return None
+        confidence = "low"
+    if when.int_literal_out_of_dtype:
+        dtype = resolver.qualified(keywords["dtype"], scope) if "dtype" in keywords else None
+        bounds = INT_DTYPES.get((dtype or "").removeprefix("torch."))
+        if not bounds or not call.args:
+            return None
+        low, high = bounds
+        if not any(v < low or v > high for v in _literal_ints(call.args[0])):
+            return None
+    if when.float_bound:
+        bounds = [keywords[k] for k in when.float_bound if k in keywords]
+        bounds += call.args[0 if method else 1 :]
+        floats = [b for b in bounds if isinstance(b, ast.Constant) and type(b.value) is float]
+        tensors = [b for b in bounds if is_tensor(resolver.tag(b, scope))]
+        if not floats and not tensors:
+            return None
+        if input_tag == FLOAT_TENSOR and not tensors:
+            return None  # a float tensor with float bounds promotes to what it already is
+        if input_tag != INT_TENSOR:
+            confidence = "low"
+    return weakest(confidence, match.confidence)

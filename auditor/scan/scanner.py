@@ -1,0 +1,92 @@
+"""Scan a project: files in, findings and skipped files out."""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from auditor.models import Finding, Skipped, SpecChange
+from auditor.scan.discover import project_files
+from auditor.scan.notebook import Cell, NotebookError, code_cells
+from auditor.scan.rules import RuleIndex
+from auditor.scan.visitor import FindingVisitor
+
+
+def scan_source(source: str, path: str, index: RuleIndex) -> list[Finding]:
+    """Findings in one Python source; raises SyntaxError when it does not parse."""
+    if not index.could_match(source):
+        return []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        tree = ast.parse(source, filename=path)
+    visitor = FindingVisitor(tree, index, path, source.splitlines())
+    visitor.visit(tree)
+    return list(visitor.findings.values())
+
+
+def scan_file(file: Path, relative: str, index: RuleIndex) -> tuple[list[Finding], list[Skipped]]:
+    try:
+        text = file.read_text("utf-8")
+    except UnicodeDecodeError:
+        return [], [Skipped(relative, "not UTF-8 text")]
+    except OSError as exc:
+        return [], [Skipped(relative, f"unreadable: {exc.strerror or exc}")]
+    if not file.name.endswith(".ipynb"):
+        try:
+            return scan_source(text, relative, index), []
+        except SyntaxError as exc:
+            return [], [Skipped(relative, f"line {exc.lineno}: syntax error: {exc.msg}")]
+        except (ValueError, RecursionError) as exc:
+            return [], [Skipped(relative, f"cannot parse: {exc}")]
+    try:
+        cells = code_cells(text)
+    except NotebookError as exc:
+        return [], [Skipped(relative, str(exc))]
+    return _scan_notebook(cells, relative, index)
+
+
+def _scan_notebook(cells: list[Cell], relative: str, index: RuleIndex) -> tuple[list[Finding], list[Skipped]]:
+    """Cells share one namespace, so the good cells are read as one module, then mapped back."""
+    skipped: list[Skipped] = []
+    sources: list[str] = []
+    origin: list[tuple[int, int]] = []  # per line of the joined module: (cell, line in cell)
+    for cell in cells:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SyntaxWarning)
+                ast.parse(cell.source)
+        except SyntaxError as exc:
+            skipped.append(Skipped(relative, f"cell {cell.index}, line {exc.lineno}: syntax error: {exc.msg}"))
+            continue
+        except (ValueError, RecursionError) as exc:
+            skipped.append(Skipped(relative, f"cell {cell.index}: cannot parse: {exc}"))
+            continue
+        lines = cell.source.splitlines() or [""]
+        sources.append("\n".join(lines))
+        origin += [(cell.index, number) for number in range(1, len(lines) + 1)]
+    try:
+        found = scan_source("\n".join(sources), relative, index)
+    except (SyntaxError, ValueError, RecursionError) as exc:  # cells that parse alone but not together
+        return [], [*skipped, Skipped(relative, f"cannot read the cells together: {exc}")]
+    findings = []
+    for finding in found:
+        cell, line = origin[finding.line - 1]
+        findings.append(replace(finding, cell=cell, line=line))
+    return findings, skipped
+
+
+def scan_project(root: Path, changes: Iterable[SpecChange]) -> tuple[list[Finding], list[Skipped]]:
+    index = RuleIndex.build(changes)
+    findings: list[Finding] = []
+    skipped: list[Skipped] = []
+    base = root if root.is_dir() else root.parent
+    for file in project_files(root):
+        relative = file.relative_to(base).as_posix()
+        found, passed = scan_file(file, relative, index)
+        findings += found
+        skipped += passed
+    findings.sort(key=lambda f: (f.path, f.cell or 0, f.line, f.column, f.change, f.symbol))
+    return findings, skipped
