@@ -155,6 +155,7 @@ class SpecChange:
     until: Version | None = None  # superseded (reverted) in this release
     python: SpecifierSet | None = None
     platform: str | None = None
+    requires_python: SpecifierSet | None = None  # python-support entries
     probe: Probe | None = None
     doubt: str | None = None
 

@@ -52,6 +52,16 @@ def _version(text: str, field: str, problems: list[str], source: str) -> Version
         return None
 
 
+def _specifier(raw: dict[str, Any], key: str, problems: list[str], source: str) -> SpecifierSet | None:
+    if key not in raw:
+        return None
+    try:
+        return SpecifierSet(raw[key])
+    except InvalidSpecifier:
+        problems.append(f"{source}: {key}: invalid specifier {raw[key]!r}")
+        return None
+
+
 def _match(raw: dict[str, Any]) -> Match:
     when = Condition(
         keyword_absent=tuple(raw.get("keyword_absent", ())),
@@ -82,12 +92,7 @@ def parse_entry(raw: dict[str, Any], source: str) -> tuple[SpecChange | None, li
         return None, problems
     introduced = _version(raw["introduced"], "introduced", problems, source)
     until = _version(raw["until"], "until", problems, source) if "until" in raw else None
-    python = None
-    if "python" in raw:
-        try:
-            python = SpecifierSet(raw["python"])
-        except InvalidSpecifier:
-            problems.append(f"{source}: python: invalid specifier {raw['python']!r}")
+    python, requires_python = (_specifier(raw, key, problems, source) for key in ("python", "requires_python"))
     if introduced and until and until <= introduced:
         problems.append(f"{source}: until: {until} is not after introduced {introduced}")
     if problems or introduced is None:
@@ -110,6 +115,7 @@ def parse_entry(raw: dict[str, Any], source: str) -> tuple[SpecChange | None, li
             source=source,
             python=python,
             platform=raw.get("platform"),
+            requires_python=requires_python,
             doubt=raw.get("doubt"),
             probe=Probe(
                 code=probe["code"].strip("\n"),
