@@ -1,0 +1,62 @@
+"""Knowledge files: the shipped ones load; bad ones are all reported at once, by file and field."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from auditor.errors import KnowledgeError
+from auditor.knowledge import KnowledgeBase, default_directory, load_entries
+
+SEED = default_directory() / "torch" / "1.13" / "floor-divide-rounds-toward-floor.toml"
+
+
+def test_shipped_knowledge_loads_and_every_entry_is_complete(kb: KnowledgeBase) -> None:
+    assert len(kb.entries) >= 7
+    for entry in kb.entries:
+        assert entry.references and all(r.startswith("https://") for r in entry.references)
+        assert entry.docs.keep_old and entry.docs.adopt_new
+        if entry.kind != "python-support":
+            assert entry.probe is not None or entry.doubt, f"{entry.id} has neither probe nor doubt"
+
+
+def test_every_bad_entry_is_reported_at_once(tmp_path: Path) -> None:
+    shutil.copy(SEED, tmp_path / "a-good.toml")
+    text = SEED.read_text()
+    (tmp_path / "no-references.toml").write_text(
+        text.replace('id = "torch-floor-divide-rounds-toward-floor"', 'id = "torch-copy-one"')
+        .replace("references = [", "refs = [")
+    )
+    (tmp_path / "bad-kind.toml").write_text(
+        text.replace('id = "torch-floor-divide-rounds-toward-floor"', 'id = "torch-copy-two"')
+        .replace('kind = "behaviour"', 'kind = "changed"')
+    )
+    (tmp_path / "broken.toml").write_text("id = \n")
+    (tmp_path / "duplicate.toml").write_text(text)
+    with pytest.raises(KnowledgeError) as caught:
+        load_entries(tmp_path)
+    problems = "\n".join(caught.value.problems)
+    assert "no-references.toml" in problems and "'references' is a required property" in problems
+    assert "bad-kind.toml" in problems and "kind" in problems
+    assert "broken.toml" in problems
+    assert "duplicate.toml" in problems and "also the id of" in problems
+    assert "a-good.toml:" not in problems
+
+
+def test_invalid_version_and_until_before_introduced(tmp_path: Path) -> None:
+    text = SEED.read_text()
+    (tmp_path / "a.toml").write_text(text.replace('introduced = "1.13.0"', 'introduced = "one"'))
+    (tmp_path / "b.toml").write_text(
+        text.replace('id = "torch-floor-divide-rounds-toward-floor"', 'id = "torch-copy-b"')
+        .replace('introduced = "1.13.0"', 'introduced = "1.13.0"\nuntil = "1.12.0"')
+    )
+    with pytest.raises(KnowledgeError) as caught:
+        load_entries(tmp_path)
+    problems = "\n".join(caught.value.problems)
+    assert "invalid version 'one'" in problems
+    assert "is not after introduced" in problems
+
+
+def test_empty_directory_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(KnowledgeError):
+        load_entries(tmp_path)

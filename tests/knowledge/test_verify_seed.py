@@ -1,0 +1,54 @@
+"""The seed entries' probes, run against the real torch installed by the test extras."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from auditor.cli import app
+from auditor.knowledge import KnowledgeBase
+from auditor.probe import verify
+
+torch = pytest.importorskip("torch")
+
+SEED = [
+    "torch-dropout2d-3d-input-read-as-unbatched",
+    "torch-dropout2d-3d-input-warns",
+    "torch-clamp-type-promotion",
+    "torch-complex-promotion-of-0dim-operands",
+    "torch-tensor-int-overflow-raises",
+    "torch-tensor-data-int-on-requires-grad-raises",
+    "torch-floor-divide-rounds-toward-floor",
+]
+
+
+@pytest.mark.slow
+def test_seed_probes_pass_on_the_installed_torch(kb: KnowledgeBase) -> None:
+    verification = verify([kb.get(i) for i in SEED])
+    assert verification.package_versions["torch"].startswith(torch.__version__.split("+")[0])
+    statuses = {v.id: (v.status, v.expected, v.observed) for v in verification.results}
+    assert all(status == "pass" for status, _, _ in statuses.values()), statuses
+    # 2.13 has floor rounding: the verdict compared against the `after` side
+    assert statuses["torch-floor-divide-rounds-toward-floor"][1] == "-2 -2"
+
+
+@pytest.mark.slow
+def test_a_wrong_expectation_fails(kb: KnowledgeBase) -> None:
+    from dataclasses import replace
+
+    entry = kb.get("torch-floor-divide-rounds-toward-floor")
+    wrong = replace(entry, probe=replace(entry.probe, after="-1 -1"))
+    [verdict] = verify([wrong]).results
+    assert verdict.status == "fail"
+    assert verdict.observed == "-2 -2"
+
+
+@pytest.mark.slow
+def test_kb_verify_command_json() -> None:
+    result = CliRunner().invoke(app, ["kb", "verify", "--package", "torch", "--format", "json"])
+    document = json.loads(result.stdout)
+    assert document["schema_version"] == "1"
+    assert document["package_versions"]["torch"].startswith("2.")
+    assert result.exit_code == (1 if any(r["status"] == "fail" for r in document["results"]) else 0)
+    seed = {r["id"]: r["status"] for r in document["results"] if r["id"] in SEED}
+    assert set(seed.values()) == {"pass"}

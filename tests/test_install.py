@@ -1,0 +1,52 @@
+"""Install problems show only in a real install: the console script, and a wheel outside the repo."""
+
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_console_script_and_module_entry_point(tmp_path: Path) -> None:
+    script = shutil.which("auditor", path=str(Path(sys.executable).parent)) or shutil.which("auditor")
+    assert script, "the auditor console script is not installed"
+    listed = subprocess.run([script, "kb", "list"], capture_output=True, text=True, cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert "torch-floor-divide-rounds-toward-floor" in listed.stdout
+    as_module = subprocess.run([sys.executable, "-m", "auditor", "--version"], capture_output=True,
+                               text=True, cwd=tmp_path)
+    assert as_module.returncode == 0 and as_module.stdout.startswith("auditor ")
+    bad = subprocess.run([script, "lock", "show", str(tmp_path / "missing.txt")], capture_output=True,
+                         text=True, cwd=tmp_path)
+    assert bad.returncode == 2
+    assert "missing.txt" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.slow
+def test_wheel_installed_outside_the_repo_finds_every_knowledge_file(tmp_path: Path) -> None:
+    wheels = tmp_path / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)],
+                   check=True, capture_output=True)
+    [wheel] = wheels.glob("lockfile_auditor-*.whl")
+    env_dir = tmp_path / "env"
+    venv.create(env_dir, system_site_packages=True, with_pip=True)
+    python = env_dir / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "-q", str(wheel)], check=True,
+                   capture_output=True)
+    isolated = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    code = (
+        "import auditor, pathlib; from auditor.knowledge import default_directory, load_entries;"
+        "d = default_directory(); print(d); print(len(load_entries()));"
+        "print(len(list(d.rglob('*.toml'))))"
+    )
+    done = subprocess.run([str(python), "-c", code], capture_output=True, text=True, cwd=tmp_path, env=isolated)
+    assert done.returncode == 0, done.stderr
+    where, loaded, files = done.stdout.split()
+    assert str(env_dir) in where and "_knowledge" in where
+    shipped = len(list((ROOT / "knowledge").rglob("*.toml")))
+    assert int(loaded) == int(files) == shipped
