@@ -32,6 +32,16 @@ class Format(str, Enum):
     json = "json"
 
 
+class ReportFormat(str, Enum):
+    """What compare and scan can write; the other commands write text or json."""
+
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+    sarif = "sarif"
+    github = "github"
+
+
 class FailOn(str, Enum):
     none = "none"
     low = "low"
@@ -40,10 +50,31 @@ class FailOn(str, Enum):
 
 
 FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+ReportFormatOption = Annotated[ReportFormat, typer.Option("--format", "-f", help="Output format.")]
 OutputOption = Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to this file.")]
 FailOnOption = Annotated[FailOn, typer.Option(help="Exit 1 when a finding is at or above this severity.")]
 PythonOption = Annotated[
     str | None, typer.Option("--python-version", help="The project's Python, for changes that hold on some Pythons only.")
+]
+
+
+PlatformOption = Annotated[
+    str | None,
+    typer.Option(help="Only this platform's pins of locks that pin several (linux, darwin, win32, linux-64, osx-arm64, ...)."),
+]
+ResolveFlag = Annotated[
+    bool, typer.Option("--resolve", help="Resolve unpinned inputs (requirements.in, ranges) to pins with pip-compile."),
+]
+LockFormatHelp = "Lock formats: " + ", ".join(
+    ("pip-freeze", "requirements.txt", "Pipfile.lock", "poetry.lock", "uv.lock", "pdm.lock", "pylock.toml",
+     "conda-lock.yml", "conda-env-export", "environment.yml", "conda-list-export", "conda-explicit",
+     "pyproject.toml")
+)
+
+
+ConfigOption = Annotated[
+    Path | None,
+    typer.Option("--config", help="Scan settings (default: [tool.auditor] in the project's pyproject.toml)."),
 ]
 
 
@@ -71,9 +102,37 @@ def emit(text: str, output: Path | None) -> None:
         raise UsageError(f"cannot write: {exc.strerror or exc}", output) from exc
 
 
-def render(result: AuditResult, fmt: Format, output: Path | None) -> None:
-    if fmt is Format.text:
+def repository_prefix(project: Path | None) -> str:
+    """The project's folder relative to the working directory, for SARIF and annotation paths."""
+    if project is None:
+        return ""
+    try:
+        rel = project.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return ""
+    return "" if rel == "." else rel + "/"
+
+
+def actions_links(project: Path | None) -> Any:
+    """Inside GitHub Actions, Markdown links each call site to the commit being checked."""
+    import os
+
+    from auditor.report.markdown import Links
+
+    repository, sha = os.environ.get("GITHUB_REPOSITORY"), os.environ.get("GITHUB_SHA")
+    if not repository or not sha:
+        return None
+    server = os.environ.get("GITHUB_SERVER_URL") or "https://github.com"
+    return Links(repository, sha, server, repository_prefix(project))
+
+
+def render(result: AuditResult, fmt: ReportFormat, output: Path | None, project: Path | None = None) -> None:
+    if fmt is ReportFormat.text:
         emit(RENDERERS["text"](result, color=output is None and sys.stdout.isatty()), output)
+    elif fmt in (ReportFormat.sarif, ReportFormat.github):
+        emit(RENDERERS[fmt.value](result, prefix=repository_prefix(project)), output)
+    elif fmt is ReportFormat.markdown:
+        emit(RENDERERS["markdown"](result, links=actions_links(project)), output)
     else:
         emit(RENDERERS[fmt.value](result), output)
 
@@ -100,19 +159,47 @@ def main_options(
 @app.command()
 @handles_errors
 def compare(
-    old: Annotated[Path, typer.Argument(help="The lock before the bump.")],
-    new: Annotated[Path, typer.Argument(help="The lock after the bump.")],
+    old: Annotated[Path | None, typer.Argument(help="The lock before the bump.")] = None,
+    new: Annotated[Path | None, typer.Argument(help="The lock after the bump.")] = None,
     project: Annotated[Path | None, typer.Option(help="The project to scan for call sites.")] = None,
     old_format: Annotated[str | None, typer.Option(help="Read OLD as this lock format.")] = None,
     new_format: Annotated[str | None, typer.Option(help="Read NEW as this lock format.")] = None,
     python: PythonOption = None,
-    fmt: FormatOption = Format.text,
+    platform: PlatformOption = None,
+    resolve: ResolveFlag = False,
+    git_range: Annotated[str | None, typer.Option(
+        "--git", metavar="BASE..HEAD",
+        help="Instead of OLD and NEW: every lockfile changed between two commits (BASE.. : the working tree).",
+    )] = None,
+    fmt: ReportFormatOption = ReportFormat.text,
     output: OutputOption = None,
     fail_on: FailOnOption = FailOn.low,
+    config: ConfigOption = None,
+    probe: ProbeFlag = False,
+    cache_dir: CacheDirOption = None,
+    no_cache: NoCacheOption = False,
 ) -> None:
     """Read two locks, find the transitions the knowledge base knows, report affected call sites."""
-    result = pipeline.compare(old, new, project, KnowledgeBase.load(), old_format, new_format, python)
-    render(result, fmt, output)
+    if git_range is not None:
+        if old is not None or new is not None:
+            raise UsageError("--git replaces OLD and NEW: give one or the other")
+        from auditor.github.action import audit_range
+        from auditor.github.git import parse_range, root
+
+        base, head = parse_range(git_range)
+        repo = root(project if project is not None and project.is_dir() else Path.cwd())
+        # a repository is given: scan it unless --project names a part of it
+        result, _ = audit_range(repo, base, head, project or repo, KnowledgeBase.load(), python=python)
+    elif old is None or new is None:
+        raise UsageError("compare needs OLD and NEW, or --git BASE..HEAD")
+    else:
+        result = pipeline.compare(
+            old, new, project, KnowledgeBase.load(), old_format, new_format, python, config=config,
+            platform=platform, resolve=resolve, scan_options=scan_options(cache_dir, no_cache, fmt),
+        )
+    if probe:
+        result = run_probes(result, cache_dir, no_cache)
+    render(result, fmt, output, project)
     raise typer.Exit(exit_code(result, fail_on))
 
 
@@ -124,13 +211,22 @@ def scan(
     to_version: Annotated[str, typer.Option("--to", help="The version after the bump.")],
     package: Annotated[str, typer.Option(help="The package that moves.")] = "torch",
     python: PythonOption = None,
-    fmt: FormatOption = Format.text,
+    fmt: ReportFormatOption = ReportFormat.text,
     output: OutputOption = None,
     fail_on: FailOnOption = FailOn.low,
+    config: ConfigOption = None,
+    probe: ProbeFlag = False,
+    cache_dir: CacheDirOption = None,
+    no_cache: NoCacheOption = False,
 ) -> None:
     """The same as compare, with the transition given instead of two locks."""
-    result = pipeline.scan(path, from_version, to_version, KnowledgeBase.load(), package, python)
-    render(result, fmt, output)
+    result = pipeline.scan(
+        path, from_version, to_version, KnowledgeBase.load(), package, python, config=config,
+        scan_options=scan_options(cache_dir, no_cache, fmt),
+    )
+    if probe:
+        result = run_probes(result, cache_dir, no_cache)
+    render(result, fmt, output, path if path.is_dir() else None)
     raise typer.Exit(exit_code(result, fail_on))
 
 
@@ -138,14 +234,15 @@ def scan(
 @handles_errors
 def lock_show(
     file: Annotated[Path, typer.Argument(help="A lock file.")],
-    format_in: Annotated[str | None, typer.Option(help="Read FILE as this lock format.")] = None,
+    format_in: Annotated[str | None, typer.Option(help=f"Read FILE as this lock format. {LockFormatHelp}.")] = None,
+    resolve: ResolveFlag = False,
     fmt: FormatOption = Format.text,
     output: OutputOption = None,
 ) -> None:
     """The parsed pins of one lock."""
     from auditor.lockfiles import read_lock
 
-    emit(lock_report.show(read_lock(file, format_in), fmt.value), output)
+    emit(lock_report.show(read_lock(file, format_in, resolve), fmt.value), output)
 
 
 @lock_app.command("diff")
@@ -155,14 +252,19 @@ def lock_diff(
     new: Annotated[Path, typer.Argument(help="The lock after.")],
     old_format: Annotated[str | None, typer.Option(help="Read OLD as this lock format.")] = None,
     new_format: Annotated[str | None, typer.Option(help="Read NEW as this lock format.")] = None,
+    python: PythonOption = None,
+    platform: PlatformOption = None,
+    resolve: ResolveFlag = False,
     fmt: FormatOption = Format.text,
     output: OutputOption = None,
 ) -> None:
-    """Every package change between two locks, torch family first."""
-    from auditor.lockfiles import diff_locks, read_lock
+    """Every package change between two locks, torch family first, compatibility problems flagged."""
+    from auditor.lockfiles import Selection, diff_locks, read_lock
 
-    diff = diff_locks(read_lock(old, old_format), read_lock(new, new_format))
-    emit(lock_report.diff(diff, fmt.value), output)
+    kb = KnowledgeBase.load()
+    old_lock, new_lock = read_lock(old, old_format, resolve), read_lock(new, new_format, resolve)
+    diff = diff_locks(old_lock, new_lock, Selection(python, platform), kb.entries)
+    emit(lock_report.diff(diff, fmt.value, frozenset(kb.packages()), old_lock, new_lock), output)
 
 
 @kb_app.command("list")
@@ -217,6 +319,177 @@ def kb_verify(
     verification = verify(entries, python, timeout)
     emit(kb_report.verification(verification, fmt.value), output)
     raise typer.Exit(ExitCode.FINDINGS if verification.failed else ExitCode.OK)
+
+
+@app.command("github")
+@handles_errors
+def github_command(
+    project: Annotated[Path, typer.Option(envvar="AUDITOR_PROJECT", help="The project to scan, relative to the workspace.")] = Path("."),
+    lockfiles: Annotated[str | None, typer.Option(
+        envvar="AUDITOR_LOCKFILES", help="Lockfile globs to watch, comma or newline separated (default: detect).",
+    )] = None,
+    fail_on: Annotated[FailOn, typer.Option(envvar="AUDITOR_FAIL_ON", help="Exit 1 when a finding is at or above this severity.")] = FailOn.low,
+    comment: Annotated[str, typer.Option(envvar="AUDITOR_COMMENT", help="PR comment: always, on-findings or never.")] = "always",
+    probe: Annotated[bool, typer.Option(envvar="AUDITOR_PROBE", help="Run each crossed change's probe on both versions.")] = False,
+    label: Annotated[str | None, typer.Option(envvar="AUDITOR_LABEL", help="Add this label to the PR when call sites are affected.")] = None,
+    base: Annotated[str | None, typer.Option(envvar="AUDITOR_BASE", help="Base commit (default: from the event).")] = None,
+    head: Annotated[str | None, typer.Option(envvar="AUDITOR_HEAD", help="Head commit (default: from the event).")] = None,
+    sarif_file: Annotated[Path | None, typer.Option("--sarif", envvar="AUDITOR_SARIF", help="Also write SARIF to this file.")] = None,
+    dependency_names: Annotated[str | None, typer.Option(envvar="AUDITOR_DEPENDENCY_NAMES", help="dependabot/fetch-metadata dependency-names.")] = None,
+    previous_version: Annotated[str | None, typer.Option(envvar="AUDITOR_PREVIOUS_VERSION", help="dependabot/fetch-metadata previous-version.")] = None,
+    new_version: Annotated[str | None, typer.Option(envvar="AUDITOR_NEW_VERSION", help="dependabot/fetch-metadata new-version.")] = None,
+    python: Annotated[str | None, typer.Option("--python-version", envvar="AUDITOR_PYTHON_VERSION", help="The project's Python.")] = None,
+) -> None:
+    """What the GitHub Action runs: audit the PR's lockfile changes, write the summary, outputs and comment."""
+    import os
+
+    from auditor.github import action
+    from auditor.github.bump import from_metadata
+    from auditor.github.event import ActionsEnv
+    from auditor.report import github as annotations
+
+    env = ActionsEnv.from_environ(os.environ)
+    options = action.ActionOptions(
+        project=project,
+        patterns=action.split_patterns(lockfiles),
+        comment=action.comment_mode(comment),
+        label=label or None,
+        python=python or None,
+        base=base or None,
+        head=head or None,
+        sarif=sarif_file,
+        metadata=from_metadata(dependency_names or "", previous_version or "", new_version or ""),
+        probe=(lambda result: run_probes(result, None, False)) if probe else None,
+    )
+    try:
+        done = action.run(env, options, KnowledgeBase.load())
+    except AuditorError as exc:
+        typer.echo(f"::error title=auditor::{annotations.escape_data(str(exc))}")
+        action.summarise_failure(env, str(exc))
+        raise
+    for warning in done.warnings:
+        typer.echo(f"::warning title=auditor::{annotations.escape_data(warning)}")
+    sys.stdout.write(annotations.render(done.result, prefix=done.prefix))
+    transitions = ", ".join(f"{t.package} {t.old} -> {t.new}" for t in done.result.transitions) or "no known package moved"
+    typer.echo(f"auditor: {transitions}; {len(done.result.changes)} change(s), {len(done.result.findings)} call site(s)")
+    if done.comment is not None and done.comment.url:
+        typer.echo(f"auditor: PR comment {done.comment.action}: {done.comment.url}")
+    raise typer.Exit(exit_code(done.result, fail_on))
+
+
+# --- probes ------------------------------------------------------------------------------------
+
+ProbeFlag = Annotated[bool, typer.Option("--probe", help="Run each crossed change's probe on both versions.")]
+CacheDirOption = Annotated[
+    Path | None,
+    typer.Option(help="Where scan results, probe environments and probe results are kept (default: the user cache)."),
+]
+NoCacheOption = Annotated[
+    bool, typer.Option("--no-cache", help="Scan every file again and probe in temporary environments; store nothing."),
+]
+
+
+def scan_options(cache_dir: Path | None, no_cache: bool, fmt: ReportFormat) -> Any:
+    """The scan's cache (`<cache dir>/scan`) and a progress bar when a person watches a text report."""
+    from auditor.progress import SILENT, RichProgressBar
+    from auditor.scan.project import ScanOptions
+
+    if no_cache:
+        directory = None
+    else:
+        from platformdirs import user_cache_dir  # the probes' default too (auditor.probe.default_cache_dir)
+
+        directory = (cache_dir or Path(user_cache_dir("auditor", appauthor=False))) / "scan"
+    watched = sys.stderr.isatty() and fmt in (ReportFormat.text, ReportFormat.markdown)
+    return ScanOptions(cache_dir=directory, progress=RichProgressBar() if watched else SILENT)
+
+
+def progress_reporter() -> Any:
+    """Progress on stderr when a person watches it; silent in pipes and CI logs."""
+    from auditor.probe import SILENT, RichReporter
+
+    return RichReporter() if sys.stderr.isatty() else SILENT
+
+
+def probe_settings(**options: Any) -> Any:
+    from auditor.probe import ProbeSettings, Sources
+
+    sources = Sources(use_pip_config=not options.pop("no_pip_config"))
+    sources = sources.with_options(
+        index_url=options.pop("index_url"),
+        extra_index_urls=tuple(options.pop("extra_index_url") or ()),
+        find_links=tuple(options.pop("find_links") or ()),
+        offline=options.pop("offline"),
+    )
+    torch_index = options.pop("torch_index")
+    if torch_index is not None:
+        from dataclasses import replace
+
+        sources = replace(sources, torch_index=torch_index or None)
+    memory = options.pop("memory_limit")
+    return ProbeSettings(
+        sources=sources,
+        use_cache=not options.pop("no_cache"),
+        memory_limit=int(memory * (1 << 20)) if memory else None,
+        **options,
+    )
+
+
+def run_probes(result: AuditResult, cache_dir: Path | None, no_cache: bool) -> AuditResult:
+    """`--probe` on compare/scan: the probe command's defaults (pip's configuration, the user cache)."""
+    from auditor.probe import ProbeSettings, Sources
+
+    settings = ProbeSettings(cache_dir=cache_dir, use_cache=not no_cache, sources=Sources(use_pip_config=True))
+    return pipeline.with_probes(result, settings, progress_reporter())
+
+
+@app.command("probe")
+@handles_errors
+def probe_command(
+    from_version: Annotated[str, typer.Option("--from", help="The version before the bump.")],
+    to_version: Annotated[str, typer.Option("--to", help="The version after the bump.")],
+    package: Annotated[str, typer.Option(help="The package that moves.")] = "torch",
+    python_old: Annotated[str | None, typer.Option(help="Interpreter (path or version such as 3.10) for the old side.")] = None,
+    python_new: Annotated[str | None, typer.Option(help="Interpreter (path or version) for the new side.")] = None,
+    env_old: Annotated[str | None, typer.Option(help="Use this existing environment (directory or interpreter) for the old side.")] = None,
+    env_new: Annotated[str | None, typer.Option(help="Use this existing environment for the new side.")] = None,
+    index_url: Annotated[str | None, typer.Option(help="Package index to use instead of pip's configured one.")] = None,
+    extra_index_url: Annotated[list[str] | None, typer.Option(help="Another package index (repeatable).")] = None,
+    find_links: Annotated[list[str] | None, typer.Option(help="A folder or page of wheels (repeatable).")] = None,
+    torch_index: Annotated[str | None, typer.Option(
+        help="Index of CPU torch builds consulted first ('' for none; default https://download.pytorch.org/whl/cpu).",
+    )] = None,
+    offline: Annotated[bool, typer.Option(help="Install only from caches and find-links folders.")] = False,
+    no_pip_config: Annotated[bool, typer.Option("--no-pip-config", help="Ignore pip's configuration.")] = False,
+    allow_cuda: Annotated[bool, typer.Option(help="Accept CUDA builds of torch (nvidia-* wheels, several GB).")] = False,
+    installer: Annotated[str, typer.Option(help="auto, uv or pip.")] = "auto",
+    cache_dir: CacheDirOption = None,
+    no_cache: NoCacheOption = False,
+    timeout: Annotated[float, typer.Option(help="Seconds a batch of probes may take.")] = 900,
+    probe_timeout: Annotated[float, typer.Option(help="Seconds one probe may take.")] = 120,
+    memory_limit: Annotated[float, typer.Option(help="MiB of address space a probe interpreter may use (0: no limit).")] = 4096,
+    fmt: FormatOption = Format.text,
+    output: OutputOption = None,
+) -> None:
+    """Run the probes of the entries a transition crosses in an environment of each version.
+
+    Exit 1 when a probe does not reproduce what its entry claims.
+    """
+    from auditor.report import probe as probe_report
+
+    if installer not in ("auto", "uv", "pip"):
+        raise UsageError(f"--installer: expected auto, uv or pip, not {installer!r}")
+    settings = probe_settings(
+        python_old=python_old, python_new=python_new, env_old=env_old, env_new=env_new,
+        index_url=index_url, extra_index_url=extra_index_url, find_links=find_links,
+        torch_index=torch_index, offline=offline, no_pip_config=no_pip_config, allow_cuda=allow_cuda,
+        installer=installer, cache_dir=cache_dir, no_cache=no_cache, timeout=timeout,
+        probe_timeout=probe_timeout, memory_limit=memory_limit,
+    )
+    result = pipeline.probe(KnowledgeBase.load(), package, from_version, to_version, settings, progress_reporter())
+    emit(probe_report.render(result, fmt.value), output)
+    failed = any(p.status == "not-reproduced" for p in result.probes)
+    raise typer.Exit(ExitCode.FINDINGS if failed else ExitCode.OK)
 
 
 def main() -> None:

@@ -38,6 +38,8 @@ class Pin:
     groups: tuple[str, ...] = ()
     line: int | None = None
     specifier: str | None = None  # the range an unpinned input asks for
+    platform: str | None = None  # the conda platform (linux-64, osx-arm64) a per-platform lock pins for
+    build: str | None = None  # a conda build string (py3.10_cuda11.8_cudnn8.7.0_0): tells CUDA or CPU
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +48,7 @@ class Lock:
     format: str
     pins: tuple[Pin, ...]
     python: str | None = None  # requires-python or interpreter the lock was made for, when known
+    notes: tuple[str, ...] = ()  # what the reader did beyond parsing (resolved ranges, ...)
 
     def unpinned(self) -> tuple[Pin, ...]:
         return tuple(pin for pin in self.pins if pin.version is None)
@@ -100,6 +103,7 @@ class Condition:
     min_positional: int | None = None
     int_literal_out_of_dtype: bool = False
     float_bound: tuple[str, ...] = ()  # keyword names (or "#<index>" for positions) given a float literal
+    not_bool: tuple[str, ...] = ()  # arguments (keyword names or "#<index>") that must not be known bool
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packaging.utils import canonicalize_name
 
 from auditor.errors import UsageError
 from auditor.knowledge import KnowledgeBase
-from auditor.lockfiles import diff_locks, read_lock
+from auditor.lockfiles import Selection, diff_locks, read_lock
 from auditor.lockfiles.interface import parse_version
 from auditor.models import AuditResult, EnvironmentFinding, Transition
 from auditor.scan import scan_project
+from auditor.scan.config import load_config
+from auditor.scan.project import ScanOptions
+
+if TYPE_CHECKING:
+    from auditor.probe import ProbeSettings, Reporter
 
 # conda names the PyPI package `torch` `pytorch`
 ALIASES = {"pytorch": "torch"}
@@ -29,10 +36,17 @@ def audit(
     kb: KnowledgeBase,
     python: str | None = None,
     environment: Iterable[EnvironmentFinding] = (),
+    config: Path | None = None,
+    scan_options: ScanOptions | None = None,
 ) -> AuditResult:
+    """`config`: the `--config` file; without it, `[tool.auditor]` of the project's pyproject.toml.
+    `scan_options`: cache, processes and progress of the scan (default: no cache, silent)."""
     transitions = tuple(transitions)
     changes = kb.crossed(transitions, python)
-    findings, skipped = scan_project(project, changes) if project is not None and changes else ([], [])
+    settings = load_config(config, project)
+    findings, skipped = (
+        scan_project(project, changes, settings, scan_options) if project is not None and changes else ([], [])
+    )
     return AuditResult(
         transitions=transitions,
         changes=changes,
@@ -50,11 +64,22 @@ def compare(
     old_format: str | None = None,
     new_format: str | None = None,
     python: str | None = None,
+    config: Path | None = None,
+    platform: str | None = None,
+    resolve: bool = False,
+    scan_options: ScanOptions | None = None,
 ) -> AuditResult:
-    diff = diff_locks(read_lock(old, old_format), read_lock(new, new_format))
+    """`python` and `platform` select one environment of locks that pin several; `resolve` turns
+    unpinned inputs into pins with pip-compile."""
+    diff = diff_locks(
+        read_lock(old, old_format, resolve),
+        read_lock(new, new_format, resolve),
+        Selection(python, platform),
+        kb.entries,
+    )
     known = set(kb.packages())
     transitions = [t for t in diff.packages if t.package in known]
-    return audit(transitions, project, kb, python, diff.environment)
+    return audit(transitions, project, kb, python, diff.environment, config=config, scan_options=scan_options)
 
 
 def scan(
@@ -64,6 +89,8 @@ def scan(
     kb: KnowledgeBase,
     package: str = "torch",
     python: str | None = None,
+    config: Path | None = None,
+    scan_options: ScanOptions | None = None,
 ) -> AuditResult:
     package = package_name(package)
     if package not in kb.packages():
@@ -73,7 +100,7 @@ def scan(
     transition = Transition(
         package, parse_version(from_version, "--from"), parse_version(to_version, "--to")
     )
-    return audit([transition], project, kb, python)
+    return audit([transition], project, kb, python, config=config, scan_options=scan_options)
 
 
 def scan_changes(kb: KnowledgeBase, package: str, from_version: str, to_version: str) -> tuple:
@@ -82,3 +109,30 @@ def scan_changes(kb: KnowledgeBase, package: str, from_version: str, to_version:
         package_name(package), parse_version(from_version, "--from"), parse_version(to_version, "--to")
     )
     return kb.crossed([transition])
+
+
+def with_probes(result: AuditResult, settings: ProbeSettings, reporter: Reporter | None = None) -> AuditResult:
+    """`--probe`: the result with the crossed entries' probes run on both sides of each transition."""
+    from auditor.probe import SILENT, probe_transitions
+
+    outcomes = probe_transitions(result.transitions, result.changes, settings, reporter or SILENT)
+    return replace(result, probes=result.probes + outcomes)
+
+
+def probe(
+    kb: KnowledgeBase,
+    package: str,
+    from_version: str,
+    to_version: str,
+    settings: ProbeSettings,
+    reporter: Reporter | None = None,
+) -> AuditResult:
+    """`auditor probe`: the transition's crossed entries and their probe outcomes, no scan."""
+    package = package_name(package)
+    if package not in kb.packages():
+        raise UsageError(f"the knowledge base knows no package {package!r} (it knows {', '.join(kb.packages())})")
+    transition = Transition(
+        package, parse_version(from_version, "--from"), parse_version(to_version, "--to")
+    )
+    result = AuditResult(transitions=(transition,), changes=kb.crossed([transition]), findings=())
+    return with_probes(result, settings, reporter)

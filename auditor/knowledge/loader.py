@@ -70,6 +70,7 @@ def _match(raw: dict[str, Any]) -> Match:
         min_positional=raw.get("min_positional"),
         int_literal_out_of_dtype=raw.get("int_literal_out_of_dtype", False),
         float_bound=tuple(raw.get("float_bound", ())),
+        not_bool=tuple(raw.get("not_bool", ())),
     )
     return Match(
         call=raw.get("call"),

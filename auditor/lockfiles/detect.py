@@ -5,46 +5,73 @@ from __future__ import annotations
 from pathlib import Path
 
 from auditor.errors import LockfileError
-from auditor.lockfiles.interface import LockFormat
+from auditor.lockfiles.conda_env import CONDA_ENV_EXPORT, CONDA_ENVIRONMENT
+from auditor.lockfiles.conda_list import CONDA_EXPLICIT, CONDA_LIST_EXPORT
+from auditor.lockfiles.conda_lock import CONDA_LOCK
+from auditor.lockfiles.freeze import FREEZE
+from auditor.lockfiles.interface import LockFormat, read_text
+from auditor.lockfiles.pdm import PDM
+from auditor.lockfiles.pipfile import PIPFILE
+from auditor.lockfiles.poetry import POETRY
+from auditor.lockfiles.pylock import PYLOCK
+from auditor.lockfiles.pyproject import PYPROJECT
 from auditor.lockfiles.requirements import REQUIREMENTS
+from auditor.lockfiles.uv import UV
 from auditor.models import Lock
 
-FORMATS: tuple[LockFormat, ...] = (REQUIREMENTS,)
+# On equal claims the earlier format wins: pip freeze output is also a valid requirements file.
+FORMATS: tuple[LockFormat, ...] = (
+    FREEZE,
+    REQUIREMENTS,
+    PIPFILE,
+    POETRY,
+    UV,
+    PDM,
+    PYLOCK,
+    CONDA_LOCK,
+    CONDA_ENV_EXPORT,
+    CONDA_ENVIRONMENT,
+    CONDA_LIST_EXPORT,
+    CONDA_EXPLICIT,
+    PYPROJECT,
+)
+
+__all__ = ["FORMATS", "detect", "format_names", "read_lock", "read_text"]
 
 
 def format_names() -> list[str]:
     return [f.name for f in FORMATS]
 
 
-def read_text(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise LockfileError(f"cannot read: {exc.strerror or exc}", path) from exc
-    if b"\0" in data[:8192]:
-        raise LockfileError("binary file, not a lock file", path)
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise LockfileError("not UTF-8 text", path, line) from exc
+def find_format(name: str) -> LockFormat:
+    for fmt in FORMATS:
+        if fmt.name == name:
+            return fmt
+    raise LockfileError(f"unknown lock format {name!r} (known: {', '.join(format_names())})")
 
 
 def detect(path: Path, text: str) -> LockFormat:
-    scored = [(fmt.claims(path, text), fmt) for fmt in FORMATS]
-    score, best = max(scored, key=lambda pair: pair[0])
+    best, score = FORMATS[0], 0
+    for fmt in FORMATS:
+        claim = fmt.claims(path, text)
+        if claim > score:
+            best, score = fmt, claim
     if score == 0:
-        raise LockfileError(f"unknown lock format (known: {', '.join(format_names())})", path)
+        what = "empty file" if not text.strip() else "unknown lock format"
+        raise LockfileError(
+            f"{what}: cannot tell its format (known: {', '.join(format_names())})", path, 1
+        )
     return best
 
 
-def read_lock(path: str | Path, format_name: str | None = None) -> Lock:
+def read_lock(path: str | Path, format_name: str | None = None, resolve: bool = False) -> Lock:
+    """The lock at `path`; with `resolve`, unpinned inputs are resolved to pins by pip-compile."""
     path = Path(path)
+    fmt = find_format(format_name) if format_name is not None else None
     text = read_text(path)
-    if format_name is not None:
-        fmt = next((f for f in FORMATS if f.name == format_name), None)
-        if fmt is None:
-            raise LockfileError(f"unknown format {format_name!r} (known: {', '.join(format_names())})")
-    else:
-        fmt = detect(path, text)
-    return fmt.parse(path, text)
+    lock = (fmt or detect(path, text)).parse(path, text)
+    if resolve:
+        from auditor.lockfiles.resolve import resolve as resolve_lock
+
+        lock = resolve_lock(lock)
+    return lock

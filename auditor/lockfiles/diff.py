@@ -1,38 +1,219 @@
-"""What changed between two locks: one transition per package (and per environment)."""
+"""What changed between two locks: one change per package and environment, torch family first.
+
+A name locked more than once (uv forks, per-platform conda pins, markers) is paired across the
+two locks by environment and source, so `torch 2.6.0+cu124 [linux]` is compared with
+`torch 2.7.0+cu128 [linux]`, not with the macOS pin."""
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from auditor.models import EnvironmentFinding, Lock, Pin, Transition
+from packaging.markers import (
+    InvalidMarker,
+    Marker,
+    UndefinedComparison,
+    UndefinedEnvironmentName,
+    default_environment,
+)
+
+from auditor.errors import UsageError
+from auditor.models import EnvironmentFinding, Lock, Pin, SpecChange, Transition, release
 
 TORCH_FAMILY = ("torch", "torchvision", "torchaudio", "torchtext", "torchdata", "triton")
+CHANGE_KINDS = ("added", "removed", "upgraded", "downgraded", "local-label", "build", "source")
 
 
 def family_order(name: str) -> tuple[int, str]:
     return (TORCH_FAMILY.index(name) if name in TORCH_FAMILY else len(TORCH_FAMILY), name)
 
 
+def environment_of(pin: Pin) -> str | None:
+    return pin.platform or pin.marker
+
+
+@dataclass(frozen=True, slots=True)
+class PackageChange:
+    """One package's change in one environment; `kinds` says how it changed."""
+
+    transition: Transition
+    kinds: tuple[str, ...]
+    old: Pin | None
+    new: Pin | None
+
+
 @dataclass(frozen=True, slots=True)
 class LockDiff:
     packages: tuple[Transition, ...]  # every package that changed, torch family first
     environment: tuple[EnvironmentFinding, ...] = ()
+    changes: tuple[PackageChange, ...] = ()  # the same changes, with how and from which pins
 
     def transition(self, package: str) -> tuple[Transition, ...]:
         return tuple(t for t in self.packages if t.package == package)
 
 
-def _pinned(lock: Lock) -> dict[tuple[str, str | None], Pin]:
-    return {(pin.name, pin.marker): pin for pin in lock.pins if pin.version is not None}
+# --- selecting one environment -------------------------------------------------------------------
+
+_FAMILIES = {
+    "linux": "linux",
+    "osx": "darwin",
+    "macos": "darwin",
+    "darwin": "darwin",
+    "win": "win32",
+    "win32": "win32",
+    "windows": "win32",
+}
+_SYSTEMS = {"linux": "Linux", "darwin": "Darwin", "win32": "Windows"}
+_MACHINES = {"aarch64": "aarch64", "arm64": "arm64", "ppc64le": "ppc64le"}  # and "64": x86-64
 
 
-def diff_locks(old: Lock, new: Lock) -> LockDiff:
-    before, after = _pinned(old), _pinned(new)
-    changed: list[Transition] = []
-    for key in sorted(before.keys() | after.keys(), key=lambda k: (family_order(k[0]), k[1] or "")):
-        old_pin, new_pin = before.get(key), after.get(key)
-        old_v = old_pin.version if old_pin else None
-        new_v = new_pin.version if new_pin else None
-        if old_v != new_v:
-            changed.append(Transition(key[0], old_v, new_v, key[1]))
-    return LockDiff(packages=tuple(changed))
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """`--python-version 3.11 --platform linux-64`: keep the pins of that environment only."""
+
+    python: str | None = None
+    platform: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.platform is not None and _family(self.platform) is None:
+            known = "linux, darwin, win32 or a conda platform such as linux-64, osx-arm64, win-64"
+            raise UsageError(f"unknown platform {self.platform!r} (use {known})")
+
+    def marker_environment(self) -> dict[str, str]:
+        env = {key: str(value) for key, value in default_environment().items()}
+        env["extra"] = ""
+        if self.python:
+            parts = self.python.split(".")
+            env["python_version"] = ".".join(parts[:2])
+            env["python_full_version"] = ".".join((parts + ["0", "0"])[:3])
+        family = _family(self.platform) if self.platform else None
+        if family:
+            env["sys_platform"], env["platform_system"] = family, _SYSTEMS[family]
+            env["os_name"] = "nt" if family == "win32" else "posix"
+            arch = (
+                self.platform.split("-", 1)[1] if self.platform and "-" in self.platform else None
+            )
+            machine = (
+                ("AMD64" if family == "win32" else "x86_64")
+                if arch == "64"
+                else _MACHINES.get(arch or "")
+            )
+            if machine:
+                env["platform_machine"] = machine
+        return env
+
+    def selects(self, pin: Pin, env: dict[str, str]) -> bool:
+        if self.platform and pin.platform and not _same_platform(self.platform, pin.platform):
+            return False
+        if pin.marker and (self.python or self.platform):
+            try:
+                return Marker(pin.marker).evaluate(env)
+            except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+                return True
+        return True
+
+
+def _family(platform: str) -> str | None:
+    return _FAMILIES.get(platform.lower().split("-", 1)[0])
+
+
+def _same_platform(wanted: str, pinned: str) -> bool:
+    if "-" in wanted and "-" in pinned:
+        return wanted.lower() == pinned.lower()
+    return _family(wanted) == _family(pinned)
+
+
+def select(lock: Lock, selection: Selection) -> list[Pin]:
+    env = selection.marker_environment()
+    return [pin for pin in lock.pins if selection.selects(pin, env)]
+
+
+# --- pairing and comparing -----------------------------------------------------------------------
+
+
+def _pair(olds: list[Pin], news: list[Pin]) -> list[tuple[Pin | None, Pin | None]]:
+    olds, news = list(olds), list(news)
+    pairs: list[tuple[Pin | None, Pin | None]] = []
+
+    def match(key: Callable[[Pin], object]) -> None:
+        for old in list(olds):
+            new = next((n for n in news if key(n) == key(old)), None)
+            if new is not None:
+                pairs.append((old, new))
+                olds.remove(old)
+                news.remove(new)
+
+    match(lambda p: (environment_of(p), p.source))
+    match(environment_of)
+    if len(olds) == 1 and len(news) == 1:
+        pairs.append((olds.pop(), news.pop()))
+    match(lambda p: p.source)
+    pairs += [(old, None) for old in olds] + [(None, new) for new in news]
+    return pairs
+
+
+def _kinds(old: Pin | None, new: Pin | None, same_format: bool) -> tuple[str, ...]:
+    if old is None or new is None:
+        return ("added",) if old is None else ("removed",)
+    kinds: list[str] = []
+    if old.version is not None and new.version is not None:
+        if release(new.version) > release(old.version):
+            kinds.append("upgraded")
+        elif release(new.version) < release(old.version):
+            kinds.append("downgraded")
+        if old.version.local != new.version.local:
+            kinds.append("local-label")
+    elif (old.version is None) != (new.version is None):
+        kinds.append("added" if old.version is None else "removed")
+    if old.build and new.build and old.build != new.build:
+        kinds.append("build")
+    if old.source != new.source and (same_format or (old.source and new.source)):
+        kinds.append("source")
+    return tuple(kinds)
+
+
+def package_changes(
+    old: Iterable[Pin], new: Iterable[Pin], same_format: bool
+) -> list[PackageChange]:
+    before: dict[str, list[Pin]] = defaultdict(list)
+    after: dict[str, list[Pin]] = defaultdict(list)
+    for pin in old:
+        before[pin.name].append(pin)
+    for pin in new:
+        after[pin.name].append(pin)
+    changes = []
+    for name in before.keys() | after.keys():
+        for old_pin, new_pin in _pair(before[name], after[name]):
+            kinds = _kinds(old_pin, new_pin, same_format)
+            if not kinds:
+                continue
+            where = environment_of(new_pin) if new_pin else environment_of(old_pin)  # type: ignore[arg-type]
+            transition = Transition(
+                name,
+                old_pin.version if old_pin else None,
+                new_pin.version if new_pin else None,
+                where,
+            )
+            changes.append(PackageChange(transition, kinds, old_pin, new_pin))
+    changes.sort(key=lambda c: (family_order(c.transition.package), c.transition.environment or ""))
+    return changes
+
+
+def diff_locks(
+    old: Lock,
+    new: Lock,
+    selection: Selection | None = None,
+    knowledge: Iterable[SpecChange] = (),
+) -> LockDiff:
+    from auditor.lockfiles.compat import check
+
+    selection = selection or Selection()
+    old_pins, new_pins = select(old, selection), select(new, selection)
+    changes = package_changes(old_pins, new_pins, old.format == new.format)
+    findings = check(old, new, old_pins, new_pins, changes, selection, tuple(knowledge))
+    return LockDiff(
+        packages=tuple(c.transition for c in changes),
+        environment=tuple(findings),
+        changes=tuple(changes),
+    )

@@ -2,23 +2,39 @@
 
 from __future__ import annotations
 
+import json
+import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
 
-from packaging.utils import canonicalize_name
+from packaging.utils import (
+    InvalidSdistFilename,
+    InvalidWheelFilename,
+    canonicalize_name,
+    parse_sdist_filename,
+    parse_wheel_filename,
+)
 from packaging.version import InvalidVersion, Version
 
 from auditor.errors import LockfileError
 from auditor.models import Lock
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
 
 @dataclass(frozen=True, slots=True)
 class LockFormat:
     """A lock format: its name, how sure it is that a file is its own, and its parser.
 
-    `claims(path, text)` returns 0 (not mine), 1 (the content looks like mine) or 2 (the file
-    name is mine); detection takes the highest claim.
+    `claims(path, text)` returns 0 (not mine), 1 (the content looks like mine), 2 (the file
+    name is mine) or 3 (name or content is unmistakably mine); detection takes the highest.
     """
 
     name: str
@@ -35,3 +51,136 @@ def parse_version(text: str, path: Path | str, line: int | None = None) -> Versi
 
 def canonical(name: str) -> str:
     return canonicalize_name(name)
+
+
+# --- documents ---------------------------------------------------------------------------------
+
+MAX_BYTES = 64 * 1024 * 1024  # far above any real lock; a bigger file is a mistake, not a lock
+_CONFLICT = re.compile(rb"^(<{7}|>{7})( |$)", re.MULTILINE)
+
+
+def read_text(path: Path) -> str:
+    """A lock file's text; binary, non-UTF-8, oversized and merge-conflicted files are errors."""
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise LockfileError(
+                f"file is larger than {MAX_BYTES // 2**20} MB, not a lock file", path
+            )
+        data = path.read_bytes()
+    except OSError as exc:
+        raise LockfileError(f"cannot read: {exc.strerror or exc}", path) from exc
+    if b"\0" in data[:8192]:
+        raise LockfileError("binary file, not a lock file", path)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise LockfileError("not UTF-8 text", path, line) from exc
+    conflict = _CONFLICT.search(data)
+    if conflict:
+        line = data[: conflict.start()].count(b"\n") + 1
+        raise LockfileError("unresolved merge conflict marker", path, line)
+    return text
+
+
+_TOML_AT = re.compile(r"\s*\(at line (\d+), column \d+\)$")
+
+
+def load_toml(path: Path, text: str) -> dict[str, Any]:
+    try:
+        document: dict[str, Any] = tomllib.loads(text)
+        return document
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        found = _TOML_AT.search(message)
+        line = int(found.group(1)) if found else None
+        raise LockfileError(f"invalid TOML: {_TOML_AT.sub('', message)}", path, line) from exc
+    except RecursionError as exc:
+        raise LockfileError("invalid TOML: nested too deeply", path) from exc
+
+
+def load_json(path: Path, text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LockfileError(f"invalid JSON: {exc.msg}", path, exc.lineno) from exc
+    except RecursionError as exc:
+        raise LockfileError("invalid JSON: nested too deeply", path) from exc
+
+
+def header_lines(text: str, header: str) -> list[int]:
+    """1-based line numbers of each `[[package]]`-style header, in order."""
+    return [n for n, line in enumerate(text.splitlines(), start=1) if line.strip() == header]
+
+
+class Fields:
+    """Typed access to one table of a parsed document; errors name the file, line and key."""
+
+    def __init__(self, data: object, where: str, path: Path, line: int | None = None):
+        if not isinstance(data, dict):
+            raise LockfileError(
+                f"{where}: expected a table, found {type(data).__name__}", path, line
+            )
+        self.data, self.where, self.path, self.line = data, where, path, line
+
+    def fail(self, key: str, what: str) -> LockfileError:
+        return LockfileError(f"{self.where}.{key}: {what}", self.path, self.line)
+
+    def string(self, key: str, default: str | None = None) -> str | None:
+        value = self.data.get(key, default)
+        if value is not None and not isinstance(value, str):
+            raise self.fail(key, f"expected a string, found {type(value).__name__}")
+        return value
+
+    def required(self, key: str) -> str:
+        value = self.string(key)
+        if not value:
+            raise self.fail(key, "missing")
+        return value
+
+    def array(self, key: str) -> list[Any]:
+        value = self.data.get(key, [])
+        if not isinstance(value, list):
+            raise self.fail(key, f"expected a list, found {type(value).__name__}")
+        return value
+
+    def table(self, key: str) -> dict[str, Any]:
+        value = self.data.get(key, {})
+        if not isinstance(value, dict):
+            raise self.fail(key, f"expected a table, found {type(value).__name__}")
+        return value
+
+    def version(self, key: str) -> Version | None:
+        text = self.string(key)
+        return None if text is None else parse_version(text, self.path, self.line)
+
+
+# --- file names in URLs ------------------------------------------------------------------------
+
+PYPI_INDEXES = frozenset(
+    {"https://pypi.org/simple", "https://pypi.org/simple/", "https://pypi.python.org/simple"}
+)
+
+
+def index_source(url: str | None) -> str | None:
+    """A registry URL as a pin's source; PyPI is the default and is left out."""
+    return (
+        None
+        if url is None or url.rstrip("/") + "/" in {u.rstrip("/") + "/" for u in PYPI_INDEXES}
+        else url
+    )
+
+
+def distribution_from_url(url: str) -> tuple[str, Version] | None:
+    """Name and version from a wheel or sdist URL (`torch-2.0.0%2Bcu118-...whl`), if it is one."""
+    filename = unquote(urlsplit(url).path.rsplit("/", 1)[-1])
+    try:
+        if filename.endswith(".whl"):
+            name, version, _, _ = parse_wheel_filename(filename)
+            return str(name), version
+        if filename.endswith((".tar.gz", ".zip")):
+            name, version = parse_sdist_filename(filename)
+            return str(name), version
+    except (InvalidWheelFilename, InvalidSdistFilename, InvalidVersion):
+        return None
+    return None

@@ -1,72 +1,177 @@
-"""pip freeze output and pinned requirements files (pip-compile, `uv pip compile`)."""
+"""Requirements files read by pip's rules: pip-compile and `uv pip compile` output, hand-written
+pins, `requirements.in` ranges.
+
+pip-requirements-parser was considered: it vendors pip's own reader, but it has had no release
+since 2022, reports bad lines as data without line-numbered errors, and does not detect include
+cycles. pip's rules fit in a page, so they are written out here (see pip's `req_file.py`).
+"""
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from packaging.requirements import InvalidRequirement, Requirement
-
 from auditor.errors import LockfileError
-from auditor.lockfiles.interface import LockFormat, canonical, parse_version
+from auditor.lockfiles.interface import LockFormat, canonical, index_source, read_text
+from auditor.lockfiles.pep508 import editable_pin, requirement_pin, url_pin
 from auditor.models import Lock, Pin
 
-_NAME_RE = re.compile(r"(^|[-_.])(requirements|constraints)[^/]*\.(txt|in)$|freeze[^/]*\.txt$", re.I)
-_PIN_LINE = re.compile(r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*(\[[^\]]*\])?\s*(===?|~=|>=|<=|!=|<|>|@)")
+FORMAT = "requirements.txt"
+
+_NAME = re.compile(
+    r"(^|[-_.])(requirements|constraints|reqs)([-_.][^/]*)?\.(txt|in)$|\.(txt|in)$", re.IGNORECASE
+)
+_STRONG_NAME = re.compile(
+    r"(^|[-_.])(requirements|constraints)([-_.][^/]*)?\.(txt|in)$", re.IGNORECASE
+)
+_PIN_LINE = re.compile(
+    r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(\[[^\]]*\])?\s*(===?|~=|>=|<=|!=|<|>|@|;|$)"
+)
+_COMMENT = re.compile(r"(^|\s+)#.*$")
+_OPTION = re.compile(r"(?:^| )-")
+_ENV_VAR = re.compile(r"\$\{([A-Z0-9_]+)\}")
+_INCLUDE = re.compile(r"^(?:-([rc])\s*|--(requirement|constraint)(?:\s*=\s*|\s+))(\S.*)$")
+_EDITABLE = re.compile(r"^(?:-e\s*|--editable(?:\s*=\s*|\s+))(\S.*)$")
+_INDEX = re.compile(r"^(?:-i\s*|--index-url(?:\s*=\s*|\s+))(\S+)")
+_URLISH = re.compile(r"^([a-z][a-z0-9+.-]*://|\.{0,2}/|[A-Za-z]:\\)|\.(whl|tar\.gz|zip)(#.*)?$")
 
 
-def _claims(path: Path, text: str) -> int:
-    if _NAME_RE.search(path.name):
+def claims(path: Path, text: str) -> int:
+    if _STRONG_NAME.search(path.name):
         return 2
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-    if lines and all(_PIN_LINE.match(ln) or ln.lstrip().startswith("-") for ln in lines[:50]):
+    if not _NAME.search(path.name) and path.suffix:
+        return 0
+    lines = [ln for ln in text.splitlines()[:200] if ln.strip() and not ln.lstrip().startswith("#")]
+    if lines and all(
+        _PIN_LINE.match(ln) or ln.lstrip().startswith("-") or _URLISH.search(ln.strip())
+        for ln in lines
+    ):
         return 1
     return 0
 
 
-def _logical_lines(text: str) -> Iterator[tuple[int, str]]:
-    """Join backslash continuations, drop comments; yield (first physical line, content)."""
-    buffer, start = "", 0
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.rstrip("\r")
-        if not buffer:
-            start = number
-        if line.endswith("\\"):
-            buffer += line[:-1] + " "
+def join_lines(text: str) -> Iterator[tuple[int, str]]:
+    """pip's continuation rule: a trailing backslash joins, except on a line that is a comment.
+    `pkg==1 # \\` does continue, so the next line ends up inside the comment, as in pip."""
+    pending: list[str] = []
+    first = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        is_comment = line.lstrip().startswith("#")
+        if line.endswith("\\") and not is_comment:
+            if not pending:
+                first = number
+            pending.append(line[:-1])
             continue
-        buffer += line
-        content = re.sub(r"(^|\s)#.*$", "", buffer).strip()
-        buffer = ""
+        if pending:
+            pending.append(" " + line if is_comment else line)
+            yield first, "".join(pending)
+            pending = []
+        else:
+            yield number, line
+    if pending:
+        yield first, "".join(pending)
+
+
+def logical_lines(text: str, env: Mapping[str, str]) -> Iterator[tuple[int, str]]:
+    for number, line in join_lines(text):
+        content = (_COMMENT.sub("", line) if "#" in line else line).strip()
+        if "${" in content:
+            content = _ENV_VAR.sub(lambda m: env.get(m.group(1), m.group(0)), content)
         if content:
-            yield start, content
-    if buffer.strip():
-        yield start, buffer.strip()
+            yield number, content
 
 
-def _parse(path: Path, text: str) -> Lock:
-    pins: list[Pin] = []
-    for number, content in _logical_lines(text):
+def split_options(line: str) -> str:
+    """The requirement part of a line; per-line options (`--hash`, `-C`) start at the first
+    space-separated token beginning with `-`, as pip splits them."""
+    found = _OPTION.search(line)
+    return line[: found.start()].strip() if found else line
+
+
+@dataclass
+class _Reading:
+    env: Mapping[str, str]
+    pins: list[Pin] = field(default_factory=list)
+    constraints: dict[str, Pin] = field(default_factory=dict)
+    index: str | None = None
+
+
+def _read(
+    path: Path, text: str, chain: tuple[Path, ...], state: _Reading, constraint: bool
+) -> None:
+    for number, content in logical_lines(text, state.env):
+        editable = None
         if content.startswith("-"):
-            continue  # options (-i, --hash, -e ...): deepened in the lock-format issue
-        content = re.split(r"\s--hash[=\s]", content)[0].strip()
-        try:
-            req = Requirement(content)
-        except InvalidRequirement as exc:
-            raise LockfileError(f"not a requirement: {content!r} ({exc})", path, number) from exc
-        exact = [s for s in req.specifier if s.operator in ("==", "===") and "*" not in s.version]
-        version = parse_version(exact[0].version, path, number) if len(exact) == 1 else None
-        pins.append(
-            Pin(
-                name=canonical(req.name),
-                version=version,
-                marker=str(req.marker) if req.marker else None,
-                source=req.url,
-                line=number,
-                specifier=None if version else (str(req.specifier) or None),
-            )
-        )
-    return Lock(path=str(path), format="requirements.txt", pins=tuple(pins))
+            include = _INCLUDE.match(content)
+            index = _INDEX.match(content)
+            editable = _EDITABLE.match(content)
+            if include:
+                is_constraint = "c" in (include.group(1) or include.group(2)[0])
+                _include(path, number, split_options(include.group(3)), chain, state, is_constraint)
+            elif index:
+                state.index = index_source(index.group(1))
+            if not editable:
+                continue  # an include, an index, or another global option (--pre, --find-links, ...)
+        target = split_options(editable.group(1) if editable else content)
+        if not target:
+            continue
+        if "${" in target:
+            pin = Pin(_unexpanded_name(target), None, line=number, specifier=target)
+        elif editable:
+            pin = editable_pin(target, path, number)
+        elif _is_url(target):
+            pin = url_pin(target, path, number)
+        else:
+            pin = requirement_pin(target, path, number, source=state.index)
+        if constraint:
+            if pin.version is not None:
+                state.constraints.setdefault(pin.name, pin)
+        else:
+            state.pins.append(pin)
 
 
-REQUIREMENTS = LockFormat("requirements.txt", _claims, _parse)
+def _is_url(target: str) -> bool:
+    """A bare URL or path line, not `name @ url` and not a plain `name==version`."""
+    maybe = "/" in target or "\\" in target or target.endswith((".whl", ".gz", ".zip"))
+    return maybe and " @ " not in target and _URLISH.search(target) is not None
+
+
+def _unexpanded_name(text: str) -> str:
+    found = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", text)
+    return canonical(found.group(0)) if found else text
+
+
+def _include(
+    path: Path, line: int, target: str, chain: tuple[Path, ...], state: _Reading, constraint: bool
+) -> None:
+    if re.match(r"[a-z][a-z0-9+.-]*://", target):
+        raise LockfileError(f"cannot follow an include from a URL: {target}", path, line)
+    included = Path(os.path.normpath(path.parent / target))
+    if included.resolve() in chain:
+        cycle = " -> ".join(p.name for p in (*chain[chain.index(included.resolve()) :], included))
+        raise LockfileError(f"include cycle: {cycle}", path, line)
+    if not included.is_file():
+        raise LockfileError(f"included file not found: {target}", path, line)
+    _read(included, read_text(included), (*chain, included.resolve()), state, constraint)
+
+
+def parse(path: Path, text: str, env: Mapping[str, str] | None = None) -> Lock:
+    state = _Reading(env=os.environ if env is None else env)
+    _read(path, text, (path.resolve(),), state, constraint=False)
+    pins: list[Pin] = []
+    seen: set[tuple[object, ...]] = set()
+    for pin in state.pins:
+        pinned = state.constraints.get(pin.name)
+        if pin.version is None and pinned is not None and pin.source is None:
+            pin = Pin(pin.name, pinned.version, pin.marker, pin.source, pin.groups, pin.line)
+        key = (pin.name, pin.version, pin.marker, pin.source)
+        if key not in seen:  # the same pin reached through two includes
+            seen.add(key)
+            pins.append(pin)
+    return Lock(path=str(path), format=FORMAT, pins=tuple(pins))
+
+
+REQUIREMENTS = LockFormat(FORMAT, claims, parse)

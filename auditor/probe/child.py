@@ -1,18 +1,33 @@
-"""Runs inside the probed interpreter: a batch of probes in, one JSON document out.
+"""Runs inside the probed interpreter: a batch of probes in, one JSON line per event out.
 
-Standard library only: this file is executed by interpreters that do not have auditor installed.
+Standard library only, and Python 3.6 syntax: this file is executed by interpreters that do not
+have auditor installed (torch 1.x environments run on Python 3.7 to 3.10).
+
+Protocol: `python -I child.py REQUEST.json`. The request holds the probes, the packages whose
+versions to report, a per-probe timeout and a memory limit. Every line the child writes to its
+original stdout starts with the marker and carries one JSON event: `hello` (interpreter and
+package versions), `start` (a probe begins) and `result` (a probe ended). The parent reads them as
+they come, so when a probe kills the process it knows which probe did, and keeps the others.
 """
 
 import contextlib
 import io
 import json
 import os
+import signal
 import sys
 import warnings
 
 
+class ProbeTimeout(BaseException):
+    """Raised by the alarm inside a probe that runs past its time (Python code only)."""
+
+
 def _versions(packages):
-    from importlib import metadata
+    try:
+        from importlib import metadata
+    except ImportError:  # Python 3.7
+        import importlib_metadata as metadata  # type: ignore[no-redef]
 
     found = {}
     for name in packages:
@@ -23,35 +38,91 @@ def _versions(packages):
     return found
 
 
-def _run(code):
+def _limit_memory(limit):
+    if not limit:
+        return
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ImportError, ValueError, OSError):  # not on this platform, or above the hard limit
+        pass
+
+
+def _alarm(seconds):
+    if seconds and hasattr(signal, "setitimer"):
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+
+
+def _on_alarm(signum, frame):
+    raise ProbeTimeout()
+
+
+def _first_line(exc):
+    lines = str(exc).strip().splitlines()
+    return type(exc).__name__ + (": " + lines[0] if lines else "")
+
+
+def _run(code, timeout):
     out = io.StringIO()
+    error = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-                exec(compile(code, "<probe>", "exec"), {"__name__": "__probe__"})
-            error = None
+                _alarm(timeout)
+                try:
+                    exec(compile(code, "<probe>", "exec"), {"__name__": "__probe__"})
+                finally:
+                    _alarm(0)
+        except ProbeTimeout:
+            error = "timed out after %g s" % timeout
+        except MemoryError:
+            error = "MemoryError: the probe ran out of its memory limit"
         except BaseException as exc:  # a probe may raise anything, SystemExit included
-            lines = str(exc).strip().splitlines()
-            error = type(exc).__name__ + (": " + lines[0] if lines else "")
+            error = _first_line(exc)
     return {
         "output": out.getvalue().strip(),
         "error": error,
-        "warnings": [w.category.__name__ + ": " + str(w.message).splitlines()[0] for w in caught if str(w.message)],
+        "timeout": error is not None and error.startswith("timed out"),
+        "warnings": [
+            w.category.__name__ + ": " + str(w.message).strip().splitlines()[0]
+            for w in caught
+            if str(w.message).strip()
+        ],
     }
 
 
 def main():
-    request = json.loads(sys.stdin.read())
-    sys.stdin = open(os.devnull)
+    with open(sys.argv[1]) as handle:
+        request = json.load(handle)
+    # The protocol keeps the real stdout; anything else that writes to fd 1 (C code, a probe
+    # printing through os.write) lands in stderr, which the parent keeps for diagnostics.
+    channel = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
     os.environ["CUDA_VISIBLE_DEVICES"] = ""
-    results = {item["id"]: _run(item["code"]) for item in request["probes"]}
-    document = {
+    _limit_memory(request.get("memory_limit"))
+    if hasattr(signal, "SIGALRM"):
+        signal.signal(signal.SIGALRM, _on_alarm)
+    marker = request["marker"]
+
+    def send(event):
+        channel.write(marker + json.dumps(event) + "\n")
+        channel.flush()
+
+    send({
+        "event": "hello",
         "python": "%d.%d.%d" % sys.version_info[:3],
+        "executable": sys.executable,
+        "prefix": sys.prefix,
         "packages": _versions(request["packages"]),
-        "results": results,
-    }
-    sys.__stdout__.write("\n" + request["marker"] + json.dumps(document) + "\n")
+    })
+    for item in request["probes"]:
+        send({"event": "start", "id": item["id"]})
+        result = _run(item["code"], request.get("probe_timeout"))
+        result.update({"event": "result", "id": item["id"]})
+        send(result)
+    send({"event": "done"})
 
 
 if __name__ == "__main__":

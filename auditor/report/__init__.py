@@ -1,7 +1,13 @@
 """Renderers: pure functions from results to text. Only the CLI writes."""
 
-from auditor.report import json, text
+from auditor.report import github, json, markdown, sarif, text
 
-RENDERERS = {"text": text.render, "json": json.render}
+RENDERERS = {
+    "text": text.render,
+    "json": json.render,
+    "markdown": markdown.render,
+    "sarif": sarif.render,
+    "github": github.render,
+}
 
-__all__ = ["RENDERERS", "json", "text"]
+__all__ = ["RENDERERS", "github", "json", "markdown", "sarif", "text"]

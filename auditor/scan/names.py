@@ -12,10 +12,14 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from auditor.scan.walk import FastVisitor
+
 TENSOR = "tensor"
 INT_TENSOR = "tensor:int"
 FLOAT_TENSOR = "tensor:float"
-MODULE = "module"
+BOOL_TENSOR = "tensor:bool"
+MODULE = "module"  # an nn.Module instance: calling it gives a tensor
+TORCH_MODULE = "module:torch"  # one of torch.nn's own layers: calling it gives a float tensor
 NDARRAY = "ndarray"
 INT = "int"
 FLOAT = "float"
@@ -45,7 +49,7 @@ TENSOR_CLASSES = {
     "torch.ShortTensor": INT_TENSOR,
     "torch.ByteTensor": INT_TENSOR,
     "torch.CharTensor": INT_TENSOR,
-    "torch.BoolTensor": TENSOR,
+    "torch.BoolTensor": BOOL_TENSOR,
 }
 # What `torch.tensor(value, dtype=...)` accepts from 1.13 (Python 3.10+): unsigned dtypes still
 # wrap negative values (torch.tensor(-1, dtype=torch.uint8) is 255, observed on 2.13.0).
@@ -62,7 +66,17 @@ INT_FACTORIES = frozenset(
     "randint randint_like argmax argmin argsort nonzero bucketize searchsorted randperm "
     "multinomial tril_indices triu_indices".split()
 )
-FLOAT_FACTORIES = frozenset("rand randn rand_like randn_like normal linspace logspace".split())
+FLOAT_FACTORIES = frozenset(
+    "rand randn rand_like randn_like normal linspace logspace zeros ones empty eye".split()
+)
+# Results that are floating point whatever the input (or that raise on integer input).
+FLOAT_RESULTS = frozenset(
+    "mean std var softmax log_softmax sigmoid exp expm1 log log1p log2 log10 sqrt rsqrt tanh "
+    "norm erf erfinv sin cos tan atan asin acos atan2 logsumexp reciprocal cdist cosine_similarity "
+    "layer_norm batch_norm group_norm instance_norm normalize gelu silu dropout linear conv1d "
+    "conv2d conv3d interpolate softplus logit lerp cumprod_float rand_like randn_like".split()
+)
+ARITHMETIC_METHODS = frozenset("add add_ sub sub_ mul mul_ div div_ true_divide pow".split())
 INT_METHODS = frozenset("long int short byte char argmax argmin argsort nonzero".split())
 FLOAT_METHODS = frozenset("float double half bfloat16".split())
 NOT_TENSOR_METHODS = frozenset(
@@ -75,9 +89,17 @@ SAME_TENSOR_ATTRIBUTES = frozenset("T mT H mH data grad".split())
 INT_BUILTINS = frozenset({"len", "int", "round", "ord", "hash", "id"})
 
 
+BOOL_RESULTS = frozenset(
+    "bool isnan isinf isfinite isneginf isposinf isreal logical_and logical_or logical_not "
+    "logical_xor eq ne lt le gt ge greater less equal not_equal isclose isin signbit".split()
+)
+
+
 def _dtype_family(qualified: str | None) -> str | None:
     if qualified and qualified.startswith("torch."):
         name = qualified[len("torch.") :]
+        if name == "bool":
+            return BOOL_TENSOR
         if name in INT_DTYPES:
             return INT_TENSOR
         if name in FLOAT_DTYPES:
@@ -89,6 +111,16 @@ def is_tensor(tag: str | None) -> bool:
     return tag is not None and tag.startswith(TENSOR)
 
 
+def is_module(tag: str | None) -> bool:
+    return tag is not None and tag.startswith(MODULE)
+
+
+def _has_float_literal(call: ast.Call) -> bool:
+    return any(
+        isinstance(a, ast.Constant) and type(a.value) is float for a in [*call.args, *(k.value for k in call.keywords)]
+    )
+
+
 @dataclass
 class Scope:
     node: ast.AST
@@ -97,6 +129,12 @@ class Scope:
     qualified: dict[str, str] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
     pending: list[tuple[ast.expr, ast.expr | None, str]] = field(default_factory=list)
+    returns: dict[str, ast.expr] = field(default_factory=dict)  # function name -> return annotation
+    functions: dict[str, ast.AST] = field(default_factory=dict)  # function name -> its def
+    returned: list[ast.expr] = field(default_factory=list)  # this function's `return` values
+    classes: dict[str, list[ast.expr]] = field(default_factory=dict)  # class name -> bases
+    aliases: set[str] = field(default_factory=set)  # names bound by `name = qualified.thing`
+    calls: list[ast.Call] = field(default_factory=list)  # calls of project functions made here
 
     def binds(self, name: str) -> bool:
         return name in self.qualified or name in self.tags
@@ -107,13 +145,96 @@ class Resolver:
 
     def __init__(self, tree: ast.Module):
         self.scopes: dict[ast.AST, Scope] = {}
+        self._inferring: set[ast.AST] = set()
+        self.referenced: set[str] = set()  # function names used other than by calling them
+        self._returns: dict[ast.AST, str | None] | None = None  # memo, once the tags are final
         _Collector(self).collect(tree)
-        for scope in self.scopes.values():
-            for _ in range(3):  # reach a fixpoint for chains like a = t * 2; b = a // 3
+        self.module_classes = self._module_classes()
+        for round_ in range(3):  # reach a fixpoint for chains like a = t * 2; b = a // 3
+            for scope in self.scopes.values():
                 for target, value, how in scope.pending:
                     self._bind(scope, target, value, how)
+            if round_ == 0:
+                self._parameters_from_call_sites()
+        self._returns = {}
 
     # -- building ---------------------------------------------------------------------------
+
+    def _callee(self, call: ast.Call, scope: Scope) -> tuple[ast.AST, int] | None:
+        """The project function a call runs, and how many leading parameters it fills itself."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            if func.id in self.referenced:
+                return None  # also passed around as a value: its callers are not all visible
+            current: Scope | None = scope
+            first = True
+            while current is not None:
+                if current.is_class and not first:
+                    current = current.parent
+                    continue
+                if func.id in current.functions:
+                    return current.functions[func.id], 0
+                if func.id in current.qualified or func.id in current.tags:
+                    return None
+                first = False
+                current = current.parent
+            return None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+            owner: Scope | None = scope
+            while owner is not None and not owner.is_class:
+                owner = owner.parent
+            if owner is None or func.attr not in owner.functions or func.attr in self.referenced:
+                return None
+            function = owner.functions[func.attr]
+            static = any(isinstance(d, ast.Name) and d.id == "staticmethod"
+                         for d in function.decorator_list)  # type: ignore[attr-defined]
+            return function, 0 if static else 1
+        return None
+
+    def _parameters_from_call_sites(self) -> None:
+        """An unannotated parameter is a tensor when every visible call passes it one."""
+        seen: dict[tuple[ast.AST, str], list[str | None]] = {}
+        for scope in self.scopes.values():
+            for call in scope.calls:
+                callee = self._callee(call, scope)
+                if callee is None or any(isinstance(a, ast.Starred) for a in call.args):
+                    continue
+                function, skip = callee
+                params = function.args  # type: ignore[attr-defined]
+                positional = [*params.posonlyargs, *params.args][skip:]
+                for arg, value in zip(positional, call.args):
+                    seen.setdefault((function, arg.arg), []).append(self.tag(value, scope))
+                for keyword in call.keywords:
+                    if keyword.arg is not None:
+                        seen.setdefault((function, keyword.arg), []).append(self.tag(keyword.value, scope))
+        calls: dict[ast.AST, int] = {}
+        for scope in self.scopes.values():
+            for call in scope.calls:
+                callee = self._callee(call, scope)
+                if callee is not None:
+                    calls[callee[0]] = calls.get(callee[0], 0) + 1
+        for (function, name), tags in seen.items():
+            params = function.args  # type: ignore[attr-defined]
+            annotated = any(a.arg == name and a.annotation is not None
+                            for a in [*params.posonlyargs, *params.args, *params.kwonlyargs])
+            if annotated or len(tags) != calls[function] or not all(is_tensor(t) for t in tags):
+                continue
+            family = set(tags)
+            self._bind_tag(self.scopes[function], ast.Name(name), family.pop() if len(family) == 1 else TENSOR)
+
+    def _module_classes(self) -> frozenset[str]:
+        """The project's classes deriving (directly or through each other) from torch.nn.Module."""
+        found: set[str] = set()
+        for _ in range(3):
+            for scope in self.scopes.values():
+                for name, bases in scope.classes.items():
+                    for base in bases:
+                        qualified = self.qualified(base, scope)
+                        if (qualified or "").startswith("torch.nn.") or (
+                            isinstance(base, ast.Name) and base.id in found
+                        ):
+                            found.add(name)
+        return frozenset(found)
 
     def _bind(self, scope: Scope, target: ast.expr, value: ast.expr | None, how: str) -> None:
         if isinstance(target, (ast.Tuple, ast.List)):
@@ -131,6 +252,7 @@ class Resolver:
         qualified = self.qualified(value, scope) if value is not None else None
         if qualified and isinstance(target, ast.Name):
             scope.qualified[target.id] = qualified
+            scope.aliases.add(target.id)
             return
         self._bind_tag(scope, target, self.tag(value, scope) if value is not None else None)
 
@@ -168,6 +290,8 @@ class Resolver:
     def _annotation_tag(self, annotation: ast.expr | None, scope: Scope) -> str | None:
         if annotation is None:
             return None
+        if isinstance(annotation, ast.Name) and annotation.id in ("int", "float"):
+            return INT if annotation.id == "int" else FLOAT
         for node in ast.walk(annotation):
             qualified = self.qualified(node, scope) if isinstance(node, ast.expr) else None
             if qualified in TENSOR_CLASSES:
@@ -189,6 +313,8 @@ class Resolver:
             if all(is_tensor(self.tag(e, scope)) for e in iterable.elts):
                 return TENSOR
         tag = self.tag(iterable, scope)
+        if is_module(tag):
+            return tag  # for layer in self.layers
         return TENSOR if is_tensor(tag) else None
 
     def _torch_call(self, value: ast.expr, scope: Scope) -> bool:
@@ -216,6 +342,19 @@ class Resolver:
             scope = scope.parent
         return None
 
+    def is_alias(self, name: str, scope: Scope | None) -> bool:
+        """Whether `name` is an assignment alias (`op = torch.floor_divide`) rather than an import."""
+        first = True
+        while scope is not None:
+            if scope.is_class and not first:
+                scope = scope.parent
+                continue
+            if name in scope.qualified or name in scope.tags:
+                return name in scope.aliases
+            first = False
+            scope = scope.parent
+        return False
+
     def qualified(self, expr: ast.AST | None, scope: Scope) -> str | None:
         if isinstance(expr, ast.Name):
             found = self._lookup(expr.id, scope)
@@ -237,18 +376,23 @@ class Resolver:
             return self._attribute_tag(expr, scope)
         if isinstance(expr, ast.Subscript):
             base = self.tag(expr.value, scope)
-            if is_tensor(base) or base == NDARRAY:
-                return base
+            if is_tensor(base) or base == NDARRAY or is_module(base):
+                return base  # t[i], arr[i], self.layers[i]
             return INT if base == SHAPE else None
         if isinstance(expr, ast.Call):
             return self._call_tag(expr, scope)
         if isinstance(expr, ast.BinOp):
             return self._binop_tag(expr, scope)
         if isinstance(expr, ast.UnaryOp):
-            return self.tag(expr.operand, scope)
+            return None if isinstance(expr.op, ast.Not) else self.tag(expr.operand, scope)
+        if isinstance(expr, ast.Compare):
+            operands = [expr.left, *expr.comparators]
+            return BOOL_TENSOR if any(is_tensor(self.tag(o, scope)) for o in operands) else None
         if isinstance(expr, ast.IfExp):
             body, orelse = self.tag(expr.body, scope), self.tag(expr.orelse, scope)
             return body if body == orelse else None
+        if isinstance(expr, ast.Await):
+            return self.tag(expr.value, scope)
         return None
 
     def _attribute_tag(self, expr: ast.Attribute, scope: Scope) -> str | None:
@@ -276,26 +420,52 @@ class Resolver:
         if qualified:
             return self._qualified_call_tag(qualified, call, scope)
         if isinstance(func, ast.Name):
-            if func.id in INT_BUILTINS and not scope.binds(func.id):
+            if func.id in INT_BUILTINS and not self._binds(func.id, scope):
                 return INT if func.id != "round" or len(call.args) < 2 else None
-            if func.id == "float" and not scope.binds("float"):
+            if func.id == "float" and not self._binds("float", scope):
                 return FLOAT
-            return TENSOR if self.tag(func, scope) == MODULE else None
+            if func.id in self.module_classes:
+                return MODULE  # Encoder(...) of a project nn.Module subclass
+            callee = self.tag(func, scope)
+            if is_module(callee):
+                return FLOAT_TENSOR if callee == TORCH_MODULE else TENSOR
+            return self._return_tag(func.id, scope)
+        if isinstance(func, ast.Subscript):
+            callee = self.tag(func, scope)
+            if is_module(callee):  # self.layers[i](x)
+                return FLOAT_TENSOR if callee == TORCH_MODULE else TENSOR
+            return None
         if isinstance(func, ast.Attribute):
             receiver = self.tag(func.value, scope)
-            if receiver == MODULE:
+            if is_module(receiver):
                 return None  # module methods (.parameters(), .to()) are not tensors
             if receiver == NDARRAY:
                 return NDARRAY
-            if self.tag(func, scope) == MODULE:
-                return TENSOR  # self.fc(x)
+            callee = self.tag(func, scope)
+            if is_module(callee):
+                return FLOAT_TENSOR if callee == TORCH_MODULE else TENSOR  # self.fc(x)
+            if isinstance(func.value, ast.Name) and func.value.id == "self":
+                returned = self._method_return_tag(func.attr, scope)
+                if returned is not None:
+                    return returned
             if not is_tensor(receiver):
+                if receiver is None and (
+                    func.attr in FLOAT_RESULTS
+                    or (func.attr in ARITHMETIC_METHODS and _has_float_literal(call))
+                ):
+                    return FLOAT  # float-valued, whatever the receiver is
                 return None
             if func.attr in NOT_TENSOR_METHODS:
                 return None
-            if func.attr in INT_METHODS:
-                return INT_TENSOR
-            if func.attr in FLOAT_METHODS:
+            if func.attr in INT_METHODS or (
+                receiver == BOOL_TENSOR and func.attr in ("sum", "cumsum", "prod", "count_nonzero")
+            ):
+                return INT_TENSOR  # counting a mask gives integers
+            if func.attr in BOOL_RESULTS:
+                return BOOL_TENSOR
+            if func.attr in FLOAT_METHODS or func.attr in FLOAT_RESULTS:
+                return FLOAT_TENSOR
+            if func.attr in ARITHMETIC_METHODS and (_has_float_literal(call) or func.attr.startswith("div")):
                 return FLOAT_TENSOR
             if func.attr in ("to", "type") and call.args:
                 return _dtype_family(self.qualified(call.args[0], scope)) or receiver
@@ -306,10 +476,12 @@ class Resolver:
         if qualified in TENSOR_CLASSES:
             return TENSOR_CLASSES[qualified]
         module, _, name = qualified.rpartition(".")
-        if module == "torch.nn" and name[:1].isupper():
-            return MODULE
+        if module.startswith("torch.nn") and name[:1].isupper() and name not in ("Module", "Parameter"):
+            return TORCH_MODULE
         if qualified.startswith(("numpy.", "pandas.")):
             return NDARRAY
+        if module == "torch.nn.init":
+            return FLOAT_TENSOR  # initialisers fill parameters, which are floating point
         if module not in TENSOR_FUNCTION_MODULES or not name[:1].islower():
             return None
         if name in NOT_TENSOR_FUNCTIONS or name.startswith(("is_", "get_", "set_")):
@@ -319,8 +491,10 @@ class Resolver:
                 return _dtype_family(self.qualified(keyword.value, scope)) or TENSOR
         if name in INT_FACTORIES:
             return INT_TENSOR
-        if name in FLOAT_FACTORIES:
+        if name in FLOAT_FACTORIES or name in FLOAT_RESULTS:
             return FLOAT_TENSOR
+        if name in BOOL_RESULTS:
+            return BOOL_TENSOR
         if name in ("tensor", "as_tensor", "arange") and call.args:
             literal = _literal_family(call.args[0]) if name != "arange" else _arange_family(call)
             return literal or TENSOR
@@ -330,6 +504,48 @@ class Resolver:
                 return first
         return TENSOR
 
+    def _binds(self, name: str, scope: Scope) -> bool:
+        return self._lookup(name, scope) is not None
+
+    def _return_tag(self, name: str, scope: Scope | None) -> str | None:
+        """What calling the project's function `name` gives: its return annotation, else what
+        every one of its `return` statements gives when that is a tensor."""
+        while scope is not None:
+            if name in scope.returns or name in scope.functions:
+                return self._defined_return_tag(name, scope)
+            if name in scope.qualified or name in scope.tags:
+                return None
+            scope = scope.parent
+        return None
+
+    def _method_return_tag(self, name: str, scope: Scope | None) -> str | None:
+        while scope is not None and not scope.is_class:
+            scope = scope.parent
+        if scope is None:
+            return None
+        return self._defined_return_tag(name, scope)
+
+    def _defined_return_tag(self, name: str, scope: Scope) -> str | None:
+        if name in scope.returns:
+            return self._annotation_tag(scope.returns[name], scope)
+        function = scope.functions.get(name)
+        if function is None or function in self._inferring:
+            return None
+        if self._returns is not None and function in self._returns:
+            return self._returns[function]
+        body = self.scopes[function]
+        self._inferring.add(function)
+        try:
+            tags = {self.tag(value, body) for value in body.returned}
+        finally:
+            self._inferring.discard(function)
+        result = None
+        if tags and all(is_tensor(t) for t in tags):
+            result = tags.pop() if len(tags) == 1 else TENSOR
+        if self._returns is not None:
+            self._returns[function] = result
+        return result
+
     def _binop_tag(self, expr: ast.BinOp, scope: Scope) -> str | None:
         left, right = self.tag(expr.left, scope), self.tag(expr.right, scope)
         if NDARRAY in (left, right):
@@ -337,6 +553,8 @@ class Resolver:
         if is_tensor(left) or is_tensor(right):
             if isinstance(expr.op, ast.Div):
                 return FLOAT_TENSOR
+            if isinstance(expr.op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and {left, right} <= {BOOL_TENSOR}:
+                return BOOL_TENSOR
             families = {left, right}
             if families <= {INT_TENSOR, INT, SHAPE}:
                 return INT_TENSOR
@@ -345,6 +563,8 @@ class Resolver:
             return TENSOR
         if left in (INT, SHAPE) and right in (INT, SHAPE) and not isinstance(expr.op, ast.Div):
             return INT
+        if isinstance(expr.op, ast.Div) or FLOAT in (left, right):
+            return FLOAT  # float-valued whatever the operands are (or a float tensor, which // leaves alone)
         return None
 
 
@@ -364,12 +584,17 @@ def _arange_family(call: ast.Call) -> str | None:
     return FLOAT_TENSOR if FLOAT_TENSOR in families else None
 
 
-class _Collector(ast.NodeVisitor):
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+class _Collector(FastVisitor):
     """First pass: build the scopes, their imports and the assignments to tag later."""
 
     def __init__(self, resolver: Resolver):
         self.resolver = resolver
         self.scope: Scope | None = None
+        self.call_funcs: set[int] = set()
+        self.fallback = False  # inside an except handler: imports there do not replace the try's
 
     def collect(self, tree: ast.Module) -> None:
         self._enter(tree, is_class=False)
@@ -384,7 +609,17 @@ class _Collector(ast.NodeVisitor):
             for extra in (params.vararg, params.kwarg):
                 if extra is not None:
                     scope.tags[extra.arg] = LOCAL
-        body = node.body if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) else [node.body]  # type: ignore[attr-defined]
+        if isinstance(node, COMPREHENSIONS):
+            for generator in node.generators:
+                scope.pending.append((generator.target, generator.iter, "for"))
+                self.visit(generator.iter)
+                for condition in generator.ifs:
+                    self.visit(condition)
+            body: list[ast.AST] = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        elif isinstance(node, ast.Lambda):
+            body = [node.body]
+        else:
+            body = list(node.body)  # type: ignore[attr-defined]
         for statement in body:
             self.visit(statement)
         self.scope = outer
@@ -395,32 +630,65 @@ class _Collector(ast.NodeVisitor):
         self.scope.tags[name] = LOCAL
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        assert self.scope is not None
         for outer_part in [*node.decorator_list, *node.args.defaults, *node.args.kw_defaults]:
             if outer_part is not None:
                 self.visit(outer_part)
         self._local(node.name)
+        if node.returns is not None:
+            self.scope.returns[node.name] = node.returns
+        self.scope.functions[node.name] = node
         self._enter(node, is_class=False, params=node.args)
 
-    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+    visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
+        for default in [*node.args.defaults, *node.args.kw_defaults]:
+            if default is not None:
+                self.visit(default)
         self._enter(node, is_class=False, params=node.args)
 
+    def _comprehension(self, node: ast.AST) -> None:
+        self._enter(node, is_class=False)
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
+
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        for outer_part in [*node.decorator_list, *node.bases]:
+        assert self.scope is not None
+        for outer_part in [*node.decorator_list, *node.bases, *node.keywords]:
             self.visit(outer_part)
         self._local(node.name)
+        self.scope.classes[node.name] = list(node.bases)
         self._enter(node, is_class=True)
 
-    def visit_Import(self, node: ast.Import) -> None:
+    def visit_Try(self, node: ast.Try) -> None:
+        """`try: from torch.cuda.amp import autocast` / `except ImportError: from torch import
+        autocast`: the name is what the try imports wherever that exists (the old releases)."""
+        for statement in node.body:
+            self.visit(statement)
+        for handler in node.handlers:
+            outer, self.fallback = self.fallback, True
+            self.visit(handler)
+            self.fallback = outer
+        for statement in [*node.orelse, *node.finalbody]:
+            self.visit(statement)
+
+    visit_TryStar = visit_Try
+
+    def _import(self, name: str, qualified: str) -> None:
         assert self.scope is not None
+        if self.fallback and name in self.scope.qualified:
+            return
+        self.scope.qualified[name] = qualified
+        self.scope.tags.pop(name, None)
+
+    def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             if alias.asname:
-                self.scope.qualified[alias.asname] = alias.name
+                self._import(alias.asname, alias.name)
             else:
                 top = alias.name.split(".")[0]
-                self.scope.qualified[top] = top
-            self.scope.tags.pop(alias.asname or alias.name.split(".")[0], None)
+                self._import(top, top)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         assert self.scope is not None
@@ -430,8 +698,47 @@ class _Collector(ast.NodeVisitor):
             return
         for alias in node.names:
             if alias.name != "*":
-                self.scope.qualified[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-                self.scope.tags.pop(alias.asname or alias.name, None)
+                self._import(alias.asname or alias.name, f"{node.module}.{alias.name}")
+
+    def visit_Call(self, node: ast.Call) -> None:
+        """`self.register_buffer("ids", t)` binds `self.ids` as an assignment would."""
+        assert self.scope is not None
+        func = node.func
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in ("register_buffer", "register_parameter")
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "self"
+            and len(node.args) >= 2
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            target = ast.Attribute(value=ast.Name("self", ast.Load()), attr=node.args[0].value, ctx=ast.Store())
+            self.scope.pending.append((target, node.args[1], "assign"))
+        if isinstance(func, ast.Name) or (
+            isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+        ):
+            self.scope.calls.append(node)
+            self.call_funcs.add(id(func))
+        self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load) and id(node) not in self.call_funcs:
+            self.resolver.referenced.add(node.id)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if (
+            isinstance(node.ctx, ast.Load) and id(node) not in self.call_funcs
+            and isinstance(node.value, ast.Name) and node.value.id == "self"
+        ):
+            self.resolver.referenced.add(node.attr)
+        self.generic_visit(node)
+
+    def visit_Return(self, node: ast.Return) -> None:
+        assert self.scope is not None
+        if node.value is not None:
+            self.scope.returned.append(node.value)
+        self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
         assert self.scope is not None
@@ -457,12 +764,7 @@ class _Collector(ast.NodeVisitor):
         self.scope.pending.append((node.target, node.iter, "for"))
         self.generic_visit(node)
 
-    visit_AsyncFor = visit_For  # type: ignore[assignment]
-
-    def visit_comprehension(self, node: ast.comprehension) -> None:
-        assert self.scope is not None
-        self.scope.pending.append((node.target, node.iter, "for"))
-        self.generic_visit(node)
+    visit_AsyncFor = visit_For
 
     def visit_withitem(self, node: ast.withitem) -> None:
         assert self.scope is not None

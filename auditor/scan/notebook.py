@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 # Cell magics whose body is still Python; any other `%%name` cell is another language.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "python", "python3"})
+_TIMED_LINE = re.compile(r"^(\s*)%(?:time|timeit|prun)\s+(?!-)(.+)$")
 _MAGIC_LINE = re.compile(r"^\s*(%|!|\?)|^\s*[\w.,\s]+=\s*[%!]|^\s*[\w.]+\?\??\s*$")
 
 
@@ -38,9 +39,15 @@ def blank_magics(source: str) -> str | None:
     out = []
     continued = False
     for line in lines:
-        blank = continued or bool(_MAGIC_LINE.search(line))
-        continued = blank and line.rstrip().endswith("\\")
-        out.append("" if blank else line)
+        magic = not continued and bool(_MAGIC_LINE.search(line))
+        timed = _TIMED_LINE.match(line) if magic else None
+        if timed and not line.rstrip().endswith("\\"):  # `%time expr`: expr is Python, read it
+            out.append(timed.group(1) + timed.group(2))
+        elif magic:  # `pass` keeps a block whose only statement is a magic valid (`for ...:\n    %time f()`)
+            out.append(line[: len(line) - len(line.lstrip())] + "pass")
+        else:
+            out.append("" if continued else line)
+        continued = (magic or continued) and line.rstrip().endswith("\\")
     return "\n".join(out)
 
 

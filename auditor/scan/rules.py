@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from auditor.models import Confidence, Match, SpecChange
-from auditor.scan.names import FLOAT_TENSOR, INT_DTYPES, INT_TENSOR, Resolver, Scope, is_tensor
+from auditor.scan.names import BOOL_TENSOR, FLOAT, INT_DTYPES, INT_TENSOR, Resolver, Scope, is_tensor
 
 OPERATOR_SYMBOLS = {
     "//": ("torch.Tensor.__floordiv__", "torch.Tensor.__rfloordiv__"),
@@ -63,7 +63,26 @@ class RuleIndex:
 
     def could_match(self, text: str) -> bool:
         """A cheap pre-filter: a source mentioning no token cannot hold a finding."""
-        return any(token in text for token in self.tokens)
+        return any(_mentions(text, token) for token in self.tokens)
+
+
+def _mentions(text: str, token: str) -> bool:
+    """Whether `text` has `token` as a whole name (not inside `tensors`, `metadata`), or as an
+    operator (`//` not in `http://`, where no operand can precede it). Cheaper than a regex:
+    `str.find` does the searching, Python only looks at the neighbours of each occurrence."""
+    name = token.isidentifier()
+    end = len(token)
+    at = text.find(token)
+    while at >= 0:
+        before = text[at - 1] if at else " "
+        if name:
+            after = text[at + end : at + end + 1]
+            if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+                return True
+        elif token != "//" or before not in ":/":
+            return True
+        at = text.find(token, at + 1)
+    return False
 
 
 def _literal_ints(node: ast.expr) -> list[int]:
@@ -75,6 +94,25 @@ def _literal_ints(node: ast.expr) -> list[int]:
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return [node.value]
     return []
+
+
+def _argument(spec: str, call: ast.Call) -> ast.expr | None:
+    """The argument a condition names: a keyword, or `#<index>` for a position."""
+    if spec.startswith("#"):
+        index = int(spec[1:])
+        return call.args[index] if index < len(call.args) else None
+    return next((k.value for k in call.keywords if k.arg == spec), None)
+
+
+def _known_bool(node: ast.expr, resolver: Resolver, scope: Scope) -> bool:
+    """A comparison, a bool tensor, or `~`, `&`, `|` of them: bool whatever the operands."""
+    if isinstance(node, ast.Compare):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Invert, ast.Not)):
+        return _known_bool(node.operand, resolver, scope)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return _known_bool(node.left, resolver, scope) and _known_bool(node.right, resolver, scope)
+    return resolver.tag(node, scope) == BOOL_TENSOR
 
 
 def _literal(node: ast.expr, resolver: Resolver, scope: Scope) -> object:
@@ -109,31 +147,38 @@ def check(
             confidence = "low"
             continue
         value = _literal(keywords[name], resolver, scope)
-        if value is None:
-            confidence = "low"
-        elif value not in values:
-            return None
+        if value is None or value not in values:
+            return None  # `dtype=x.dtype`, `dtype=dtype`: nothing says it is one of the values
     if when.min_positional is not None and len(call.args) < when.min_positional:
         if not starred:
             return None
         confidence = "low"
     if when.int_literal_out_of_dtype:
         dtype = resolver.qualified(keywords["dtype"], scope) if "dtype" in keywords else None
-        bounds = INT_DTYPES.get((dtype or "").removeprefix("torch."))
-        if not bounds or not call.args:
+        limits = INT_DTYPES.get((dtype or "").removeprefix("torch."))
+        if not limits or not call.args:
             return None
-        low, high = bounds
+        low, high = limits
         if not any(v < low or v > high for v in _literal_ints(call.args[0])):
+            return None
+    for spec in when.not_bool:
+        argument = _argument(spec, call)
+        if argument is not None and _known_bool(argument, resolver, scope):
             return None
     if when.float_bound:
         bounds = [keywords[k] for k in when.float_bound if k in keywords]
         bounds += call.args[0 if method else 1 :]
-        floats = [b for b in bounds if isinstance(b, ast.Constant) and type(b.value) is float]
+        floats = [
+            b for b in bounds
+            if (isinstance(b, ast.Constant) and type(b.value) is float) or resolver.tag(b, scope) == FLOAT
+        ]
         tensors = [b for b in bounds if is_tensor(resolver.tag(b, scope))]
         if not floats and not tensors:
             return None
-        if input_tag == FLOAT_TENSOR and not tensors:
-            return None  # a float tensor with float bounds promotes to what it already is
+        if input_tag != INT_TENSOR and not tensors:
+            # A float literal bound changes nothing on a float tensor, and real code clamps float
+            # activations with `min=1e-6` everywhere: without knowing the dtype it is not reported.
+            return None
         if input_tag != INT_TENSOR:
-            confidence = "low"
+            confidence = "low"  # a tensor bound may promote a float16 input, or an integer one
     return weakest(confidence, match.confidence)

@@ -7,12 +7,16 @@ import warnings
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from auditor.models import Finding, Skipped, SpecChange
-from auditor.scan.discover import project_files
+from auditor.scan.config import ScanConfig
 from auditor.scan.notebook import Cell, NotebookError, code_cells
 from auditor.scan.rules import RuleIndex
 from auditor.scan.visitor import FindingVisitor
+
+if TYPE_CHECKING:
+    from auditor.scan.project import ScanOptions
 
 
 def scan_source(source: str, path: str, index: RuleIndex) -> list[Finding]:
@@ -29,7 +33,7 @@ def scan_source(source: str, path: str, index: RuleIndex) -> list[Finding]:
 
 def scan_file(file: Path, relative: str, index: RuleIndex) -> tuple[list[Finding], list[Skipped]]:
     try:
-        text = file.read_text("utf-8")
+        text = file.read_text("utf-8-sig")  # a byte-order mark is not Python
     except UnicodeDecodeError:
         return [], [Skipped(relative, "not UTF-8 text")]
     except OSError as exc:
@@ -78,15 +82,14 @@ def _scan_notebook(cells: list[Cell], relative: str, index: RuleIndex) -> tuple[
     return findings, skipped
 
 
-def scan_project(root: Path, changes: Iterable[SpecChange]) -> tuple[list[Finding], list[Skipped]]:
-    index = RuleIndex.build(changes)
-    findings: list[Finding] = []
-    skipped: list[Skipped] = []
-    base = root if root.is_dir() else root.parent
-    for file in project_files(root):
-        relative = file.relative_to(base).as_posix()
-        found, passed = scan_file(file, relative, index)
-        findings += found
-        skipped += passed
-    findings.sort(key=lambda f: (f.path, f.cell or 0, f.line, f.column, f.change, f.symbol))
-    return findings, skipped
+def scan_project(
+    root: Path,
+    changes: Iterable[SpecChange],
+    config: ScanConfig | None = None,
+    options: ScanOptions | None = None,
+) -> tuple[list[Finding], list[Skipped]]:
+    """`config` (exclusions, ignored changes, minimum confidence) defaults to no settings at all;
+    `options` (cache, processes, progress) to no cache, one process per core, silence."""
+    from auditor.scan.project import ScanOptions, scan_tree
+
+    return scan_tree(root, changes, config or ScanConfig(), options or ScanOptions())

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 
 from auditor.models import Confidence, Finding
-from auditor.scan.names import FLOAT, FLOAT_TENSOR, INT_TENSOR, MODULE, NDARRAY, Resolver, Scope, is_tensor
+from auditor.scan.names import INT_TENSOR, NDARRAY, Resolver, Scope, is_module, is_tensor
 from auditor.scan.rules import OPERATOR_SYMBOLS, Rule, RuleIndex, check, weakest
+from auditor.scan.walk import FastVisitor
 
 # Method names that numpy arrays, pandas objects or Python builtins also have: on a receiver of
 # unknown type they say nothing about torch, so they are reported only on known tensors.
@@ -20,7 +22,7 @@ COMMON_METHODS = frozenset(
 _IGNORE = re.compile(r"#\s*auditor:\s*ignore(?:\[([^\]]*)\])?")
 
 
-class FindingVisitor(ast.NodeVisitor):
+class FindingVisitor(FastVisitor):
     def __init__(self, tree: ast.Module, index: RuleIndex, path: str, lines: list[str]):
         self.resolver = Resolver(tree)
         self.index = index
@@ -29,6 +31,11 @@ class FindingVisitor(ast.NodeVisitor):
         self.scope: Scope = self.resolver.scope_of(tree)
         self.findings: dict[tuple[str, str, int, int], Finding] = {}
         self.consumed: set[int] = set()
+        # `name = torch.x` is reported where name is called; if it never is, at the assignment
+        self.deferred: list[tuple[ast.expr, str, Scope, bool]] = []
+        self.called: set[str] = set()
+        self.in_annotation = False
+        self.guarded = False
         self.uses_torch = any(
             q == "torch" or q.startswith("torch.")
             for s in self.resolver.scopes.values()
@@ -55,6 +62,15 @@ class FindingVisitor(ast.NodeVisitor):
 
     # -- scopes -----------------------------------------------------------------------------
 
+    def visit_Module(self, node: ast.Module) -> None:
+        self.generic_visit(node)
+        for value, name, scope, guarded in self.deferred:
+            if name not in self.called:
+                self.scope, self.guarded = scope, guarded
+                self.consumed.discard(id(value))
+                self.visit(value)
+        self.scope, self.guarded = self.resolver.scope_of(node), False
+
     def _in_scope(self, node: ast.AST, body: list[ast.AST]) -> None:
         outer, self.scope = self.scope, self.resolver.scope_of(node)
         for child in body:
@@ -62,18 +78,74 @@ class FindingVisitor(ast.NodeVisitor):
         self.scope = outer
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        for part in [*node.decorator_list, *node.args.defaults, *node.args.kw_defaults]:
+        for decorator in node.decorator_list:
+            self._decorator(decorator)
+        for part in [*node.args.defaults, *node.args.kw_defaults]:
             if part is not None:
                 self.visit(part)
-        for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
-            if arg.annotation is not None:
-                self.visit(arg.annotation)
+        arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg, node.args.kwarg]
+        for annotation in [*(a.annotation for a in arguments if a is not None), node.returns]:
+            self._annotation(annotation)
         self._in_scope(node, list(node.body))
 
-    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _decorator(self, node: ast.expr) -> None:
+        """`@torch.cuda.amp.custom_fwd` applies the function: reported like a call, on its line."""
+        if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in self.consumed:
+            qualified = self.resolver.qualified(node, self.scope)
+            rules = self.index.calls.get(qualified or "", [])
+            for rule in rules:
+                confidence = check(rule.match, ast.Call(func=node, args=[], keywords=[]), self.resolver, self.scope, None, method=False)
+                if confidence:
+                    self._report(rule, qualified or "", node, confidence)
+            if rules:
+                self.consumed.add(id(node))
+                return
+        self.visit(node)
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
+        for part in [*node.args.defaults, *node.args.kw_defaults]:
+            if part is not None:
+                self.visit(part)
         self._in_scope(node, [node.body])
+
+    def _annotation(self, node: ast.expr | None) -> None:
+        """Annotations are evaluated (a removed name fails there) but call nothing: only removed
+        names are reported in them, so `x: torch.tensor` or `Optional[GradScaler]` is no use."""
+        if node is not None:
+            outer, self.in_annotation = self.in_annotation, True
+            self.visit(node)
+            self.in_annotation = outer
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._annotation(node.annotation)
+        self.visit(node.target)
+        if node.value is not None:
+            self.visit(node.value)
+
+    def visit_Try(self, node: ast.Try) -> None:
+        """A bare reference in `try: ... except AttributeError/ImportError:` is a feature probe
+        (`_ = torch.cpu.amp.autocast`) written for exactly this version change: not a use."""
+        guarded = any(_catches_missing_names(handler.type) for handler in node.handlers)
+        outer, self.guarded = self.guarded, self.guarded or guarded
+        for statement in node.body:
+            self.visit(statement)
+        self.guarded = outer
+        for part in [*node.handlers, *node.orelse, *node.finalbody]:
+            self.visit(part)
+
+    visit_TryStar = visit_Try
+
+    def _comprehension(self, node: ast.AST) -> None:
+        parts: list[ast.AST] = []
+        for generator in node.generators:  # type: ignore[attr-defined]
+            parts += [generator.iter, *generator.ifs]
+        parts += [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]  # type: ignore[attr-defined]
+        self._in_scope(node, parts)
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
+
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         for base in node.bases:
@@ -81,7 +153,9 @@ class FindingVisitor(ast.NodeVisitor):
             for rule in self.index.calls.get(qualified or "", []):
                 self._report(rule, qualified or "", node, weakest("medium", rule.match.confidence), node.lineno)
                 self.consumed.add(id(base))
-        for part in [*node.decorator_list, *node.bases, *node.keywords]:
+        for decorator in node.decorator_list:
+            self._decorator(decorator)
+        for part in [*node.bases, *node.keywords]:
             self.visit(part)
         self._in_scope(node, list(node.body))
 
@@ -90,8 +164,12 @@ class FindingVisitor(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
         qualified = self.resolver.qualified(func, self.scope)
+        if qualified == "functools.partial" and node.args:
+            self._partial(node)
         if qualified:
             self.consumed.add(id(func))
+            if isinstance(func, ast.Name):
+                self.called.add(func.id)
             for rule in self.index.calls.get(qualified, []):
                 input_tag = self.resolver.tag(node.args[0], self.scope) if node.args else None
                 confidence = check(rule.match, node, self.resolver, self.scope, input_tag, method=False)
@@ -108,9 +186,29 @@ class FindingVisitor(ast.NodeVisitor):
             self._method_call(node, func)
         self.generic_visit(node)
 
+    def _partial(self, node: ast.Call) -> None:
+        """`partial(torch.load, map_location="cpu")`: the arguments bound so far decide what they
+        can (a keyword the change needs absent, a value it needs), the later call may add more."""
+        target = node.args[0]
+        qualified = self.resolver.qualified(target, self.scope)
+        rules = self.index.calls.get(qualified or "", [])
+        if not rules or id(target) in self.consumed:
+            return
+        self.consumed.add(id(target))
+        bound = ast.Call(func=target, args=node.args[1:], keywords=node.keywords)
+        relaxed = {"min_positional": None, "int_literal_out_of_dtype": False, "float_bound": ()}
+        for rule in rules:
+            when = rule.match.when
+            if when.int_literal_out_of_dtype or when.float_bound:
+                continue  # about the data, which the later call passes
+            match = replace(rule.match, when=replace(when, **relaxed))  # type: ignore[arg-type]
+            confidence = check(match, bound, self.resolver, self.scope, None, method=False)
+            if confidence:
+                self._report(rule, qualified or "", node, weakest(confidence, "medium"))
+
     def _method_call(self, node: ast.Call, func: ast.Attribute) -> None:
         receiver = self.resolver.tag(func.value, self.scope)
-        if receiver in (NDARRAY, MODULE) or (receiver is not None and not is_tensor(receiver)):
+        if receiver == NDARRAY or is_module(receiver) or (receiver is not None and not is_tensor(receiver)):
             return
         if receiver is None:
             if func.attr in COMMON_METHODS or not self.uses_torch:
@@ -119,6 +217,8 @@ class FindingVisitor(ast.NodeVisitor):
                 return  # a module's function, e.g. np.clip: calls are matched by name
         ceiling: Confidence = "high" if is_tensor(receiver) else "low"
         for rule in self.index.methods[func.attr]:
+            if receiver is None and rule.match.when.float_bound:
+                continue  # the condition is on the receiver's dtype: nothing is known of it
             confidence = check(rule.match, node, self.resolver, self.scope, receiver, method=True)
             if confidence:
                 self._report(rule, f"torch.Tensor.{func.attr}", node, weakest(confidence, ceiling))
@@ -126,11 +226,22 @@ class FindingVisitor(ast.NodeVisitor):
     def _reference(self, node: ast.Attribute | ast.Name) -> bool:
         if id(node) in self.consumed or not isinstance(node.ctx, ast.Load):
             return False
+        if isinstance(node, ast.Name) and self.resolver.is_alias(node.id, self.scope):
+            return False  # reported at its assignment or where it is called
+        if self.guarded:
+            return False
         qualified = self.resolver.qualified(node, self.scope)
         rules = self.index.calls.get(qualified or "", [])
         for rule in rules:
-            conditional = rule.match.when != type(rule.match.when)()
-            confidence: Confidence = "low" if conditional else "medium"
+            when = rule.match.when
+            if self.in_annotation and rule.change.kind != "removed":
+                continue
+            if when == type(when)():
+                confidence: Confidence = "medium"
+            elif when == type(when)(keyword_absent=when.keyword_absent):
+                confidence = "low"  # map(torch.load, paths) calls it without the keyword, most likely
+            else:
+                continue  # the condition is about arguments a bare reference does not show
             self._report(rule, qualified or "", node, weakest(confidence, rule.match.confidence))
         return bool(rules)
 
@@ -162,28 +273,36 @@ class FindingVisitor(ast.NodeVisitor):
     def visit_Assign(self, node: ast.Assign) -> None:
         if all(isinstance(t, ast.Name) for t in node.targets) and self.resolver.qualified(node.value, self.scope):
             self.consumed.add(id(node.value))  # `op = torch.floor_divide`: the calls of op are reported
+            for target in node.targets:
+                self.deferred.append((node.value, target.id, self.scope, self.guarded))  # type: ignore[attr-defined]
         for target in node.targets:
             if isinstance(target, ast.Attribute) and target.attr in self.index.assigns:
                 self._attribute_assignment(node, target)
         self.generic_visit(node)
 
     def _attribute_assignment(self, node: ast.Assign, target: ast.Attribute) -> None:
-        """`x.data = v` matters when v is an integer tensor; float values are what most code assigns."""
+        """`x.data = v` matters when v is an integer tensor: only then is it reported.
+
+        Weight surgery assigns float values from checkpoints and numpy arrays of unknown dtype
+        thousands of times in real code (240 times in transformers 4.25); flagging those would
+        bury the rare integer assignment, so a value of unknown dtype is not reported.
+        """
         if not self.uses_torch or (isinstance(target.value, ast.Name) and target.value.id == "self"):
             return
         receiver = self.resolver.tag(target.value, self.scope)
-        value = self.resolver.tag(node.value, self.scope)
-        tensor_like = is_tensor(receiver) or _parameter_like(target.value)
-        if not tensor_like or value == FLOAT_TENSOR or _float_arithmetic(node.value, self.resolver, self.scope):
+        if not (is_tensor(receiver) or _parameter_like(target.value)):
             return
-        confidence: Confidence = "high" if value == INT_TENSOR else "low"
+        if self.resolver.tag(node.value, self.scope) != INT_TENSOR:
+            return
         for rule in self.index.assigns[target.attr]:
-            self._report(rule, f"torch.Tensor.{target.attr}", node, weakest(confidence, rule.match.confidence))
+            self._report(rule, f"torch.Tensor.{target.attr}", node, rule.match.confidence)
 
 
-def _float_arithmetic(node: ast.expr, resolver: Resolver, scope: Scope) -> bool:
-    return isinstance(node, ast.BinOp) and (
-        resolver.tag(node.left, scope) == FLOAT or resolver.tag(node.right, scope) == FLOAT
+def _catches_missing_names(handler: ast.expr | None) -> bool:
+    names = handler.elts if isinstance(handler, ast.Tuple) else [handler]
+    return any(
+        n is None or (isinstance(n, ast.Name) and n.id in ("AttributeError", "ImportError", "ModuleNotFoundError"))
+        for n in names
     )
 
 

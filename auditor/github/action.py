@@ -1,0 +1,235 @@
+"""`auditor github`: what the Action runs on a pull request (or push).
+
+Changed lockfiles between base and head -> one audit -> job summary, outputs, one sticky
+comment, optional label and SARIF. API failures become warnings: the summary is still
+written and the exit code still follows the findings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from auditor import pipeline
+from auditor.errors import AuditorError, UsageError
+from auditor.github.api import GitHubAPIError, GitHubClient
+from auditor.github.bump import Bump, BumpInfo, parse_bump
+from auditor.github.comment import MARKER, CommentResult, add_labels, upsert_comment
+from auditor.github.event import ActionsEnv, append_summary, pull_request, push_range, write_outputs
+from auditor.github.git import LockPair, lock_pairs, root
+from auditor.knowledge import KnowledgeBase
+from auditor.lockfiles import Selection, diff_locks
+from auditor.models import AuditResult, EnvironmentFinding, Lock, Transition
+from auditor.report import markdown, sarif
+from auditor.report.serialize import transition as transition_data
+
+CommentMode = Literal["always", "on-findings", "never"]
+SUMMARY_LIMIT = 1_000_000  # $GITHUB_STEP_SUMMARY takes 1 MiB per step
+
+
+def comment_mode(text: str) -> CommentMode:
+    value = text.strip().lower()
+    if value in ("always", "true", "yes", "on", "1", ""):
+        return "always"
+    if value in ("never", "false", "no", "off", "0"):
+        return "never"
+    if value in ("on-findings", "on-failure", "findings"):
+        return "on-findings"
+    raise UsageError(f"--comment: expected always, on-findings or never, got {text!r}")
+
+
+def split_patterns(text: str | None) -> tuple[str, ...]:
+    if not text:
+        return ()
+    return tuple(p.strip() for p in text.replace(",", "\n").splitlines() if p.strip())
+
+
+@dataclass(frozen=True)
+class ActionOptions:
+    project: Path = Path(".")
+    patterns: tuple[str, ...] = ()
+    comment: CommentMode = "always"
+    label: str | None = None
+    python: str | None = None
+    base: str | None = None
+    head: str | None = None
+    sarif: Path | None = None
+    metadata: tuple[Bump, ...] = ()  # from dependabot/fetch-metadata, when given
+    probe: Callable[[AuditResult], AuditResult] | None = None  # adds probe outcomes (the CLI's --probe)
+
+
+@dataclass(frozen=True)
+class ActionRun:
+    result: AuditResult
+    markdown: str
+    lockfiles: tuple[str, ...]
+    outputs: dict[str, str]
+    prefix: str = ""
+    comment: CommentResult | None = None
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _transitions(
+    pairs: Sequence[LockPair], kb: KnowledgeBase, python: str | None
+) -> tuple[list[Transition], list[EnvironmentFinding]]:
+    known = set(kb.packages())
+    transitions: dict[Transition, None] = {}
+    environment: dict[EnvironmentFinding, None] = {}
+    for pair in pairs:
+        old = pair.old or Lock(pair.path, pair.new.format, ())
+        diff = diff_locks(old, pair.new, Selection(python), kb.entries)
+        transitions.update((t, None) for t in diff.packages if t.package in known)
+        environment.update((e, None) for e in diff.environment)
+    return list(transitions), list(environment)
+
+
+def _bump_transitions(bumps: Sequence[Bump], have: set[str], known: set[str]) -> list[Transition]:
+    """Bumps the PR names that no changed lockfile shows (manifest-only changes)."""
+    out = []
+    for bump in bumps:
+        versions = bump.versions()
+        name = pipeline.package_name(bump.package)
+        if versions and name in known and name not in have:
+            out.append(Transition(name, versions[0], versions[1]))
+    return out
+
+
+def audit_range(
+    repo: Path,
+    base: str,
+    head: str | None,
+    project: Path | None,
+    kb: KnowledgeBase,
+    patterns: Sequence[str] = (),
+    python: str | None = None,
+    bumps: Sequence[Bump] = (),
+) -> tuple[AuditResult, tuple[str, ...]]:
+    """Audit every lockfile changed from base to head (None: the working tree)."""
+    pairs = lock_pairs(repo, base, head, patterns)
+    transitions, environment = _transitions(pairs, kb, python)
+    transitions += _bump_transitions(bumps, {t.package for t in transitions}, set(kb.packages()))
+    result = pipeline.audit(transitions, project, kb, python, environment)
+    return result, tuple(p.path for p in pairs)
+
+
+def _relative(path: Path, start: Path) -> str:
+    try:
+        rel = path.resolve().relative_to(start.resolve()).as_posix()
+    except ValueError:
+        return ""
+    return "" if rel == "." else rel + "/"
+
+
+def _outputs(result: AuditResult, comment: CommentResult | None, lockfiles: Sequence[str]) -> dict[str, str]:
+    return {
+        "findings": str(len(result.findings)),
+        "changes": str(len(result.changes)),
+        "severity": result.worst_severity(),
+        "transitions": json.dumps([transition_data(t) for t in result.transitions], sort_keys=True),
+        "lockfiles": json.dumps(list(lockfiles)),
+        "comment-url": (comment.url or "") if comment else "",
+    }
+
+
+def _notes(info: BumpInfo | None, lockfiles: Sequence[str], base: str, head: str | None) -> tuple[str, ...]:
+    notes = []
+    if info is not None and (described := info.describe()):
+        notes.append(described)
+    span = f"{base[:12]}..{head[:12] if head else 'working tree'}"
+    if lockfiles:
+        notes.append(f"Lockfiles changed in {span}: {', '.join(lockfiles)}")
+    else:
+        notes.append(f"No lockfile changed in {span}")
+    return tuple(notes)
+
+
+def summarise_failure(env: ActionsEnv, message: str) -> None:
+    """Say in the job summary why there is no report (best effort: the log says it too)."""
+    if env.step_summary is None:
+        return
+    text = f"{markdown.HEADING}\n\n⛔ **auditor could not run.**\n\n```\n{message}\n```\n"
+    try:
+        append_summary(env.step_summary, text)
+    except OSError:
+        pass
+
+
+def run(env: ActionsEnv, options: ActionOptions, kb: KnowledgeBase) -> ActionRun:
+    warnings: list[str] = []
+    event = env.event()
+    pr = pull_request(event)
+    workspace = env.workspace or Path.cwd()
+    repo = root(workspace)
+    project = options.project if options.project.is_absolute() else workspace / options.project
+    if not project.exists():
+        raise UsageError(f"{options.project}: no such project folder")
+
+    base, head = options.base, options.head
+    if base is None:
+        if pr is not None and pr.base_sha:
+            base, head = pr.base_sha, head or pr.head_sha or None
+        elif (pushed := push_range(event)) is not None:
+            base, head = pushed[0], head or pushed[1]
+        else:
+            raise UsageError("no base commit: run on a pull_request or push event, or pass --base")
+
+    info = parse_bump(pr.title, pr.body, pr.author) if pr is not None else None
+    bumps = tuple(options.metadata) + (info.bumps if info else ())
+    result, lockfiles = audit_range(repo, base, head, project, kb, options.patterns, options.python, bumps)
+    if options.probe is not None and result.changes:
+        try:
+            result = options.probe(result)
+        except AuditorError as exc:
+            warnings.append(f"probes did not run: {exc}")
+
+    prefix = _relative(project, repo)
+    links = (
+        markdown.Links(env.repository, head or env.sha or "HEAD", env.server_url, prefix)
+        if env.repository and (head or env.sha) else None
+    )
+    notes = _notes(info, lockfiles, base, head)
+    comment_text = markdown.render(result, links, notes, markdown.GITHUB_COMMENT_LIMIT - len(MARKER) - 1)
+    summary_text = markdown.render(result, links, notes, SUMMARY_LIMIT)
+
+    if env.step_summary is not None:
+        try:
+            append_summary(env.step_summary, summary_text)
+        except OSError as exc:
+            warnings.append(f"could not write the job summary: {exc.strerror or exc}")
+
+    comment: CommentResult | None = None
+    if pr is not None and options.comment != "never":
+        if not env.token or not env.repository:
+            warnings.append("no GITHUB_TOKEN or GITHUB_REPOSITORY: the PR comment was not written")
+        else:
+            client = GitHubClient(env.api_url, env.token)
+            create = options.comment == "always" or bool(result.findings or result.environment)
+            try:
+                comment = upsert_comment(client, env.repository, pr.number, comment_text, create)
+            except GitHubAPIError as exc:
+                warnings.append(f"could not write the PR comment: {exc}")
+            if options.label and result.findings:
+                try:
+                    add_labels(client, env.repository, pr.number, [options.label])
+                except GitHubAPIError as exc:
+                    warnings.append(f"could not label the PR: {exc}")
+
+    if options.sarif is not None:
+        try:
+            options.sarif.write_text(sarif.render(result, prefix), "utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write: {exc.strerror or exc}", options.sarif) from exc
+
+    outputs = _outputs(result, comment, lockfiles)
+    if env.output is not None:
+        try:
+            write_outputs(env.output, outputs)
+        except OSError as exc:
+            warnings.append(f"could not write the step outputs: {exc.strerror or exc}")
+
+    if env.token:  # defence in depth: nothing we print may carry the token
+        warnings = [w.replace(env.token, "***") for w in warnings]
+    return ActionRun(result, summary_text, lockfiles, outputs, prefix, comment, tuple(warnings))

@@ -1,0 +1,283 @@
+"""Compatibility problems a torch bump brings with it, beyond code: companions built for another
+torch, a Python the new torch has no wheels for, numpy 2 under a torch built against numpy 1,
+a CUDA build that changes or does not match, and inputs that do not pin torch at all."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
+from packaging.version import Version
+
+from auditor.lockfiles.diff import TORCH_FAMILY, PackageChange, Selection, environment_of
+from auditor.models import EnvironmentFinding, Lock, Pin, SpecChange, release
+
+# The torchvision / torchaudio / torchtext release made for each torch release. Sources:
+# https://github.com/pytorch/vision#installation (compatibility table),
+# https://pytorch.org/audio/main/installation.html#compatibility-matrix,
+# https://github.com/pytorch/text#installation (torchtext stopped at 0.18, for torch 2.3).
+# None: no release of that companion exists for this torch.
+COMPANIONS: dict[str, dict[str, str | None]] = {
+    "1.8": {"torchvision": "0.9", "torchaudio": "0.8", "torchtext": "0.9"},
+    "1.9": {"torchvision": "0.10", "torchaudio": "0.9", "torchtext": "0.10"},
+    "1.10": {"torchvision": "0.11", "torchaudio": "0.10", "torchtext": "0.11"},
+    "1.11": {"torchvision": "0.12", "torchaudio": "0.11", "torchtext": "0.12"},
+    "1.12": {"torchvision": "0.13", "torchaudio": "0.12", "torchtext": "0.13"},
+    "1.13": {"torchvision": "0.14", "torchaudio": "0.13", "torchtext": "0.14"},
+    "2.0": {"torchvision": "0.15", "torchaudio": "2.0", "torchtext": "0.15"},
+    "2.1": {"torchvision": "0.16", "torchaudio": "2.1", "torchtext": "0.16"},
+    "2.2": {"torchvision": "0.17", "torchaudio": "2.2", "torchtext": "0.17"},
+    "2.3": {"torchvision": "0.18", "torchaudio": "2.3", "torchtext": "0.18"},
+    "2.4": {"torchvision": "0.19", "torchaudio": "2.4", "torchtext": None},
+    "2.5": {"torchvision": "0.20", "torchaudio": "2.5", "torchtext": None},
+    "2.6": {"torchvision": "0.21", "torchaudio": "2.6", "torchtext": None},
+    "2.7": {"torchvision": "0.22", "torchaudio": "2.7", "torchtext": None},
+    "2.8": {"torchvision": "0.23", "torchaudio": "2.8", "torchtext": None},
+    "2.9": {"torchvision": "0.24", "torchaudio": "2.9", "torchtext": None},
+}
+# numpy 2 support arrived in torch 2.3: earlier wheels were built against numpy 1's ABI.
+NUMPY2_TORCH = Version("2.3")
+
+_CUDA_BUILD = re.compile(r"cuda_?(\d+)(?:\.(\d+))?")
+
+
+def minor(version: Version) -> str:
+    return f"{version.major}.{version.minor}"
+
+
+def variant(pin: Pin, companions: Iterable[Pin] = ()) -> str | None:
+    """The accelerator build: `cu118`, `cpu`, `rocm5.6`, from the local label, the conda build
+    string, or a conda selector package (`pytorch-cuda=11.8`, `cpuonly`, `cudatoolkit=11.3`)."""
+    if pin.version is not None and pin.version.local:
+        return str(pin.version.local)
+    if pin.build:
+        found = _CUDA_BUILD.search(pin.build)
+        if found:
+            return "cu" + found.group(1) + (found.group(2) or "")
+        if "cpu" in pin.build:
+            return "cpu"
+    for other in companions:
+        if other.name == "cpuonly":
+            return "cpu"
+        if (
+            other.name in ("pytorch-cuda", "cudatoolkit", "cuda-version")
+            and other.version is not None
+        ):
+            return f"cu{other.version.major}{other.version.minor}"
+    return None
+
+
+def _describe(label: str) -> str:
+    if label == "cpu":
+        return "a CPU-only build"
+    if label.startswith("cu") and label[2:].isdigit():
+        return f"a CUDA {label[2:-1]}.{label[-1]} build ({label})"
+    return f"a {label} build"
+
+
+def _where(pin: Pin) -> str:
+    env = environment_of(pin)
+    return f" [{env}]" if env else ""
+
+
+def _same_env(pins: list[Pin], name: str, anchor: Pin) -> Pin | None:
+    named = [p for p in pins if p.name == name and p.version is not None]
+    for pin in named:
+        if environment_of(pin) == environment_of(anchor):
+            return pin
+    unconditional = [p for p in named if environment_of(p) is None]
+    if unconditional:
+        return unconditional[0]
+    return named[0] if len(named) == 1 else None
+
+
+def _companions(torch: Pin, pins: list[Pin]) -> list[EnvironmentFinding]:
+    assert torch.version is not None
+    expected = COMPANIONS.get(minor(torch.version))
+    if expected is None:
+        return []
+    findings = []
+    for name, wanted in expected.items():
+        pin = _same_env(pins, name, torch)
+        if pin is None or pin.version is None:
+            continue
+        have = minor(pin.version)
+        if wanted is None:
+            message = (
+                f"{name} {pin.version} has no release for torch {torch.version}{_where(torch)}: "
+                f"its last release (0.18) was built for torch 2.3"
+            )
+        elif have != wanted:
+            message = (
+                f"{name} {pin.version} was built for another torch than {torch.version}{_where(torch)}: "
+                f"torch {minor(torch.version)} pairs with {name} {wanted}"
+            )
+        else:
+            continue
+        findings.append(EnvironmentFinding("companion-mismatch", "high", message, name))
+    return findings
+
+
+def _python_floor(text: str | None) -> str | None:
+    if not text:
+        return None
+    if re.fullmatch(r"\d+\.\d+(\.\d+)?", text.strip()):
+        return text.strip()
+    found = re.search(r"(?:>=|\^|~=|~|==)\s*(\d+\.\d+)", text)
+    return found.group(1) if found else None
+
+
+def _python_support(
+    torch: Pin, python: str, origin: str, knowledge: tuple[SpecChange, ...], selection: Selection
+) -> list[EnvironmentFinding]:
+    """python-support entries say from which torch release the Pythons in `python` lose their
+    wheels (`requires_python` excludes them) or gain them (it includes them)."""
+    assert torch.version is not None
+    env = Selection(python, selection.platform).marker_environment()
+    if torch.marker and not _holds(torch.marker, env):
+        return []  # this pin is not the one that Python installs
+    findings = []
+    for entry in knowledge:
+        if (
+            entry.kind != "python-support"
+            or entry.package != "torch"
+            or entry.requires_python is None
+        ):
+            continue
+        if entry.python is not None and not entry.python.contains(python, prereleases=True):
+            continue
+        if entry.platform and (selection.platform is None or not _holds(entry.platform, env)):
+            continue
+        dropped = not entry.requires_python.contains(python, prereleases=True)
+        if entry.active(torch.version) == dropped:
+            findings.append(
+                EnvironmentFinding(
+                    "python-unsupported",
+                    entry.severity,
+                    f"Python {python} ({origin}) with torch {torch.version}{_where(torch)}: "
+                    f"{entry.title} ({entry.id})",
+                    "torch",
+                )
+            )
+    return findings
+
+
+def _holds(marker: str, env: dict[str, str]) -> bool:
+    try:
+        return Marker(marker).evaluate(env)
+    except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+        return True
+
+
+def _numpy(torch: Pin, pins: list[Pin]) -> list[EnvironmentFinding]:
+    assert torch.version is not None
+    numpy = _same_env(pins, "numpy", torch)
+    if numpy is None or numpy.version is None:
+        return []
+    if numpy.version.major >= 2 and release(torch.version) < NUMPY2_TORCH:
+        return [
+            EnvironmentFinding(
+                "numpy2-with-old-torch",
+                "high",
+                f"numpy {numpy.version} with torch {torch.version}{_where(torch)}: torch before 2.3 is "
+                f"built against numpy 1 and fails to import or convert arrays under numpy 2",
+                "numpy",
+            )
+        ]
+    return []
+
+
+def _cuda(
+    change: PackageChange, old_pins: list[Pin], new_pins: list[Pin]
+) -> list[EnvironmentFinding]:
+    if change.old is None or change.new is None:
+        return []
+    before, after = variant(change.old, old_pins), variant(change.new, new_pins)
+    if before is None or after is None or before == after:
+        return []
+    return [
+        EnvironmentFinding(
+            "cuda-build-changed",
+            "medium",
+            f"torch{_where(change.new)} moves from {_describe(before)} to {_describe(after)}: the "
+            f"machines that run it need a matching driver and runtime",
+            "torch",
+        )
+    ]
+
+
+def _cuda_mismatch(torch: Pin, pins: list[Pin]) -> list[EnvironmentFinding]:
+    have = variant(torch, pins)
+    findings = []
+    for name in ("torchvision", "torchaudio"):
+        pin = _same_env(pins, name, torch)
+        other = variant(pin) if pin is not None else None
+        if have and other and other != have and pin is not None:
+            findings.append(
+                EnvironmentFinding(
+                    "cuda-build-mismatch",
+                    "high",
+                    f"{name} {pin.version} is {_describe(other)} but torch {torch.version}{_where(torch)} "
+                    f"is {_describe(have)}",
+                    name,
+                )
+            )
+    return findings
+
+
+def _unpinned(lock: Lock) -> list[EnvironmentFinding]:
+    findings = []
+    for pin in lock.pins:
+        if (
+            pin.name in TORCH_FAMILY[:4]
+            and pin.version is None
+            and not (pin.specifier or "").startswith("===")
+        ):
+            asked = f" (it asks for {pin.specifier})" if pin.specifier else ""
+            findings.append(
+                EnvironmentFinding(
+                    "not-locked",
+                    "medium",
+                    f"{lock.path} does not pin {pin.name}{asked}: it is not a lock; pass --resolve "
+                    f"to resolve it with pip-compile",
+                    pin.name,
+                )
+            )
+    return findings
+
+
+def check(
+    old: Lock,
+    new: Lock,
+    old_pins: list[Pin],
+    new_pins: list[Pin],
+    changes: list[PackageChange],
+    selection: Selection,
+    knowledge: tuple[SpecChange, ...],
+) -> list[EnvironmentFinding]:
+    findings = _unpinned(old) + _unpinned(new)
+    relevant = {c.transition.package for c in changes} & {
+        *TORCH_FAMILY,
+        "numpy",
+        "pytorch-cuda",
+        "python",
+    }
+    if not relevant:
+        return findings
+    python, origin = selection.python, "--python-version"
+    if python is None:
+        python, origin = _python_floor(new.python), f"the Python {new.path} is locked for"
+    for torch in (p for p in new_pins if p.name == "torch" and p.version is not None):
+        findings += _companions(torch, new_pins)
+        findings += _numpy(torch, new_pins)
+        findings += _cuda_mismatch(torch, new_pins)
+        if python:
+            findings += _python_support(torch, python, origin, knowledge, selection)
+    for change in changes:
+        if change.transition.package == "torch":
+            findings += _cuda(change, old_pins, new_pins)
+    unique = dict.fromkeys(findings)
+    return sorted(
+        unique, key=lambda f: (-["low", "medium", "high"].index(f.severity), f.kind, f.message)
+    )

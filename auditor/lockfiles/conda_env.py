@@ -1,0 +1,108 @@
+"""conda `environment.yml` (match specs, a nested `pip:` list, `# [linux]` selectors) and the
+`conda env export` output of the same shape, whose pins are `name=version=build`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from auditor.errors import LockfileError
+from auditor.lockfiles.conda import compose_yaml, mapping_get, match_spec_pin, node_line, selector
+from auditor.lockfiles.interface import LockFormat
+from auditor.lockfiles.pep508 import editable_pin, requirement_pin
+from auditor.models import Lock, Pin
+
+ENVIRONMENT = "environment.yml"
+EXPORT = "conda-env-export"
+
+_ENV_NAME = re.compile(r"(^|[-_.])(environment|env|conda)[^/]*\.ya?ml$", re.IGNORECASE)
+_EXPORT_PIN = re.compile(r"^\s*-\s*[A-Za-z0-9_.-]+=[^=\s]+=\S+\s*$", re.MULTILINE)
+
+
+def _is_export(text: str) -> bool:
+    return (
+        bool(re.search(r"^prefix:", text, re.MULTILINE))
+        or len(_EXPORT_PIN.findall(text[:20000])) >= 3
+    )
+
+
+def _looks_like_environment(text: str) -> bool:
+    return bool(re.search(r"^dependencies:", text, re.MULTILINE)) and not re.search(
+        r"^package:", text, re.MULTILINE
+    )
+
+
+def claims_environment(path: Path, text: str) -> int:
+    if not path.name.endswith((".yml", ".yaml")) or _is_export(text):
+        return 0
+    if not text.strip():
+        return 2 if _ENV_NAME.search(path.name) else 0
+    if not _looks_like_environment(text):
+        return 0
+    return 2 if _ENV_NAME.search(path.name) else 1
+
+
+def claims_export(path: Path, text: str) -> int:
+    return (
+        3
+        if path.name.endswith((".yml", ".yaml"))
+        and _looks_like_environment(text)
+        and _is_export(text)
+        else 0
+    )
+
+
+def _parse(path: Path, text: str, fmt: str) -> Lock:
+    root = compose_yaml(path, text)
+    if root is None:
+        return Lock(path=str(path), format=fmt, pins=())
+    if not isinstance(root, yaml.MappingNode):
+        raise LockfileError("expected a mapping with `dependencies`", path, node_line(root))
+    dependencies = mapping_get(root, "dependencies")
+    if dependencies is None:
+        return Lock(path=str(path), format=fmt, pins=())
+    if not isinstance(dependencies, yaml.SequenceNode):
+        raise LockfileError("dependencies: expected a list", path, node_line(dependencies))
+    pins: list[Pin] = []
+    for item in dependencies.value:
+        line = node_line(item)
+        if isinstance(item, yaml.ScalarNode):
+            pins.append(match_spec_pin(str(item.value), path, line, platform=selector(text, line)))
+            continue
+        pip = mapping_get(item, "pip")
+        if not isinstance(pip, yaml.SequenceNode):
+            raise LockfileError(
+                "dependencies: expected a package spec or a `pip:` list", path, line
+            )
+        for entry in pip.value:
+            pin = _pip_pin(entry, path)
+            if pin is not None:
+                pins.append(pin)
+    python = next((str(p.version) for p in pins if p.name == "python" and p.version), None)
+    return Lock(path=str(path), format=fmt, pins=tuple(pins), python=python)
+
+
+def _pip_pin(node: yaml.Node, path: Path) -> Pin | None:
+    line = node_line(node)
+    if not isinstance(node, yaml.ScalarNode):
+        raise LockfileError("pip: expected a requirement string", path, line)
+    text = re.sub(r"\s--hash[=\s]\S+", "", str(node.value)).strip()
+    if text.startswith(("-e ", "--editable")):
+        return editable_pin(text.split(None, 1)[-1], path, line)
+    if text.startswith("-"):
+        return None  # -r, --extra-index-url, ...: options of pip, not packages
+    return requirement_pin(text, path, line, groups=("pip",))
+
+
+def parse_environment(path: Path, text: str) -> Lock:
+    return _parse(path, text, ENVIRONMENT)
+
+
+def parse_export(path: Path, text: str) -> Lock:
+    return _parse(path, text, EXPORT)
+
+
+CONDA_ENVIRONMENT = LockFormat(ENVIRONMENT, claims_environment, parse_environment)
+CONDA_ENV_EXPORT = LockFormat(EXPORT, claims_export, parse_export)

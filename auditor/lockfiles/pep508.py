@@ -1,0 +1,83 @@
+"""One PEP 508 requirement string (`torch==2.0.1+cu118 ; python_version >= "3.9"`) as a Pin."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
+
+from auditor.errors import LockfileError
+from auditor.lockfiles.interface import canonical, distribution_from_url, parse_version
+from auditor.models import Pin
+
+# The shape of nearly every line of a lock: parsed without the full PEP 508 grammar, for speed.
+_PLAIN_PIN = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([A-Za-z0-9.+!_-]+)")
+
+
+def requirement_pin(
+    text: str,
+    path: Path | str,
+    line: int | None,
+    groups: tuple[str, ...] = (),
+    source: str | None = None,
+) -> Pin:
+    plain = _PLAIN_PIN.fullmatch(text)
+    if plain:
+        exact = parse_version(plain.group(2), path, line)
+        return Pin(canonical(plain.group(1)), exact, source=source, groups=groups, line=line)
+    try:
+        req = Requirement(text)
+    except InvalidRequirement as exc:
+        reason = str(exc).splitlines()[0]
+        raise LockfileError(f"not a requirement: {text!r} ({reason})", path, line) from exc
+    marker = str(req.marker) if req.marker else None
+    version: Version | None = None
+    specifier = str(req.specifier) or None
+    if req.url:
+        found = distribution_from_url(req.url)
+        version = found[1] if found and canonical(found[0]) == canonical(req.name) else None
+        specifier = None
+    else:
+        pinned = [s for s in req.specifier if s.operator in ("==", "===") and "*" not in s.version]
+        if len(pinned) == 1:
+            try:
+                version, specifier = Version(pinned[0].version), None
+            except InvalidVersion:
+                specifier = f"==={pinned[0].version}"  # a legacy version: pinned, but not PEP 440
+    return Pin(
+        name=canonical(req.name),
+        version=version,
+        marker=marker,
+        source=req.url or source,
+        groups=groups,
+        line=line,
+        specifier=specifier,
+    )
+
+
+_EGG = re.compile(r"[#&]egg=([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def editable_pin(
+    target: str, path: Path | str, line: int | None, version: Version | None = None
+) -> Pin:
+    """`-e git+https://...@sha#egg=name` or `-e ./path`: named by its egg fragment or its folder."""
+    egg = _EGG.search(target)
+    if egg:
+        name = egg.group(1)
+    elif " @ " in target or re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*(\[.*\])?$", target):
+        return requirement_pin(target, path, line)
+    else:
+        name = re.split(r"[#?]", target)[0].rstrip("/").rsplit("/", 1)[-1] or target
+    return Pin(canonical(name), version, source=target, line=line, groups=("editable",))
+
+
+def url_pin(target: str, path: Path | str, line: int | None) -> Pin:
+    """A bare URL or file path line: the wheel or sdist file name says what it is."""
+    found = distribution_from_url(target)
+    if found:
+        return Pin(canonical(found[0]), found[1], source=target, line=line)
+    pin = editable_pin(target, path, line)
+    return Pin(pin.name, None, source=target, line=line)

@@ -1,0 +1,102 @@
+"""Pipfile.lock (pipfile-spec 6): `default` and `develop` (and any other category), each entry a
+registry pin (`"version": "==2.0.1"`, `index`, `markers`), a file URL, a VCS or a path."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from auditor.errors import LockfileError
+from auditor.lockfiles.interface import (
+    Fields,
+    LockFormat,
+    canonical,
+    distribution_from_url,
+    index_source,
+    load_json,
+    parse_version,
+)
+from auditor.models import Lock, Pin
+
+FORMAT = "Pipfile.lock"
+_ENTRY = re.compile(r'^\s*"([^"]+)"\s*:\s*\{')
+
+
+def claims(path: Path, text: str) -> int:
+    if path.name == "Pipfile.lock" or path.name.endswith(".Pipfile.lock"):
+        return 3
+    head = text[:4096]
+    return (
+        1 if text.lstrip().startswith("{") and '"_meta"' in head and '"pipfile-spec"' in text else 0
+    )
+
+
+def parse(path: Path, text: str) -> Lock:
+    if not text.strip():
+        return Lock(path=str(path), format=FORMAT, pins=())
+    document = Fields(load_json(path, text), "Pipfile.lock", path)
+    meta = Fields(document.table("_meta"), "_meta", path)
+    indexes: dict[str | None, str | None] = {}
+    for number, raw in enumerate(meta.array("sources")):
+        source = Fields(raw, f"_meta.sources[{number}]", path)
+        indexes[source.string("name")] = source.string("url")
+    lines: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        found = _ENTRY.match(line)
+        if found:
+            lines.setdefault(found.group(1), number)
+    python = Fields(meta.table("requires"), "_meta.requires", path).string("python_version")
+    pins: dict[tuple[object, ...], Pin] = {}
+    for category, entries in document.data.items():
+        if category == "_meta":
+            continue
+        if not isinstance(entries, dict):
+            raise LockfileError(
+                f"{category}: expected a table of packages", path, lines.get(category)
+            )
+        for name, raw in entries.items():
+            pin = _pin(
+                name, Fields(raw, f"{category}.{name}", path, lines.get(name)), category, indexes
+            )
+            key = (pin.name, pin.version, pin.marker, pin.source)
+            if key in pins:
+                pin = pins[key]
+                pin = Pin(
+                    pin.name, pin.version, pin.marker, pin.source, (*pin.groups, category), pin.line
+                )
+            pins[key] = pin
+    return Lock(path=str(path), format=FORMAT, pins=tuple(pins.values()), python=python)
+
+
+def _pin(name: str, entry: Fields, category: str, indexes: dict[str | None, str | None]) -> Pin:
+    version_text = entry.string("version")
+    version, source = None, None
+    if version_text:
+        if not version_text.startswith("=="):
+            raise entry.fail("version", f"expected '==<version>', found {version_text!r}")
+        version = parse_version(version_text.lstrip("="), entry.path, entry.line)
+    file_url = entry.string("file")
+    vcs = next((key for key in ("git", "hg", "svn", "bzr") if entry.data.get(key)), None)
+    if file_url:
+        source = file_url
+        found = distribution_from_url(file_url)
+        version = version or (found[1] if found else None)
+    elif vcs:
+        ref = entry.string("ref")
+        source = f"{vcs}+{entry.string(vcs)}" + (f"@{ref}" if ref else "")
+    elif entry.string("path"):
+        source = entry.string("path")
+    elif entry.string("index"):
+        index = entry.string("index")
+        source = index_source(indexes.get(index, index))
+    return Pin(
+        name=canonical(name),
+        version=version,
+        marker=entry.string("markers"),
+        source=source,
+        groups=(category,),
+        line=entry.line,
+    )
+
+
+PIPFILE = LockFormat(FORMAT, claims, parse)

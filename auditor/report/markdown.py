@@ -1,0 +1,367 @@
+"""The reviewer's report: a verdict first, then each crossed change with its call sites.
+
+Written for a GitHub PR comment and job summary. The comment limit is 65,536 characters;
+when the full report is longer it is summarised (fewer rows per table, then no details,
+then counts only), never cut in the middle of a table.
+"""
+
+from __future__ import annotations
+
+import html
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from auditor import __version__
+from auditor.models import AuditResult, Finding, ProbeOutcome, SpecChange, Transition, rank
+
+GITHUB_COMMENT_LIMIT = 65_536
+
+ICON = {"high": "🔴", "medium": "🟠", "low": "🟡"}
+KIND = {
+    "behaviour": "behaviour change",
+    "now-raises": "now raises",
+    "removed": "removed",
+    "deprecated": "deprecated",
+    "default-changed": "default changed",
+    "python-support": "Python support",
+}
+PROBE = {
+    "confirmed": "✅ confirmed by a probe",
+    "not-reproduced": "❔ probe did not reproduce it",
+    "error": "⚠️ probe failed",
+    "skipped": "➖ probe skipped",
+}
+HEADING = "## auditor: what this dependency bump changes for this code"
+
+
+@dataclass(frozen=True, slots=True)
+class Links:
+    """Where call sites live on GitHub: links go to `path#Lline` at the head commit."""
+
+    repository: str  # owner/name
+    sha: str
+    server_url: str = "https://github.com"
+    prefix: str = ""  # the project's folder inside the repository, "" or ending with "/"
+
+    def url(self, f: Finding) -> str:
+        path = quote(f"{self.prefix}{f.path}")
+        anchor = f"#L{f.line}" if f.cell is None else ""
+        return f"{self.server_url.rstrip('/')}/{self.repository}/blob/{self.sha}/{path}{anchor}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Budget:
+    """How much of the report to show; relaxed step by step until it fits."""
+
+    rows: int | None  # call-site rows per change table; None: all
+    details: bool  # the collapsible what-changed/fix sections
+    tables: bool = True  # False: one line per change, counts only
+
+
+_BUDGETS = (
+    _Budget(None, True),
+    _Budget(50, True),
+    _Budget(20, True),
+    _Budget(10, True),
+    _Budget(10, False),
+    _Budget(3, False),
+    _Budget(0, False, tables=False),
+)
+
+
+def _md(text: str) -> str:
+    """Escape text for Markdown prose and table cells."""
+    out = text.replace("&", "&amp;").replace("<", "&lt;")  # no stray HTML; ">" is harmless mid-line
+    for char in "\\`*_[]|#":
+        out = out.replace(char, "\\" + char)
+    return out.replace("\n", " ")
+
+
+def _code(text: str) -> str:
+    """Inline code safe inside a table cell (backticks cannot hold `|` in GFM tables)."""
+    escaped = html.escape(text.strip(), quote=False).replace("|", "&#124;")
+    return f"<code>{escaped}</code>"
+
+
+def _fence(text: str, lang: str = "python") -> str:
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}{lang}\n{text.strip()}\n{fence}"
+
+
+def _version(t: Transition) -> str:
+    return f"{t.old or '(none)'} → {t.new or '(none)'}"
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (plural or word + 's')}"
+
+
+def _reverts(change: SpecChange, result: AuditResult) -> bool:
+    return any(
+        t.package == change.package and t.old is not None and t.new is not None
+        and change.active(t.old) and not change.active(t.new)
+        for t in result.transitions
+    )
+
+
+def _by_change(result: AuditResult) -> dict[str, list[Finding]]:
+    grouped: dict[str, list[Finding]] = defaultdict(list)
+    for f in result.findings:
+        grouped[f.change].append(f)
+    return grouped
+
+
+def _ordered(result: AuditResult, sites: dict[str, list[Finding]]) -> list[SpecChange]:
+    return sorted(
+        result.changes,
+        key=lambda c: (not sites.get(c.id), -rank(c.severity), c.package, c.introduced, c.id),
+    )
+
+
+def _call_sites(findings: Iterable[Finding]) -> int:
+    """Distinct places in the code: one line hit by two changes is one call site."""
+    return len({(f.path, f.cell, f.line, f.column) for f in findings})
+
+
+def verdict(result: AuditResult) -> str:
+    """One sentence a reviewer can act on, in the three cases that matter."""
+    files = len({f.path for f in result.findings})
+    if not result.changes:
+        if not result.transitions:
+            line = "✅ **No spec change crossed.** No package the knowledge base knows changes version."
+        else:
+            moves = ", ".join(f"{t.package} {_version(t)}" for t in result.transitions)
+            line = f"✅ **No spec change crossed.** The knowledge base records no behaviour change for {moves}."
+    elif not result.findings:
+        line = (
+            f"✅ **{_plural(len(result.changes), 'spec change')} crossed, none touches this code.** "
+            "No call site in the scanned project uses an affected API."
+        )
+    else:
+        touched = {f.change for f in result.findings}
+        silent = sum(result.change(c).silent for c in touched)
+        worst = max((result.change(f.change).severity for f in result.findings), key=rank)
+        line = (
+            f"{ICON[worst]} **{_plural(_call_sites(result.findings), 'call site')} in {_plural(files, 'file')} "
+            f"affected** by {_plural(len(touched), 'spec change')}"
+            + (f" (of {len(result.changes)} crossed)" if len(touched) != len(result.changes) else "")
+            + ". Check each one below before merging."
+        )
+        if silent:
+            line += (
+                f" {_plural(silent, 'of these changes is', 'of these changes are')} silent: the code keeps running "
+                "with different results, so tests may not catch it."
+            )
+    if result.environment:
+        worst_env = max((e.severity for e in result.environment), key=rank)
+        line += (
+            f"\n\n{ICON[worst_env]} **{_plural(len(result.environment), 'compatibility problem')}** "
+            "with the new versions (see below)."
+        )
+    return line
+
+
+def summary_lines(result: AuditResult) -> list[str]:
+    """`torch 1.12.1 -> 1.13.0: 3 changes, 7 call sites`, one per transition."""
+    lines = []
+    for t in result.transitions:
+        crossed = [c for c in result.changes if c.crossed_by(t)]
+        ids = {c.id for c in crossed}
+        sites = _call_sites(f for f in result.findings if f.change in ids)
+        where = f" ({t.environment})" if t.environment else ""
+        lines.append(
+            f"**{t.package} {t.old or '(none)'} -> {t.new or '(none)'}**{_md(where)}: "
+            f"{_plural(len(crossed), 'change')}, {_plural(sites, 'call site')}"
+        )
+    return lines
+
+
+def _location(f: Finding, links: Links | None) -> str:
+    text = f"{f.path}:{f.line}" if f.cell is None else f"{f.path} cell {f.cell}, line {f.line}"
+    label = _md(text)
+    return f"[{label}]({links.url(f)})" if links else label
+
+
+def _table(sites: list[Finding], links: Links | None, rows: int | None) -> list[str]:
+    shown = sites if rows is None else sites[:rows]
+    lines = []
+    if shown:
+        lines += ["| Where | API | Confidence | Code |", "| --- | --- | --- | --- |"]
+        lines += [
+            f"| {_location(f, links)} | `{f.symbol}` | {f.confidence} | {_code(f.snippet)} |"
+            for f in shown
+        ]
+    hidden = len(sites) - len(shown)
+    if hidden:
+        files = ", ".join(sorted({f"`{f.path}`" for f in sites[len(shown):]}))
+        lines += ["", f"…and {_plural(hidden, 'more call site')} in {files}."]
+    return lines
+
+
+def _probe_line(outcome: ProbeOutcome | None) -> str:
+    if outcome is None:
+        return "probe: not run"
+    text = PROBE[outcome.status]
+    return f"{text} ({_md(outcome.reason)})" if outcome.reason else text
+
+
+def _details(change: SpecChange, sites: list[Finding], outcome: ProbeOutcome | None) -> list[str]:
+    docs = change.docs
+    body = [
+        "<details><summary>What changed, and how to fix it</summary>",
+        "",
+        f"**What changed.** {docs.what}",
+        "",
+        f"**Why it matters.** {docs.why}",
+        "",
+        "**Example**",
+        "",
+        _fence(docs.before),
+        "",
+        "**Keep the old behaviour**",
+        "",
+        _fence(docs.keep_old),
+        "",
+        "**Adopt the new behaviour**",
+        "",
+        _fence(docs.adopt_new),
+    ]
+    messages = list(dict.fromkeys(f.message for f in sites if f.message and f.message != change.title))
+    if messages:
+        body += ["", "**What to check at these call sites**", ""]
+        body += [f"- {_md(m)}" for m in messages]
+    if outcome is not None and (outcome.old or outcome.new):
+        body += ["", "**Probe**", ""]
+        for side in (outcome.old, outcome.new):
+            if side is not None:
+                body.append(f"- {change.package} {side.version}: {_code(side.output)}")
+    if docs.notes:
+        body += ["", f"**Known problems.** {docs.notes}"]
+    if change.doubt:
+        body += ["", f"**Not verified.** {change.doubt}"]
+    body += ["", "**References:** " + " · ".join(f"<{r}>" for r in change.references), "", "</details>"]
+    return body
+
+
+def _change_section(
+    change: SpecChange, sites: list[Finding], result: AuditResult, links: Links | None, budget: _Budget
+) -> list[str]:
+    outcome = next((p for p in result.probes if p.change == change.id), None)
+    flavour = "silent: results change, nothing raises" if change.silent else "loud: raises or warns"
+    since = f"{change.package} {change.introduced}" + (f" (reverted in {change.until})" if change.until else "")
+    head = [
+        f"### {ICON[change.severity]} {_md(change.title)}",
+        "",
+        (f"`{change.id}` · {change.severity} · {KIND.get(change.kind, change.kind)} ({flavour}) · "
+         f"since {since} · {_probe_line(outcome)}"),
+    ]
+    if _reverts(change, result):
+        head += ["", "_This transition goes back across the change: the code returns to the old behaviour._"]
+    if not budget.tables:
+        files = len({f.path for f in sites})
+        return head + ["", f"{_plural(len(sites), 'call site')} in {_plural(files, 'file')}."]
+    head += [""] + _table(sites, links, budget.rows)
+    if budget.details:
+        head += [""] + _details(change, sites, outcome)
+    else:
+        fix = f"Fix: keep the old behaviour with {_code(change.docs.keep_old)}"
+        if change.references:
+            fix += f"; details: <{change.references[0]}>"
+        head += ["", fix + "."]
+    return head
+
+
+def _unused(changes: list[SpecChange]) -> list[str]:
+    lines = [
+        f"<details><summary>{_plural(len(changes), 'other crossed change')}, not used by this code</summary>",
+        "",
+        "| Severity | Change | Since | Reference |",
+        "| --- | --- | --- | --- |",
+    ]
+    for c in changes:
+        ref = f"<{c.references[0]}>" if c.references else ""
+        lines.append(f"| {ICON[c.severity]} {c.severity} | {_md(c.title)} (`{c.id}`) | "
+                     f"{c.package} {c.introduced} | {ref} |")
+    return lines + ["", "</details>"]
+
+
+def _environment(result: AuditResult) -> list[str]:
+    lines = ["### Compatibility", "", "| Severity | Package | Problem |", "| --- | --- | --- |"]
+    for e in sorted(result.environment, key=lambda e: -rank(e.severity)):
+        lines.append(f"| {ICON[e.severity]} {e.severity} | {_md(e.package or '')} | {_md(e.message)} |")
+    return lines
+
+
+def _probes(result: AuditResult) -> list[str]:
+    lines = ["### Probes", "", "| Change | Status | Old | New |", "| --- | --- | --- | --- |"]
+    for p in result.probes:
+        old = _code(p.old.output) if p.old else ""
+        new = _code(p.new.output) if p.new else ""
+        lines.append(f"| `{p.change}` | {PROBE[p.status]} | {old} | {new} |")
+    return lines
+
+
+def _skipped(result: AuditResult) -> list[str]:
+    lines = [f"<details><summary>{_plural(len(result.skipped), 'file')} could not be scanned</summary>", ""]
+    lines += [f"- `{s.path}`: {_md(s.reason)}" for s in result.skipped]
+    return lines + ["", "</details>"]
+
+
+def _document(result: AuditResult, links: Links | None, notes: Sequence[str], budget: _Budget) -> str:
+    sites = _by_change(result)
+    parts: list[str] = [HEADING, ""]
+    if notes:
+        parts += ["  \n".join(f"_{_md(note)}_" for note in notes), ""]
+    parts += [verdict(result), ""]
+    summary = summary_lines(result)
+    if summary:
+        parts += ["  \n".join(summary), ""]
+    ordered = _ordered(result, sites)
+    used = [c for c in ordered if sites.get(c.id)]
+    unused = [c for c in ordered if not sites.get(c.id)]
+    for change in used:
+        parts += _change_section(change, sites[change.id], result, links, budget) + [""]
+    if unused:
+        parts += _unused(unused) + [""]
+    if result.environment:
+        parts += _environment(result) + [""]
+    if result.probes:
+        parts += _probes(result) + [""]
+    elif result.changes:
+        parts += ["_No probe was run; `--probe` runs each change's probe on both versions._", ""]
+    if result.skipped:
+        parts += _skipped(result) + [""]
+    if budget != _BUDGETS[0]:
+        shown = "all" if budget.rows is None else f"at most {budget.rows}"
+        parts += [
+            (f"> [!NOTE]\n> Shortened to fit GitHub's {GITHUB_COMMENT_LIMIT:,}-character limit "
+             f"({shown if budget.tables else 'no'} call sites per change"
+             f"{'' if budget.details else ', no fix details'}). "
+             "The job summary and `--format json` have the full report."),
+            "",
+        ]
+    parts.append(f"<sub>auditor {__version__}</sub>")
+    return "\n".join(parts) + "\n"
+
+
+def render(
+    result: AuditResult,
+    links: Links | None = None,
+    notes: Sequence[str] = (),
+    max_length: int = GITHUB_COMMENT_LIMIT,
+) -> str:
+    """The report in GitHub-flavoured Markdown, no longer than `max_length` when it can be.
+
+    `links` turns locations into links at the head commit; `notes` are short lines shown
+    under the heading (the bump a PR names, the lockfiles that changed).
+    """
+    text = ""
+    for budget in _BUDGETS:
+        text = _document(result, links, notes, budget)
+        if len(text) <= max_length:
+            return text
+    return text

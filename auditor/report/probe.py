@@ -1,0 +1,53 @@
+"""`auditor probe`: each crossed entry's probe outcome, with what both versions printed."""
+
+from __future__ import annotations
+
+from auditor import __version__
+from auditor.models import AuditResult, ProbeOutcome, ProbeRun
+from auditor.report import serialize
+from auditor.report.json import dumps
+
+STATUS = {"confirmed": "confirmed", "not-reproduced": "NOT REPRODUCED", "error": "ERROR", "skipped": "skipped"}
+
+
+def document(result: AuditResult) -> dict[str, object]:
+    return serialize.envelope(
+        tool={"name": "auditor", "version": __version__},
+        transitions=[serialize.transition(t) for t in result.transitions],
+        probes=[serialize.probe(p) for p in result.probes],
+    )
+
+
+def _run(label: str, run: ProbeRun | None) -> list[str]:
+    if run is None:
+        return []
+    python = f", Python {run.python}" if run.python else ""
+    lines = run.output.splitlines() or ["(no output)"]
+    head = f"    {label} {run.version}{python}: "
+    return [head + lines[0], *(" " * len(head) + line for line in lines[1:])]
+
+
+def _outcome(outcome: ProbeOutcome) -> list[str]:
+    lines = [f"{STATUS[outcome.status]:<15} {outcome.change}"]
+    lines += _run("old", outcome.old) + _run("new", outcome.new)
+    if outcome.reason:
+        lines.append(f"    {outcome.reason}")
+    return lines
+
+
+def text(result: AuditResult) -> str:
+    lines = [f"{t.package} {t.old} -> {t.new}" for t in result.transitions]
+    if not result.probes:
+        lines.append("no crossed knowledge entry has a probe")
+    for outcome in result.probes:
+        lines += _outcome(outcome)
+    counts: dict[str, int] = {}
+    for outcome in result.probes:
+        counts[outcome.status] = counts.get(outcome.status, 0) + 1
+    if counts:
+        lines.append(", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
+    return "\n".join(lines) + "\n"
+
+
+def render(result: AuditResult, fmt: str) -> str:
+    return dumps(document(result)) if fmt == "json" else text(result)

@@ -1,0 +1,170 @@
+"""Per-file scan results kept between runs, addressed by everything that decides them.
+
+What a file yields depends on its bytes, its kind (module or notebook), the rules (the crossed
+knowledge entries) and the scanner itself (our code, our version, the Python whose `ast` reads
+it). The key hashes all of these, so any change is simply a miss: nothing is ever invalidated
+by hand. Results are stored without their path (the same bytes give the same findings wherever
+they sit) in one SQLite database, `scan.sqlite3`, under the cache directory and nowhere else.
+
+The cache must never break a scan: a database that cannot be opened or written is dropped for
+the run and the scan goes on uncached.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import sys
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from pathlib import Path
+
+from auditor import __version__
+from auditor.models import Finding, Skipped, SpecChange
+
+FORMAT = 1  # of the stored values; part of every key
+DATABASE = "scan.sqlite3"
+_BATCH = 500  # keys per SELECT, well under SQLite's limit on bound parameters
+_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# auditor's scan cache; see https://bford.info/cachedir/\n"
+
+FileResult = tuple[list[Finding], list[Skipped]]
+
+
+def file_kind(path: Path | str) -> str:
+    return "notebook" if str(path).endswith(".ipynb") else "module"
+
+
+@lru_cache(maxsize=1)
+def scanner_fingerprint() -> bytes:
+    """The tool's version, the scanner's own source and the interpreter: what reads the files.
+
+    The source is hashed too because a development install keeps one version number while the
+    matchers change under it.
+    """
+    digest = hashlib.sha256(f"{__version__}\0{FORMAT}\0{sys.version}\0".encode())
+    package = Path(__file__).resolve().parent
+    for module in [*sorted(package.glob("*.py")), package.parent / "models.py"]:
+        try:
+            digest.update(module.name.encode() + b"\0" + module.read_bytes() + b"\0")
+        except OSError:  # a zipped install: the version alone has to do
+            digest.update(module.name.encode() + b"\0?\0")
+    return digest.digest()
+
+
+def knowledge_fingerprint(changes: Iterable[SpecChange]) -> bytes:
+    """The crossed entries, as data: any edit to an entry (or another set of entries) differs."""
+    digest = hashlib.sha256()
+    for change in sorted(changes, key=lambda c: c.id):
+        digest.update(repr(change).encode() + b"\0")
+    return digest.digest()
+
+
+def encode(result: FileResult) -> bytes:
+    findings, skipped = result
+    rows = [
+        [f.change, f.symbol, f.line, f.column, f.cell, f.confidence, f.message, f.snippet] for f in findings
+    ]
+    return json.dumps([rows, [s.reason for s in skipped]], separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def decode(value: bytes, path: str) -> FileResult:
+    rows, reasons = json.loads(value)
+    findings = [
+        Finding(change=c, symbol=s, path=path, line=line, column=col, cell=cell, confidence=conf,
+                message=m, snippet=snip)
+        for c, s, line, col, cell, conf, m, snip in rows
+    ]
+    return findings, [Skipped(path, reason) for reason in reasons]
+
+
+class ScanCache:
+    """Lookups and (buffered) stores of per-file results; `close` writes what was stored."""
+
+    def __init__(self, connection: sqlite3.Connection, context: bytes) -> None:
+        self._connection: sqlite3.Connection | None = connection
+        self._seeds = {
+            kind: hashlib.blake2b(context + kind.encode() + b"\0", digest_size=20)
+            for kind in ("module", "notebook")
+        }
+        self._pending: list[tuple[bytes, bytes]] = []
+
+    @classmethod
+    def open(cls, directory: Path, changes: Iterable[SpecChange]) -> ScanCache | None:
+        """The cache in `directory` for these rules, or None when it cannot be used."""
+        context = scanner_fingerprint() + knowledge_fingerprint(changes)
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            tag = directory / "CACHEDIR.TAG"
+            if not tag.exists():
+                tag.write_text(_TAG, "utf-8")
+            return cls(_connect(directory / DATABASE), context)
+        except (OSError, sqlite3.Error):
+            return None
+
+    def key(self, data: bytes, kind: str) -> bytes:
+        digest = self._seeds[kind].copy()
+        digest.update(data)
+        return digest.digest()
+
+    def get_many(self, keys: Sequence[bytes]) -> dict[bytes, bytes]:
+        """The stored values of those keys that are present."""
+        if self._connection is None or not keys:
+            return {}
+        found: dict[bytes, bytes] = {}
+        try:
+            for start in range(0, len(keys), _BATCH):
+                batch = keys[start : start + _BATCH]
+                marks = ",".join("?" * len(batch))
+                rows = self._connection.execute(f"SELECT key, value FROM results WHERE key IN ({marks})", batch)
+                found.update(rows)
+        except sqlite3.Error:
+            self._drop()
+        return found
+
+    def put(self, key: bytes, result: FileResult) -> None:
+        self._pending.append((key, encode(result)))
+
+    def close(self) -> None:
+        if self._connection is None:
+            return
+        try:
+            if self._pending:
+                with self._connection:
+                    self._connection.executemany(
+                        "INSERT OR REPLACE INTO results (key, value) VALUES (?, ?)", self._pending
+                    )
+        except sqlite3.Error:
+            pass  # another run holding the lock too long, a full disk: the next run scans again
+        finally:
+            self._pending.clear()
+            self._drop()
+
+    def _drop(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    def attempt() -> sqlite3.Connection:
+        connection = sqlite3.connect(path, timeout=10)
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")  # readers go on while another run writes
+            connection.execute("PRAGMA synchronous=NORMAL")  # a lost last write is only a miss
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS results (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID"
+            )
+        except sqlite3.Error:
+            connection.close()
+            raise
+        return connection
+
+    try:
+        return attempt()
+    except sqlite3.DatabaseError as exc:
+        if "not a database" not in str(exc) and "malformed" not in str(exc):
+            raise
+        for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            leftover.unlink(missing_ok=True)  # a damaged cache is worth nothing: start it again
+        return attempt()

@@ -1,0 +1,151 @@
+"""The project's scan settings: `[tool.auditor]` in pyproject.toml, or the file `--config` names.
+
+```toml
+[tool.auditor]
+exclude = ["legacy/**", "notebooks/scratch_*.ipynb"]   # gitignore-style patterns
+ignore = ["torch-dropout2d-3d-input-warns"]            # change ids never reported
+min-confidence = "medium"                              # low | medium | high
+respect-gitignore = true                               # the default
+
+[tool.auditor.per-path-ignores]
+"tests/**" = ["torch-floor-divide-rounds-toward-floor"]
+"scripts/convert_*.py" = ["*"]                         # every change
+```
+
+A file given with `--config` may hold the same keys at its top level (an `auditor.toml`) or
+under `[tool.auditor]` (another pyproject.toml).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pathspec
+
+from auditor.errors import UsageError
+from auditor.models import Confidence, Finding, rank
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+
+KEYS = frozenset({"exclude", "ignore", "min-confidence", "respect-gitignore", "per-path-ignores"})
+ALIASES = {"per-file-ignores": "per-path-ignores", "min_confidence": "min-confidence",
+           "respect_gitignore": "respect-gitignore", "per_path_ignores": "per-path-ignores"}
+CONFIDENCES: tuple[Confidence, ...] = ("low", "medium", "high")
+
+
+def _spec(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
+
+
+@dataclass(frozen=True)
+class ScanConfig:
+    exclude: tuple[str, ...] = ()
+    ignore: frozenset[str] = frozenset()
+    per_path_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
+    min_confidence: Confidence = "low"
+    respect_gitignore: bool = True
+    source: str | None = None  # the file the settings were read from
+    _exclude_spec: pathspec.GitIgnoreSpec = field(init=False, repr=False, compare=False)
+    _path_specs: tuple[tuple[pathspec.GitIgnoreSpec, frozenset[str]], ...] = field(
+        init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_exclude_spec", _spec(self.exclude))
+        object.__setattr__(
+            self, "_path_specs", tuple((_spec((glob,)), ids) for glob, ids in self.per_path_ignores)
+        )
+
+    def excluded(self, relative: str, is_dir: bool = False) -> bool:
+        """Whether a path (relative to the project root, forward slashes) is excluded."""
+        return bool(self.exclude) and self._exclude_spec.match_file(relative + ("/" if is_dir else ""))
+
+    def keeps(self, finding: Finding) -> bool:
+        if finding.change in self.ignore or rank(finding.confidence) < rank(self.min_confidence):
+            return False
+        for spec, ids in self._path_specs:
+            if (finding.change in ids or "*" in ids) and spec.match_file(finding.path):
+                return False
+        return True
+
+
+def _strings(value: Any, where: str, path: Path) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UsageError(f"{where} must be a list of strings", path)
+    return tuple(value)
+
+
+def parse_config(table: dict[str, Any], path: Path) -> ScanConfig:
+    """Settings from a `[tool.auditor]` table; every key is checked."""
+    table = {ALIASES.get(k, k): v for k, v in table.items()}
+    unknown = sorted(set(table) - KEYS)
+    if unknown:
+        raise UsageError(
+            f"[tool.auditor]: unknown key {unknown[0]!r} (known: {', '.join(sorted(KEYS))})", path
+        )
+    confidence = table.get("min-confidence", "low")
+    if confidence not in CONFIDENCES:
+        raise UsageError(f"[tool.auditor] min-confidence must be one of low, medium, high, not {confidence!r}", path)
+    respect = table.get("respect-gitignore", True)
+    if not isinstance(respect, bool):
+        raise UsageError("[tool.auditor] respect-gitignore must be true or false", path)
+    per_path = table.get("per-path-ignores", {})
+    if not isinstance(per_path, dict):
+        raise UsageError("[tool.auditor] per-path-ignores must be a table of glob = [change ids]", path)
+    return ScanConfig(
+        exclude=_strings(table.get("exclude", []), "[tool.auditor] exclude", path),
+        ignore=frozenset(_strings(table.get("ignore", []), "[tool.auditor] ignore", path)),
+        per_path_ignores=tuple(
+            (glob, frozenset(_strings(ids, f"[tool.auditor.per-path-ignores] {glob!r}", path)))
+            for glob, ids in sorted(per_path.items())
+        ),
+        min_confidence=confidence,
+        respect_gitignore=respect,
+        source=str(path),
+    )
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            data: dict[str, Any] = tomllib.load(handle)
+            return data
+    except FileNotFoundError as exc:
+        raise UsageError("no such configuration file", path) from exc
+    except OSError as exc:
+        raise UsageError(f"cannot read the configuration: {exc.strerror or exc}", path) from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"not valid TOML: {exc}", path) from exc
+
+
+def load_config(config: Path | None, project: Path | None) -> ScanConfig:
+    """The file `--config` names, else `[tool.auditor]` of the project's pyproject.toml, else defaults."""
+    if config is not None:
+        data = _read_toml(config)
+        tool = data.get("tool", {})
+        table: Any = tool.get("auditor") if isinstance(tool, dict) and "auditor" in tool else data
+        if table is data:
+            table = {k: v for k, v in data.items() if k != "tool"}
+        if not isinstance(table, dict):
+            raise UsageError("[tool.auditor] must be a table", config)
+        return parse_config(table, config)
+    if project is None:
+        return ScanConfig()
+    pyproject = (project if project.is_dir() else project.parent) / "pyproject.toml"
+    if not pyproject.is_file():
+        return ScanConfig()
+    tool = _read_toml(pyproject).get("tool", {})
+    table = tool.get("auditor") if isinstance(tool, dict) else None
+    if table is None:
+        return ScanConfig()
+    if not isinstance(table, dict):
+        raise UsageError("[tool.auditor] must be a table", pyproject)
+    return parse_config(table, pyproject)

@@ -1,0 +1,215 @@
+"""Scanning a whole project: discovery, the result cache, and the files shared out to processes.
+
+Reading and parsing is the floor of what a scan costs, so the work is arranged around it:
+results of unchanged files come from the cache (a read and a hash each), the rest go in chunks
+of paths to a pool with one process per core, biggest chunks first so that no core idles at the
+end; inside each process `scan_file` skips without parsing every file that names none of the
+rules' tokens. Small jobs stay in this process, where a pool would cost more than it saves.
+Whatever the route, the findings and skipped files are the same, in the same order.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+
+from auditor.models import Finding, Skipped, SpecChange
+from auditor.progress import SILENT, ProgressReporter
+from auditor.scan.cache import FileResult, ScanCache, decode, file_kind
+from auditor.scan.config import ScanConfig
+from auditor.scan.discover import discover
+from auditor.scan.rules import RuleIndex
+from auditor.scan.scanner import scan_file
+
+PARALLEL_MIN_BYTES = 2 << 20  # less source than this is scanned faster than a pool starts
+CHUNK_BYTES = 256 << 10
+CHUNK_FILES = 64
+_LOOKUP_BATCH = 256
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    """How to scan, as opposed to what: none of these changes the findings."""
+
+    cache_dir: Path | None = None  # where per-file results are kept; None: no cache
+    workers: int | None = None  # processes; None: one per core when the work is worth it; 1: no pool
+    progress: ProgressReporter = SILENT
+
+
+def scan_tree(
+    root: Path, changes: Iterable[SpecChange], config: ScanConfig, options: ScanOptions
+) -> tuple[list[Finding], list[Skipped]]:
+    changes = tuple(c for c in changes if c.id not in config.ignore)
+    base = root if root.is_dir() else root.parent
+    discovered = discover(root, config)
+    files = discovered.files
+    relatives = [file.relative_to(base).as_posix() for file in files]
+    results: list[FileResult | None] = [None] * len(files)
+    progress = options.progress
+    progress.start(len(files), "Scanning")
+    cache = ScanCache.open(options.cache_dir, changes) if options.cache_dir is not None else None
+    try:
+        todo, keys, sizes = _from_cache(files, relatives, results, cache, progress)
+        for i, result in _scan(files, relatives, todo, sizes, changes, options.workers):
+            results[i] = result
+            if cache is not None and i in keys:
+                key, stamp = keys[i]
+                if _stamp(files[i]) == stamp:  # not edited while it was scanned
+                    cache.put(key, result)
+            progress.advance()
+    finally:
+        if cache is not None:
+            cache.close()
+        progress.finish()
+
+    findings: list[Finding] = []
+    skipped: list[Skipped] = list(discovered.skipped)
+    for done in results:
+        assert done is not None
+        findings += [f for f in done[0] if config.keeps(f)]
+        skipped += done[1]
+    findings.sort(key=lambda f: (f.path, f.cell or 0, f.line, f.column, f.change, f.symbol))
+    return findings, skipped
+
+
+Stamp = tuple[int, int]  # modification time (ns) and size
+
+
+def _stamp(file: Path) -> Stamp | None:
+    try:
+        stat = file.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+def _from_cache(
+    files: list[Path],
+    relatives: list[str],
+    results: list[FileResult | None],
+    cache: ScanCache | None,
+    progress: ProgressReporter,
+) -> tuple[list[int], dict[int, tuple[bytes, Stamp]], dict[int, int]]:
+    """Fill `results` from the cache; the files left to scan, their keys and sizes."""
+    if cache is None:
+        return list(range(len(files))), {}, {}
+    todo: list[int] = []
+    keys: dict[int, tuple[bytes, Stamp]] = {}
+    sizes: dict[int, int] = {}
+    for start in range(0, len(files), _LOOKUP_BATCH):
+        batch: list[int] = []
+        for i in range(start, min(start + _LOOKUP_BATCH, len(files))):
+            stamp = _stamp(files[i])
+            try:
+                data = files[i].read_bytes()
+            except OSError:
+                todo.append(i)  # scan_file says why it cannot be read
+                continue
+            if stamp is None:
+                todo.append(i)
+                continue
+            keys[i] = (cache.key(data, file_kind(files[i])), stamp)
+            sizes[i] = len(data)
+            batch.append(i)
+        found = cache.get_many([keys[i][0] for i in batch])
+        hits = 0
+        for i in batch:
+            value = found.get(keys[i][0])
+            if value is None:
+                todo.append(i)
+            else:
+                results[i] = decode(value, relatives[i])
+                hits += 1
+        if hits:
+            progress.advance(hits)
+    todo.sort()
+    return todo, keys, sizes
+
+
+def _scan(
+    files: list[Path],
+    relatives: list[str],
+    todo: list[int],
+    sizes: dict[int, int],
+    changes: tuple[SpecChange, ...],
+    workers: int | None,
+) -> Iterator[tuple[int, FileResult]]:
+    """(index, result) for each file of `todo`, in no particular order."""
+    if not todo:
+        return
+    for i in todo:
+        if i not in sizes:
+            sizes[i] = _size(files[i])
+    cores = workers or _cores()
+    worth_it = workers is not None or sum(sizes[i] for i in todo) >= PARALLEL_MIN_BYTES
+    if cores < 2 or len(todo) < 2 or not worth_it:
+        index = RuleIndex.build(changes)
+        for i in todo:
+            yield i, scan_file(files[i], relatives[i], index)
+        return
+    chunks = _chunks([(i, str(files[i]), relatives[i], sizes[i]) for i in todo])
+    with ProcessPoolExecutor(
+        max_workers=min(cores, len(chunks)), initializer=_start_worker, initargs=(changes,)
+    ) as pool:
+        pending: set[Future[list[tuple[int, FileResult]]]] = {
+            pool.submit(_scan_chunk, [(i, path, relative) for i, path, relative, _ in chunk]) for chunk in chunks
+        }
+        try:
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield from future.result()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+def _chunks(items: list[tuple[int, str, str, int]]) -> list[list[tuple[int, str, str, int]]]:
+    """Neighbouring files grouped up to CHUNK_BYTES or CHUNK_FILES, the biggest groups first."""
+    chunks: list[list[tuple[int, str, str, int]]] = []
+    current: list[tuple[int, str, str, int]] = []
+    weight = 0
+    for item in items:
+        if current and (weight + item[3] > CHUNK_BYTES or len(current) >= CHUNK_FILES):
+            chunks.append(current)
+            current, weight = [], 0
+        current.append(item)
+        weight += item[3]
+    if current:
+        chunks.append(current)
+    chunks.sort(key=lambda chunk: -sum(item[3] for item in chunk))
+    return chunks
+
+
+def _size(file: Path) -> int:
+    try:
+        return file.stat().st_size
+    except OSError:
+        return 0
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
+# --- in the worker processes -------------------------------------------------------------------
+
+_index: RuleIndex | None = None
+
+
+def _start_worker(changes: tuple[SpecChange, ...]) -> None:
+    global _index
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _index = RuleIndex.build(changes)
+
+
+def _scan_chunk(chunk: list[tuple[int, str, str]]) -> list[tuple[int, FileResult]]:
+    assert _index is not None
+    return [(i, scan_file(Path(path), relative, _index)) for i, path, relative in chunk]

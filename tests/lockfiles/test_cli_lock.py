@@ -1,0 +1,177 @@
+"""`auditor lock show` and `lock diff` through the CLI: JSON per the contract, exit 2 on bad input."""
+
+import json
+from pathlib import Path
+
+import pytest
+from lockfixtures import LOCKS
+from typer.testing import CliRunner
+
+from auditor.cli import app
+
+runner = CliRunner()
+
+
+def run(*args: object):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def test_lock_show_json_follows_the_contract() -> None:
+    result = run("lock", "show", LOCKS / "poetry/lock-2.1-groups/poetry.lock", "--format", "json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["schema_version"] == "1" and document["format"] == "poetry.lock"
+    assert document["path"].endswith("poetry.lock")
+    torch = [p for p in document["packages"] if p["name"] == "torch"]
+    assert [(p["version"], p["marker"], p["source"], p["groups"]) for p in torch] == [
+        ("2.5.1+cpu", 'sys_platform == "linux"', "https://download.pytorch.org/whl/cpu", ["main"]),
+        ("2.5.1", 'sys_platform == "darwin"', None, ["main"]),
+    ]
+    assert document["unpinned"] == []
+    assert (
+        result.stdout
+        == run("lock", "show", LOCKS / "poetry/lock-2.1-groups/poetry.lock", "-f", "json").stdout
+    )
+
+
+def test_lock_show_says_an_input_is_not_a_lock() -> None:
+    result = run("lock", "show", LOCKS / "requirements/requirements.in")
+    assert result.exit_code == 0
+    assert (
+        "is not a lock: 3 package(s) unpinned: torch (<2,>=1.12), torchvision, numpy (<2)"
+        in result.stdout
+    )
+    document = json.loads(
+        run("lock", "show", LOCKS / "requirements/requirements.in", "-f", "json").stdout
+    )
+    assert document["unpinned"] == ["torch", "torchvision", "numpy"]
+
+
+def test_format_in_forces_the_reader(tmp_path: Path) -> None:
+    target = tmp_path / "server.lock"
+    target.write_text((LOCKS / "uv/forks-old/uv.lock").read_text())
+    result = run("lock", "show", target, "--format-in", "uv.lock", "-f", "json")
+    assert json.loads(result.stdout)["format"] == "uv.lock"
+
+
+def test_lock_diff_json_has_transitions_packages_and_environment() -> None:
+    result = run(
+        "lock", "diff", LOCKS / "uv/forks-old/uv.lock", LOCKS / "uv/forks-new/uv.lock", "-f", "json"
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["schema_version"] == "1" and document["tool"]["name"] == "auditor"
+    assert [t for t in document["transitions"] if t["package"] == "torch"] == [
+        {
+            "package": "torch",
+            "from": "2.6.0+cu124",
+            "to": "2.7.0+cu128",
+            "direction": "upgrade",
+            "environment": "sys_platform != 'darwin'",
+        },
+        {
+            "package": "torch",
+            "from": "2.6.0",
+            "to": "2.7.0",
+            "direction": "upgrade",
+            "environment": "sys_platform == 'darwin'",
+        },
+    ]
+    numpy = document["packages"][-1]
+    assert {
+        k: numpy[k] for k in ("package", "from", "to", "direction", "environment", "changes")
+    } == {
+        "package": "numpy",
+        "from": "1.26.4",
+        "to": "2.2.6",
+        "direction": "upgrade",
+        "environment": None,
+        "changes": ["upgraded"],
+    }
+    assert [e["kind"] for e in document["environment"]] == ["cuda-build-changed"]
+
+
+def test_lock_diff_platform_option() -> None:
+    result = run(
+        "lock",
+        "diff",
+        LOCKS / "uv/forks-old/uv.lock",
+        LOCKS / "uv/forks-new/uv.lock",
+        "--platform",
+        "darwin",
+        "-f",
+        "json",
+    )
+    document = json.loads(result.stdout)
+    assert [t["to"] for t in document["transitions"] if t["package"] == "torch"] == ["2.7.0"]
+    assert document["environment"] == []
+
+
+def test_lock_diff_text_names_how_each_package_changed() -> None:
+    result = run(
+        "lock",
+        "diff",
+        LOCKS / "conda/export/environment.yml",
+        LOCKS / "conda/export/environment-new.yml",
+    )
+    assert "torchvision: 0.15.2 -> 0.15.2 (build) build py310_cu118 -> py310_cu121" in result.stdout
+    assert "high: torchvision 0.15.2 was built for another torch than 2.1.0" in result.stdout
+
+
+def test_compare_takes_the_platform_option(tmp_path: Path) -> None:
+    result = run(
+        "compare",
+        LOCKS / "uv/forks-old/uv.lock",
+        LOCKS / "uv/forks-new/uv.lock",
+        "--platform",
+        "darwin",
+        "-f",
+        "json",
+        "--fail-on",
+        "none",
+    )
+    assert result.exit_code == 0, result.output
+    transitions = json.loads(result.stdout)["transitions"]
+    assert [t["environment"] for t in transitions if t["package"] == "torch"] == [
+        "sys_platform == 'darwin'"
+    ]
+
+
+BAD = [
+    ("bad/truncated-pipfile/Pipfile.lock", ":26: invalid JSON"),
+    ("bad/invalid-poetry/poetry.lock", ":6: invalid TOML"),
+    ("bad/conflict-uv/uv.lock", ":7: unresolved merge conflict marker"),
+    ("bad/unknown/settings.ini", ":1: unknown lock format"),
+    ("requirements/cycle/requirements.txt", "more.txt:3: include cycle"),
+]
+
+
+@pytest.mark.parametrize(("fixture", "message"), BAD)
+def test_bad_input_exits_2_with_one_line(fixture: str, message: str) -> None:
+    result = run("lock", "show", LOCKS / fixture)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_binary_oversized_and_missing_files(tmp_path: Path) -> None:
+    binary = tmp_path / "uv.lock"
+    binary.write_bytes(b"version = 1\n\x00\x01\x02")
+    huge = tmp_path / "requirements.txt"
+    with huge.open("wb") as handle:
+        handle.truncate(65 * 1024 * 1024)
+    for target, message in (
+        (binary, "binary file"),
+        (huge, "larger than 64 MB"),
+        (tmp_path / "nope.lock", "cannot read"),
+    ):
+        result = run("lock", "show", target)
+        assert (
+            result.exit_code == 2 and message in result.stderr and "Traceback" not in result.stderr
+        )
+
+
+def test_diff_of_a_bad_lock_exits_2() -> None:
+    result = run("lock", "diff", LOCKS / "uv/forks-old/uv.lock", LOCKS / "bad/conflict-uv/uv.lock")
+    assert result.exit_code == 2 and "conflict-uv/uv.lock:7:" in result.stderr

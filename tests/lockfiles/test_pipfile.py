@@ -1,0 +1,52 @@
+"""Pipfile.lock: default and develop, markers, named indexes, file and VCS entries."""
+
+import pytest
+from lockfixtures import pins, read, versions
+from packaging.version import Version
+
+from auditor.errors import LockfileError
+from auditor.lockfiles.pipfile import parse
+
+
+def test_registry_pins_with_index_markers_and_groups() -> None:
+    lock = read("pipfile/cu118/Pipfile.lock")
+    assert lock.format == "Pipfile.lock" and lock.python == "3.10"
+    assert versions(lock) == {
+        "numpy": "1.26.0",
+        "torch": "2.0.1+cu118",
+        "torchvision": "0.15.2+cu118",
+        "pytest": "7.4.2",
+    }
+    torch = pins(lock, "torch")[0]
+    assert torch.source == "https://download.pytorch.org/whl/cu118" and torch.groups == ("default",)
+    numpy = pins(lock, "numpy")
+    assert len(numpy) == 1 and numpy[0].groups == ("default", "develop")  # in both: one pin
+    assert numpy[0].marker == "python_version >= '3.9'" and numpy[0].source is None  # PyPI
+    assert pins(lock, "pytest")[0].groups == ("develop",)
+    assert torch.line == 32
+
+
+def test_file_and_vcs_entries() -> None:
+    lock = read("pipfile/vcs-and-file/Pipfile.lock")
+    assert pins(lock, "torch")[0].version == Version("2.1.2+cu121")
+    visionkit = pins(lock, "visionkit")[0]
+    assert visionkit.version is None
+    assert (
+        visionkit.source
+        == "git+https://github.com/example/visionkit.git@5d1e6f0c3b2a41e8a9f7c6d5b4a3928170f6e5d4"
+    )
+    assert pins(lock, "localpkg")[0].source == "./localpkg"
+
+
+def test_a_version_without_double_equals_is_an_error(tmp_path) -> None:
+    target = tmp_path / "Pipfile.lock"
+    target.write_text('{"_meta": {}, "default": {\n  "torch": {"version": ">=2.0"}\n}}')
+    with pytest.raises(LockfileError) as caught:
+        parse(target, target.read_text())
+    assert caught.value.line == 2 and "default.torch.version" in caught.value.message
+
+
+def test_truncated_json_names_the_line() -> None:
+    with pytest.raises(LockfileError) as caught:
+        read("bad/truncated-pipfile/Pipfile.lock")
+    assert caught.value.message.startswith("invalid JSON") and caught.value.line == 26

@@ -1,0 +1,51 @@
+"""`--resolve`: unpinned inputs resolved to pins by pip-compile (needs PyPI)."""
+
+import json
+
+import pytest
+from lockfixtures import LOCKS
+from packaging.version import Version
+from typer.testing import CliRunner
+
+from auditor.cli import app
+from auditor.errors import LockfileError
+from auditor.lockfiles import read_lock
+from auditor.lockfiles.resolve import resolve
+
+
+def test_a_lock_that_pins_everything_is_returned_as_it_is() -> None:
+    lock = read_lock(LOCKS / "requirements/compiled/requirements.txt")
+    assert resolve(lock) is lock
+
+
+@pytest.mark.network
+def test_ranges_in_a_requirements_in_resolve_to_pins(tmp_path) -> None:
+    source = tmp_path / "requirements.in"
+    source.write_text("six<1.17\nidna>=3,<3.5\n")
+    lock = read_lock(source, resolve=True)
+    assert {p.name: p.version for p in lock.pins} == {
+        "six": Version("1.16.0"),
+        "idna": Version("3.4"),
+    }
+    assert any(
+        note.startswith("six: resolved <1.17 to 1.16.0 with pip-compile") for note in lock.notes
+    )
+
+
+@pytest.mark.network
+def test_a_pyproject_resolves_through_its_dependencies(tmp_path) -> None:
+    target = tmp_path / "pyproject.toml"
+    target.write_text('[project]\nname = "app"\nversion = "0"\ndependencies = ["six<1.17"]\n')
+    result = CliRunner().invoke(app, ["lock", "show", str(target), "--resolve", "-f", "json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert [(p["name"], p["version"]) for p in document["packages"]] == [("six", "1.16.0")]
+    assert document["unpinned"] == [] and document["notes"]
+
+
+@pytest.mark.network
+def test_an_unresolvable_input_is_a_lockfile_error(tmp_path) -> None:
+    source = tmp_path / "requirements.in"
+    source.write_text("six<1.17\nsix>1.17\n")
+    with pytest.raises(LockfileError, match="pip-compile could not resolve it"):
+        read_lock(source, resolve=True)

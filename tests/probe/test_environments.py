@@ -1,0 +1,97 @@
+"""Real environments from the local wheels: built once, reused, refused when only CUDA builds exist."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from auditor.knowledge import KnowledgeBase
+from auditor.probe import Sources, verify
+from auditor.probe.environments import (
+    MARKER_FILE, Provisioner, Unavailable, companions, describe, disk_usage, existing,
+)
+from auditor.probe.interpreters import discover
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def provisioner(probe_cache: Path, local_sources: Sources) -> Provisioner:
+    return Provisioner(probe_cache / "envs", local_sources)
+
+
+def test_an_environment_is_built_once_and_then_reused(provisioner: Provisioner) -> None:
+    current = discover()[0]
+    first = provisioner.provision("numpy", "1.26.0", [], [current])
+    assert first.packages["numpy"] == "1.26.0"
+    assert first.root is not None and first.root.name == f"numpy-1.26.0-py{current.minor}"
+    marker = json.loads((first.root / MARKER_FILE).read_text())
+    assert marker["requirements"] == ["numpy==1.26.0"] and marker["installer"] == "uv"
+    assert list(first.root.rglob("numpy/__pycache__/*.pyc")), "uv must compile bytecode"
+    assert describe(first.python, ["numpy"]).packages == {"numpy": "1.26.0"}
+    start = time.monotonic()
+    again = provisioner.provision("numpy", "1.26.0", [], [current])
+    assert again.reused and again.python == first.python
+    assert time.monotonic() - start < 1
+
+
+def test_an_incomplete_environment_is_rebuilt(provisioner: Provisioner) -> None:
+    current = discover()[0]
+    built = provisioner.provision("numpy", "2.0.0", [], [current])
+    assert built.root is not None
+    (built.root / MARKER_FILE).unlink()  # as if the build had been interrupted
+    rebuilt = provisioner.provision("numpy", "2.0.0", [], [current])
+    assert not rebuilt.reused and rebuilt.packages["numpy"] == "2.0.0"
+
+
+def test_a_version_with_no_wheel_is_unavailable_with_the_installer_reason(provisioner: Provisioner) -> None:
+    with pytest.raises(Unavailable, match=r"cannot install numpy 1\.26\.99: Python 3\.\d+: .*numpy==1\.26\.99"):
+        provisioner.provision("numpy", "1.26.99", [], [discover()[0]])
+    assert not (provisioner.root / f"numpy-1.26.99-py{discover()[0].minor}").exists()
+
+
+@pytest.mark.network
+def test_a_cuda_only_torch_is_refused_before_anything_is_downloaded(probe_cache: Path) -> None:
+    # PyPI's torch 2.14.1 for Linux is a CUDA build pulling nvidia-* wheels; resolving reads metadata only
+    provisioner = Provisioner(probe_cache / "envs", Sources(use_pip_config=True, torch_index=None))
+    with pytest.raises(Unavailable, match=r"only a CUDA build is available \(it pulls nvidia-"):
+        provisioner.provision("torch", "2.14.1", [], [discover()[0]])
+    assert not list(provisioner.root.glob("torch-2.14.1-*"))
+
+
+def test_torch_gets_a_cpu_build_with_numpy_and_its_probes_hold(provisioner: Provisioner, kb: KnowledgeBase) -> None:
+    env = provisioner.provision("torch", "2.13.0", [], [discover()[0]])
+    assert env.packages["torch"] == "2.13.0+cpu"
+    assert env.packages["numpy"] is not None
+    assert not [name for name in env.packages if name.startswith("nvidia")]
+    assert companions("torch", "1.12.1") == ("numpy<2",)
+    total, unique = disk_usage(env.root)  # type: ignore[arg-type]
+    assert unique < total  # hardlinked from uv's cache
+    verification = verify(kb.for_package("torch"), python=env.python, timeout=600)
+    assert verification.package_versions["torch"] == "2.13.0+cpu"
+    failed = [v for v in verification.results if v.status in ("fail", "error")]
+    assert not failed, failed
+
+
+def test_pip_and_venv_build_the_same_environment_without_uv(probe_cache: Path, local_sources: Sources) -> None:
+    provisioner = Provisioner(probe_cache / "pip-envs", local_sources, installer="pip")
+    assert provisioner.uv is None
+    env = provisioner.provision("numpy", "1.26.0", [], [discover()[0]])
+    assert env.packages["numpy"] == "1.26.0"
+    assert describe(env.python, ["numpy"]).packages == {"numpy": "1.26.0"}
+
+
+def test_an_existing_environment_is_described_as_it_is(tmp_path: Path) -> None:
+    import sys
+
+    env = existing(sys.executable, ["torch", "no-such-package"])
+    assert env.packages["torch"] == "2.13.0+cpu" and env.packages["no-such-package"] is None
+    from auditor.errors import ProbeError
+
+    with pytest.raises(ProbeError, match="not a Python environment"):
+        existing(str(tmp_path), ["torch"])
+    with pytest.raises(ProbeError, match="no such environment or interpreter"):
+        existing(str(tmp_path / "missing"), ["torch"])

@@ -1,0 +1,75 @@
+"""compare and scan write every report format; --fail-on decides the exit code."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from auditor.cli import app
+
+
+@pytest.fixture
+def compare(examples):
+    def run(*args: str):
+        result = CliRunner().invoke(app, [
+            "compare", str(examples / "requirements-old.txt"), str(examples / "requirements-new.txt"),
+            "--project", str(examples / "project"), *args,
+        ])
+        assert "Traceback" not in result.output
+        return result
+
+    return run
+
+
+def test_markdown(compare):
+    result = compare("--format", "markdown")
+    assert result.exit_code == 1
+    assert result.output.startswith("## auditor")
+    assert "call sites in 4 files affected" in result.output
+
+
+def test_sarif(compare):
+    result = compare("-f", "sarif")
+    assert result.exit_code == 1
+    assert json.loads(result.output)["version"] == "2.1.0"
+
+
+def test_github(compare):
+    result = compare("-f", "github")
+    assert result.exit_code == 1
+    assert all(line.startswith("::") for line in result.output.splitlines())
+
+
+def test_output_file(compare, tmp_path):
+    out = tmp_path / "report.md"
+    result = compare("-f", "markdown", "-o", str(out))
+    assert result.output == "" and out.read_text("utf-8").startswith("## auditor")
+
+
+@pytest.mark.parametrize(("fail_on", "code"), [("none", 0), ("low", 1), ("high", 1)])
+def test_fail_on(compare, fail_on, code):
+    assert compare("-f", "markdown", "--fail-on", fail_on).exit_code == code
+
+
+def test_scan_formats(examples):
+    result = CliRunner().invoke(app, ["scan", str(examples / "project"), "--from", "1.12.1", "--to", "1.13.0",
+                                      "-f", "sarif"])
+    assert result.exit_code == 1
+    assert json.loads(result.output)["runs"][0]["results"]
+
+
+def test_unknown_format_is_usage_error(compare):
+    assert compare("-f", "html").exit_code == 2
+
+
+def test_markdown_links_inside_actions(compare, monkeypatch, examples):
+    monkeypatch.chdir(examples.parent)
+    monkeypatch.setenv("GITHUB_REPOSITORY", "octo/ml")
+    monkeypatch.setenv("GITHUB_SHA", "f" * 40)
+    result = compare("-f", "markdown")
+    assert f"](https://github.com/octo/ml/blob/{'f' * 40}/examples/project/data/windows.py#L14)" in result.output
+
+
+def test_markdown_without_actions_has_no_links(compare, monkeypatch):
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    assert "/blob/" not in compare("-f", "markdown").output

@@ -1,0 +1,405 @@
+"""Name resolution and tensor tagging, one pattern per case.
+
+Each case is a module where a line ending in `# expect` (or `# expect[low]`, `# expect[medium]`)
+must be reported with that confidence (high when not said) and no other line may be.
+"""
+
+import re
+import textwrap
+
+import pytest
+
+from auditor.knowledge import KnowledgeBase
+from auditor.scan import RuleIndex, scan_source
+
+MARK = re.compile(r"#\s*expect(?:\[(\w+)\])?\s*$")
+FLOOR = "torch-floor-divide-rounds-toward-floor"
+CLAMP = "torch-clamp-type-promotion"
+DATA = "torch-tensor-data-int-on-requires-grad-raises"
+OVERFLOW = "torch-tensor-int-overflow-raises"
+COMPLEX = "torch-complex-promotion-of-0dim-operands"
+DROPOUT = "torch-dropout2d-3d-input-warns"
+SOLVE = "torch-solve-removed"
+SCALER = "torch-cuda-amp-gradscaler-deprecated"
+AUTOCAST = "torch-cuda-amp-autocast-deprecated"
+
+
+def found(kb: KnowledgeBase, source: str, *entries: str) -> dict[int, str]:
+    index = RuleIndex.build(kb.get(e) for e in entries)
+    findings = scan_source(textwrap.dedent(source), "case.py", index)
+    result: dict[int, str] = {}
+    for f in findings:
+        result[f.line] = max(result.get(f.line, "low"), f.confidence, key=["low", "medium", "high"].index)
+    return result
+
+
+def expected(source: str) -> dict[int, str]:
+    marks = {}
+    for number, line in enumerate(textwrap.dedent(source).splitlines(), start=1):
+        match = MARK.search(line)
+        if match:
+            marks[number] = match.group(1) or "high"
+    return marks
+
+
+CASES = {
+    "import forms at module and function level": (FLOOR, """
+        import torch.nn.functional as F
+        from torch import floor_divide as fdiv
+        import torch as th
+
+        def f(t: th.Tensor):
+            import torch
+            from torch import floor_divide
+            a = torch.floor_divide(t, 2)  # expect
+            b = floor_divide(t, 2)  # expect
+            c = fdiv(t, 2)  # expect
+            d = th.floor_divide(t, 2)  # expect
+            return a, b, c, d
+
+        def g(x):
+            return floor_divide(x, 2)  # a name of f's scope, not of this one
+        """),
+    "from-import of a submodule": (DROPOUT, """
+        from torch import nn
+        from torch.nn import functional as F
+        from torch.nn import Dropout2d as D2
+
+        a = nn.Dropout2d(0.1)  # expect[medium]
+        b = F.dropout2d
+        c = D2(0.3)  # expect[medium]
+        d = b(a)  # expect[medium]
+        """),
+    "assignment alias and use as a value": (FLOOR, """
+        import torch
+        op = torch.floor_divide
+        t = torch.arange(10)
+        a = op(t, 2)  # expect
+        b = list(map(torch.floor_divide, [t], [2]))  # expect[medium]
+        c = sorted([3, 1], key=len)
+        """),
+    "subclass and decorator lines": (DROPOUT, """
+        import torch
+
+        class Mine(torch.nn.Dropout2d):  # expect[medium]
+            pass
+
+        @torch.nn.Dropout2d
+        def wrapped():
+            pass
+        """.replace("@torch.nn.Dropout2d", "@torch.nn.Dropout2d  # expect[medium]")),
+    "lambdas and comprehensions": (FLOOR, """
+        import torch
+        t = torch.arange(-5, 5)
+        a = [x // 2 for x in [t]]  # expect
+        b = (lambda v: torch.floor_divide(v, 2))(t)  # expect
+        c = {k: v // 2 for k, v in enumerate(range(4))}
+        d = [x.item() for x in torch.linspace(0, 1, 5)]
+        sizes = [x // 16 for x in (224, 224)]
+        """),
+    "comprehension variables do not leak into the function": (FLOOR, """
+        import torch
+
+        def build(img_size, depth):
+            dpr = [x.item() for x in torch.linspace(0, 0.1, depth)]
+            img_size = [x // 4 for x in img_size]
+            return dpr, img_size
+        """),
+    "unbound method through torch.Tensor": (FLOOR, """
+        import torch
+        t = torch.arange(4)
+        a = torch.Tensor.floor_divide(t, 2)  # expect
+        """),
+    "tensor operators and reflected operands": (FLOOR, """
+        import torch
+
+        def f(t: torch.Tensor, n: int, items: list):
+            a = t // n  # expect
+            b = 10 // t  # expect
+            t //= 2  # expect
+            c = len(items) // n
+            d = int(t.sum()) // 2
+            e = t.shape[0] // 2
+            for i in range(10):
+                g = i // 2
+            h = n // 2
+            return a, b, c, d, e, g, h
+        """),
+    "numpy arrays and unknown operands are never a tensor's //": (FLOOR, """
+        import numpy as np
+        import torch
+
+        def f(arr: np.ndarray, config, batch):
+            a = np.arange(10) // 3
+            b = arr // 2
+            c = config.size // 2
+            d = batch["x"] // 2
+            e = np.floor_divide(a, 2)
+            return a, b, c, d, e
+        """),
+    "nn.Module attributes and their outputs": (FLOOR, """
+        import torch
+        from torch import nn
+
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(4, 4)
+                self.blocks = nn.ModuleList([nn.Linear(4, 4)])
+
+            def forward(self, x):
+                y = self.proj(x)
+                z = y // 2  # expect
+                for block in self.blocks:
+                    w = block(x) // 2  # expect
+                return self.blocks[0](x) // 3  # expect
+        """),
+    "project modules and return annotations": (FLOOR, """
+        import torch
+        from torch import nn
+
+        class Encoder(nn.Module):
+            def forward(self, x):
+                return x
+
+            def positions(self, n) -> torch.Tensor:
+                return torch.arange(n)
+
+            def count(self) -> int:
+                return 3
+
+            def use(self):
+                a = self.positions(4) // 2  # expect
+                b = self.count() // 2
+                return a, b
+
+        def make(n) -> torch.Tensor:
+            return torch.arange(n)
+
+        enc = Encoder()
+        out = enc(torch.zeros(3)) // 2  # expect
+        idx = make(5) // 2  # expect
+        """),
+    "torch-specific methods on unknown receivers are low": (FLOOR, """
+        import torch
+
+        def f(batch, arr):
+            a = batch.floor_divide(2)  # expect[low]
+            return a
+        """),
+    "common method names on unknown receivers are not reported": (SOLVE, """
+        import torch
+        import numpy as np
+
+        def f(system, matrix: torch.Tensor, rhs: torch.Tensor):
+            a = system.solve()
+            b = np.linalg.solve(rhs, rhs)
+            c = matrix.solve(rhs)  # expect
+            return a, b, c
+        """),
+    "integer tensor with a float bound": (CLAMP, """
+        import torch
+        from torch import nn
+
+        def f(x: torch.Tensor, n: int, scores, head: nn.Linear):
+            labels = torch.randint(0, 5, (n,))
+            a = labels.clamp(min=0.5)  # expect
+            b = torch.clamp(labels, 0, 4)
+            c = x.clamp(min=0.5)  # dtype unknown: a float bound says nothing
+            m = x.clamp(min=torch.zeros(1))  # expect[low]
+            d = torch.randn(n).clamp(min=0.5)
+            e = scores.clamp(min=1e-6)
+            f = (x / n).clamp(min=1e-6)
+            g = head(x).clamp(-1.0, 1.0)
+            h = torch.zeros(3).clamp(min=0.1)
+            i = x.mean().clamp(min=0.1)
+            j = labels.clamp(min=x)  # expect
+            k = labels.float().clamp(min=0.5)
+            return a, b, c, d, e, f, g, h, i, j, k, m
+        """),
+    "keyword valued, unknown values are not reported": (COMPLEX, """
+        import torch
+
+        def f(x: torch.Tensor, dtype, *args, **kwargs):
+            a = torch.tensor(1j, dtype=torch.cdouble)  # expect[medium]
+            kind = torch.complex128
+            b = torch.tensor(1j, dtype=kind)  # expect[medium]
+            c = torch.tensor(1.0, dtype=x.dtype)
+            d = torch.tensor(1.0, dtype=dtype)
+            e = torch.tensor(1.0, dtype=torch.float64)
+            f = torch.tensor(*args, **kwargs)  # expect[low]
+            g = torch.tensor
+            return a, b, c, d, e, f, g
+        """),
+    "int8 literal out of range": (OVERFLOW, """
+        import torch
+        a = torch.tensor([1, 300], dtype=torch.int8)  # expect
+        b = torch.tensor([1, 100], dtype=torch.int8)
+        c = torch.tensor(-129, dtype=torch.int8)  # expect
+        d = torch.tensor(300, dtype=torch.int16)
+        """),
+    "integer .data on a parameter": (DATA, """
+        import torch
+        from torch import nn
+
+        def f(layer: nn.Linear, src: nn.Linear, values, arr):
+            layer.weight.data = torch.tensor([1, 2])  # expect
+            layer.weight.data = src.weight.data.clone()
+            layer.bias.data = values
+            layer.weight.data = torch.from_numpy(arr)
+            p = nn.Parameter(torch.randn(3))
+            p.data = p.data.long()  # expect
+        """),
+    "annotations are not uses": (OVERFLOW, """
+        import torch
+
+        def f(hidden: torch.tensor, mask: "torch.tensor" = None) -> torch.tensor:
+            value: torch.tensor = hidden
+            return value
+        """),
+    "look-alikes: the project's own functions, numpy, strings and comments": (SOLVE, """
+        import numpy as np
+        import scipy.linalg
+        import torch
+
+        def solve(a, b):
+            return a
+
+        x = solve(1, 2)
+        y = scipy.linalg.solve(np.eye(2), np.ones(2))
+        z = "torch.solve(A, B)"
+        # torch.solve(A, B)
+        '''torch.solve(A, B) in a docstring'''
+        """),
+    "a local name shadows an import": (FLOOR, """
+        from torch import floor_divide
+
+        def f():
+            def floor_divide(a, b):
+                return a
+            return floor_divide(1, 2)
+        """),
+    "deprecated classes in annotations are not uses": (SCALER, """
+        from typing import Optional
+        import torch
+
+        def setup(scaler: Optional[torch.cuda.amp.GradScaler] = None) -> "torch.cuda.amp.GradScaler":
+            kept: torch.cuda.amp.GradScaler = scaler or torch.cuda.amp.GradScaler()  # expect
+            return kept
+        """),
+    "feature probes guarded by except AttributeError": (AUTOCAST, """
+        import torch
+
+        def has_cpu_autocast() -> bool:
+            try:
+                _ = torch.cpu.amp.autocast
+            except AttributeError:
+                return False
+            return True
+
+        try:
+            from torch.cuda.amp import autocast
+        except ImportError:
+            autocast = None
+
+        def run(f):
+            with autocast():  # expect
+                return f()
+        """),
+    "register_buffer, self attributes and inferred returns": (FLOOR, """
+        import torch
+        from torch import nn
+
+        def positions(n, stride):
+            return torch.arange(-n, n) * stride
+
+        def sizes(n):
+            return [n, n]
+
+        class Grid(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.register_buffer("ids", torch.arange(-n, n))
+                self.offsets = torch.arange(n)
+                self.count = n
+
+            def forward(self):
+                a = self.ids // 2  # expect
+                b = self.offsets // 2  # expect
+                c = self.count // 2
+                d = positions(4, 2) // 3  # expect
+                e = sizes(4)[0] // 2
+                return a, b, c, d, e
+        """),
+    "parameters every visible call passes a tensor": (FLOOR, """
+        import torch
+
+        def bucket(x, width):
+            return x // width  # expect
+
+        def halve(v):
+            return v // 2
+
+        def callback(v):
+            return v // 2
+
+        class Windows:
+            def split(self, t: torch.Tensor):
+                return self._rows(t, 4)
+
+            def _rows(self, t, n):
+                return t // n  # expect
+
+        t = torch.arange(-8, 8)
+        a = bucket(t, 3)
+        b = halve(t)
+        c = halve(10)
+        d = list(map(callback, [t]))
+        e = callback(t)
+        f = Windows().split(t)
+        """),
+    "functools.partial binds some arguments": ("torch-load-weights-only-default-true", """
+        import functools
+        from functools import partial
+        import torch
+
+        a = partial(torch.load, map_location="cpu")  # expect[medium]
+        b = functools.partial(torch.load, weights_only=True)
+        c = [a(p) for p in ["x.pt"]]
+        """),
+    "an import in an except ImportError does not replace the try's": (AUTOCAST, """
+        import torch
+        try:
+            from torch.cuda.amp import autocast
+        except ImportError:
+            from torch import autocast
+
+        with autocast():  # expect
+            pass
+        """),
+    "suppression comments": (FLOOR, """
+        import torch
+        t = torch.arange(4)
+        a = t // 2  # auditor: ignore[torch-floor-divide-rounds-toward-floor]
+        b = t // 2  # auditor: ignore
+        c = t // 2  # auditor: ignore[torch-other-change]  # expect
+        d = t // 2  # auditor: ignore[torch-other-change, torch-floor-divide-rounds-toward-floor]
+        """),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case(kb: KnowledgeBase, name: str) -> None:
+    entry, source = CASES[name]
+    assert found(kb, source, entry) == expected(source)
+
+
+def test_spread_keywords_lower_confidence(kb: KnowledgeBase) -> None:
+    source = """
+    import torch
+    from torch import nn
+
+    def f(**options):
+        return nn.functional.dropout2d(torch.zeros(3), **options)
+    """
+    assert found(kb, source, DROPOUT) == {6: "medium"}
