@@ -198,7 +198,7 @@ def compare(
             platform=platform, resolve=resolve, scan_options=scan_options(cache_dir, no_cache, fmt),
         )
     if probe:
-        result = run_probes(result, cache_dir, no_cache)
+        result = run_probes(result, cache_dir, no_cache, project)
     render(result, fmt, output, project)
     raise typer.Exit(exit_code(result, fail_on))
 
@@ -225,7 +225,7 @@ def scan(
         scan_options=scan_options(cache_dir, no_cache, fmt),
     )
     if probe:
-        result = run_probes(result, cache_dir, no_cache)
+        result = run_probes(result, cache_dir, no_cache, path)
     render(result, fmt, output, path if path.is_dir() else None)
     raise typer.Exit(exit_code(result, fail_on))
 
@@ -257,6 +257,7 @@ def lock_diff(
     resolve: ResolveFlag = False,
     fmt: FormatOption = Format.text,
     output: OutputOption = None,
+    fail_on: FailOnOption = FailOn.low,
 ) -> None:
     """Every package change between two locks, torch family first, compatibility problems flagged."""
     from auditor.lockfiles import Selection, diff_locks, read_lock
@@ -265,6 +266,9 @@ def lock_diff(
     old_lock, new_lock = read_lock(old, old_format, resolve), read_lock(new, new_format, resolve)
     diff = diff_locks(old_lock, new_lock, Selection(python, platform), kb.entries)
     emit(lock_report.diff(diff, fmt.value, frozenset(kb.packages()), old_lock, new_lock), output)
+    worst = max((rank(e.severity) for e in diff.environment), default=0)
+    failed = fail_on is not FailOn.none and worst >= rank(fail_on.value)
+    raise typer.Exit(ExitCode.FINDINGS if failed else ExitCode.OK)
 
 
 @kb_app.command("list")
@@ -435,12 +439,15 @@ def probe_settings(**options: Any) -> Any:
     )
 
 
-def run_probes(result: AuditResult, cache_dir: Path | None, no_cache: bool) -> AuditResult:
-    """`--probe` on compare/scan: the probe command's defaults (pip's configuration, the user cache)."""
+def run_probes(
+    result: AuditResult, cache_dir: Path | None, no_cache: bool, project: Path | None = None
+) -> AuditResult:
+    """`--probe` on compare/scan: the probe command's defaults (pip's configuration, the user cache);
+    with the scanned `project`, its literal-only flagged expressions are evaluated too."""
     from auditor.probe import ProbeSettings, Sources
 
     settings = ProbeSettings(cache_dir=cache_dir, use_cache=not no_cache, sources=Sources(use_pip_config=True))
-    return pipeline.with_probes(result, settings, progress_reporter())
+    return pipeline.with_probes(result, settings, progress_reporter(), project)
 
 
 @app.command("probe")

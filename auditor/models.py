@@ -11,7 +11,7 @@ from packaging.version import Version
 Severity = Literal["low", "medium", "high"]
 Confidence = Literal["low", "medium", "high"]
 SEVERITIES: tuple[Severity, ...] = ("low", "medium", "high")
-KINDS = ("behaviour", "now-raises", "removed", "deprecated", "default-changed", "python-support")
+KINDS = ("behaviour", "now-raises", "removed", "deprecated", "default-changed", "python-support", "added")
 
 
 def rank(level: str) -> int:
@@ -102,6 +102,7 @@ class Condition:
     keyword_values: tuple[tuple[str, tuple[object, ...]], ...] = ()
     min_positional: int | None = None
     int_literal_out_of_dtype: bool = False
+    float_in_data: bool = False  # the data argument plainly holds a Python float
     float_bound: tuple[str, ...] = ()  # keyword names (or "#<index>" for positions) given a float literal
     not_bool: tuple[str, ...] = ()  # arguments (keyword names or "#<index>") that must not be known bool
 
@@ -137,9 +138,16 @@ class Probe:
     observed_on: tuple[str, ...] = ()
     requires: tuple[str, ...] = ()  # other packages the probe imports (numpy, ...)
     skip: str | None = None  # why the probe cannot run on a CPU machine, if it cannot
+    since: Version | None = None  # older releases lack what the probe uses: it shows nothing there
 
     def expected(self, active: bool) -> str:
         return self.after if active else self.before
+
+    def unusable_on(self, version: Version) -> str | None:
+        """Why the probe says nothing about `version`, or None when it does."""
+        if self.since is not None and release(version) < self.since:
+            return f"the probe needs {self.since} or newer (what it uses did not exist before)"
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +179,8 @@ class SpecChange:
     def crossed_by(self, transition: Transition) -> bool:
         if transition.old is None or transition.new is None or transition.package != self.package:
             return False
+        if self.kind == "added":  # code written for the new API only breaks when moving below it
+            return self.active(transition.old) and not self.active(transition.new)
         return self.active(transition.old) != self.active(transition.new)
 
     def applies_to_python(self, python: str | None) -> bool:

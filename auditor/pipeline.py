@@ -111,12 +111,22 @@ def scan_changes(kb: KnowledgeBase, package: str, from_version: str, to_version:
     return kb.crossed([transition])
 
 
-def with_probes(result: AuditResult, settings: ProbeSettings, reporter: Reporter | None = None) -> AuditResult:
-    """`--probe`: the result with the crossed entries' probes run on both sides of each transition."""
-    from auditor.probe import SILENT, probe_transitions
+def with_probes(
+    result: AuditResult, settings: ProbeSettings, reporter: Reporter | None = None, project: Path | None = None,
+) -> AuditResult:
+    """`--probe`: the result with the crossed entries' probes run on both sides of each transition.
 
-    outcomes = probe_transitions(result.transitions, result.changes, settings, reporter or SILENT)
-    return replace(result, probes=result.probes + outcomes)
+    With the scanned `project`, findings whose expression is built from literals and torch
+    constructors only are evaluated on both versions too, and say what each showed.
+    """
+    from auditor.probe import SILENT
+    from auditor.probe.callsite import annotate, call_sites
+    from auditor.probe.executor import probe_with_sites
+
+    base = None if project is None else (project if project.is_dir() else project.parent)
+    sites = call_sites(result.findings, result.changes, base) if base is not None else []
+    outcomes, runs = probe_with_sites(result.transitions, result.changes, sites, settings, reporter or SILENT)
+    return replace(result, probes=result.probes + outcomes, findings=annotate(result.findings, sites, runs))
 
 
 def probe(

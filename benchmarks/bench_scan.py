@@ -107,7 +107,10 @@ def measure(command: list[str], timeout: float | None = None, env: dict[str, str
     """Wall time, CPU time of the process tree and its peak summed RSS; None on timeout."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+        cwd=env["PYTHONPATH"] if env else None,  # `python -m` puts the working directory first
+    )
     peak = 0
     stop = threading.Event()
 
@@ -185,6 +188,7 @@ def main() -> None:
     parser.add_argument("--torchfix-timeout", type=float, default=1800)
     args = parser.parse_args()
 
+    args.tree = args.tree.resolve()
     prepare(args.tree, args.transformers)
     rounds = []
     with tempfile.TemporaryDirectory(prefix="auditor-bench-code-") as code:

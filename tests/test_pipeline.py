@@ -49,3 +49,11 @@ def test_reverted_change_is_crossed_only_into_or_out_of_its_window(kb: Knowledge
 def test_python_condition(kb: KnowledgeBase) -> None:
     assert "torch-tensor-int-overflow-raises" in crossed(kb, "1.12.1", "1.13.0", python="3.10")
     assert "torch-tensor-int-overflow-raises" not in crossed(kb, "1.12.1", "1.13.0", python="3.9")
+
+
+def test_added_apis_matter_only_when_moving_below_them(kb: KnowledgeBase) -> None:
+    from dataclasses import replace
+
+    entry = replace(kb.get("torch-floor-divide-rounds-toward-floor"), kind="added")
+    assert not entry.crossed_by(Transition("torch", Version("1.12.1"), Version("1.13.0")))
+    assert entry.crossed_by(Transition("torch", Version("1.13.0"), Version("1.12.1")))

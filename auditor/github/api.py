@@ -131,12 +131,16 @@ class GitHubClient:
             text += " (the token needs `pull-requests: write`; PRs from forks get a read-only token)"
         return text
 
-    def json(self, method: str, path: str, **kwargs: Any) -> Any:
+    def json(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+        """A request whose answer must be one JSON object."""
         response = self.request(method, path, **kwargs)
         try:
-            return response.json()
+            data = response.json()
         except ValueError:
-            raise GitHubAPIError(f"{method} {path}: the answer is not JSON", response.status_code) from None
+            data = None
+        if not isinstance(data, dict):
+            raise GitHubAPIError(f"{method} {path}: the answer is not a JSON object", response.status_code)
+        return data
 
     def paginate(self, path: str, params: dict[str, Any] | None = None) -> Iterator[Any]:
         url: str | None = path
@@ -144,7 +148,10 @@ class GitHubClient:
         while url:
             response = self.request("GET", url, params=query)
             query = {}  # the next link carries the query
-            page = response.json()
+            try:
+                page = response.json()
+            except ValueError:
+                raise GitHubAPIError(f"GET {path}: the answer is not JSON", response.status_code) from None
             yield from page if isinstance(page, list) else []
             following = response.links.get("next", {}).get("url")
             url = following if following and following.startswith(self.api_url + "/") else None

@@ -69,6 +69,7 @@ def _match(raw: dict[str, Any]) -> Match:
         keyword_values=tuple((k, tuple(v)) for k, v in sorted(raw.get("keyword_values", {}).items())),
         min_positional=raw.get("min_positional"),
         int_literal_out_of_dtype=raw.get("int_literal_out_of_dtype", False),
+        float_in_data=raw.get("float_in_data", False),
         float_bound=tuple(raw.get("float_bound", ())),
         not_bool=tuple(raw.get("not_bool", ())),
     )
@@ -94,6 +95,9 @@ def parse_entry(raw: dict[str, Any], source: str) -> tuple[SpecChange | None, li
     introduced = _version(raw["introduced"], "introduced", problems, source)
     until = _version(raw["until"], "until", problems, source) if "until" in raw else None
     python, requires_python = (_specifier(raw, key, problems, source) for key in ("python", "requires_python"))
+    probe_since = raw.get("probe", {}).get("since")
+    if probe_since is not None:
+        _version(probe_since, "probe.since", problems, source)
     if introduced and until and until <= introduced:
         problems.append(f"{source}: until: {until} is not after introduced {introduced}")
     if problems or introduced is None:
@@ -125,6 +129,7 @@ def parse_entry(raw: dict[str, Any], source: str) -> tuple[SpecChange | None, li
                 observed_on=tuple(probe.get("observed_on", ())),
                 requires=tuple(probe.get("requires", ())),
                 skip=probe.get("skip"),
+                since=Version(probe["since"]) if "since" in probe else None,
             )
             if probe
             else None,

@@ -30,9 +30,9 @@ def claims_export(path: Path, text: str) -> int:
     if "@EXPLICIT" in text[:8192]:
         return 0
     lines = [ln.strip() for ln in text.splitlines()[:200] if ln.strip() and not ln.startswith("#")]
-    if lines and all(_EXPORT_LINE.match(ln) for ln in lines):
-        return 3 if _platform(text) or "conda create" in text[:1024] else 1
-    return 0
+    # `name=version=build` is no valid requirement, so such a file is this format whatever its
+    # name: `conda list --export > requirements.txt` is common.
+    return 3 if lines and all(_EXPORT_LINE.match(ln) for ln in lines) else 0
 
 
 def claims_explicit(path: Path, text: str) -> int:

@@ -144,6 +144,7 @@ def _pair(olds: list[Pin], news: list[Pin]) -> list[tuple[Pin | None, Pin | None
                 olds.remove(old)
                 news.remove(new)
 
+    match(lambda p: (environment_of(p), p.source, p.groups))
     match(lambda p: (environment_of(p), p.source))
     match(environment_of)
     if len(olds) == 1 and len(news) == 1:
@@ -188,12 +189,13 @@ def package_changes(
             kinds = _kinds(old_pin, new_pin, same_format)
             if not kinds:
                 continue
-            where = environment_of(new_pin) if new_pin else environment_of(old_pin)  # type: ignore[arg-type]
+            anchor = new_pin or old_pin
+            assert anchor is not None  # _pair never yields (None, None)
             transition = Transition(
                 name,
                 old_pin.version if old_pin else None,
                 new_pin.version if new_pin else None,
-                where,
+                environment_of(anchor),
             )
             changes.append(PackageChange(transition, kinds, old_pin, new_pin))
     changes.sort(key=lambda c: (family_order(c.transition.package), c.transition.environment or ""))

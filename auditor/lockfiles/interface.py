@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from packaging.markers import InvalidMarker, Marker
 from packaging.utils import (
     InvalidSdistFilename,
     InvalidWheelFilename,
@@ -51,6 +52,17 @@ def parse_version(text: str, path: Path | str, line: int | None = None) -> Versi
 
 def canonical(name: str) -> str:
     return canonicalize_name(name)
+
+
+def normal_marker(text: str | None) -> str | None:
+    """A marker as packaging writes it (`sys_platform == "linux"`), so that the same environment
+    reads the same in every format; a marker packaging cannot read is kept as written."""
+    if not text:
+        return None
+    try:
+        return str(Marker(text))
+    except InvalidMarker:
+        return text
 
 
 # --- documents ---------------------------------------------------------------------------------

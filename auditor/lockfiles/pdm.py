@@ -6,7 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from auditor.errors import LockfileError
-from auditor.lockfiles.interface import Fields, LockFormat, canonical, header_lines, load_toml
+from auditor.lockfiles.interface import (
+    Fields,
+    LockFormat,
+    canonical,
+    header_lines,
+    load_toml,
+    normal_marker,
+)
 from auditor.models import Lock, Pin
 
 FORMAT = "pdm.lock"
@@ -38,7 +45,7 @@ def parse(path: Path, text: str) -> Lock:
             Pin(
                 name=canonical(package.required("name")),
                 version=package.version("version"),
-                marker=package.string("marker"),
+                marker=normal_marker(package.string("marker")),
                 source=_source(package),
                 groups=tuple(str(g) for g in package.array("groups")),
                 line=package.line,

@@ -14,6 +14,7 @@ from auditor.lockfiles.interface import (
     distribution_from_url,
     index_source,
     load_json,
+    normal_marker,
     parse_version,
 )
 from auditor.models import Lock, Pin
@@ -92,7 +93,7 @@ def _pin(name: str, entry: Fields, category: str, indexes: dict[str | None, str 
     return Pin(
         name=canonical(name),
         version=version,
-        marker=entry.string("markers"),
+        marker=normal_marker(entry.string("markers")),
         source=source,
         groups=(category,),
         line=entry.line,

@@ -14,6 +14,7 @@ from auditor.lockfiles.interface import (
     header_lines,
     index_source,
     load_toml,
+    normal_marker,
 )
 from auditor.models import Lock, Pin
 
@@ -63,7 +64,7 @@ def _pin(package: Fields) -> Pin:
     return Pin(
         name=canonical(package.required("name")),
         version=package.version("version"),
-        marker=_marker(package),
+        marker=normal_marker(_marker(package)),
         source=_source(package),
         groups=tuple(str(g) for g in groups),
         line=package.line,

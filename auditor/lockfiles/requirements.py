@@ -21,9 +21,6 @@ from auditor.models import Lock, Pin
 
 FORMAT = "requirements.txt"
 
-_NAME = re.compile(
-    r"(^|[-_.])(requirements|constraints|reqs)([-_.][^/]*)?\.(txt|in)$|\.(txt|in)$", re.IGNORECASE
-)
 _STRONG_NAME = re.compile(
     r"(^|[-_.])(requirements|constraints)([-_.][^/]*)?\.(txt|in)$", re.IGNORECASE
 )
@@ -42,7 +39,7 @@ _URLISH = re.compile(r"^([a-z][a-z0-9+.-]*://|\.{0,2}/|[A-Za-z]:\\)|\.(whl|tar\.
 def claims(path: Path, text: str) -> int:
     if _STRONG_NAME.search(path.name):
         return 2
-    if not _NAME.search(path.name) and path.suffix:
+    if path.suffix not in ("", ".txt", ".in"):
         return 0
     lines = [ln for ln in text.splitlines()[:200] if ln.strip() and not ln.lstrip().startswith("#")]
     if lines and all(

@@ -18,6 +18,7 @@ from auditor.lockfiles.interface import (
     header_lines,
     index_source,
     load_toml,
+    normal_marker,
 )
 from auditor.models import Lock, Pin
 
@@ -81,7 +82,7 @@ def parse(path: Path, text: str) -> Lock:
             Pin(
                 name=name,
                 version=version,
-                marker=marker,
+                marker=normal_marker(marker),
                 source=_source(source),
                 groups=groups.get(name, ()),
                 line=package.line,

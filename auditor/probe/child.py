@@ -1,3 +1,5 @@
+# mypy: ignore-errors
+# (untyped on purpose: Python 3.7 interpreters without auditor run this file as it is)
 """Runs inside the probed interpreter: a batch of probes in, one JSON line per event out.
 
 Standard library only, and Python 3.6 syntax: this file is executed by interpreters that do not
@@ -72,14 +74,14 @@ def _run(code, timeout):
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
                 _alarm(timeout)
                 try:
-                    exec(compile(code, "<probe>", "exec"), {"__name__": "__probe__"})
+                    exec(compile(code, "<probe>", "exec"), {"__name__": "__probe__"})  # noqa: S102 - running probes is the job
                 finally:
                     _alarm(0)
         except ProbeTimeout:
-            error = "timed out after %g s" % timeout
+            error = f"timed out after {timeout:g} s"
         except MemoryError:
             error = "MemoryError: the probe ran out of its memory limit"
-        except BaseException as exc:  # a probe may raise anything, SystemExit included
+        except BaseException as exc:  # noqa: BLE001 - a probe may raise anything, SystemExit included
             error = _first_line(exc)
     return {
         "output": out.getvalue().strip(),
@@ -112,7 +114,7 @@ def main():
 
     send({
         "event": "hello",
-        "python": "%d.%d.%d" % sys.version_info[:3],
+        "python": "{}.{}.{}".format(*sys.version_info[:3]),
         "executable": sys.executable,
         "prefix": sys.prefix,
         "packages": _versions(request["packages"]),

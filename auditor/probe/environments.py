@@ -71,7 +71,7 @@ class Resolution:
     pins: tuple[str, ...]  # name==version lines
 
     def versions(self) -> dict[str, str]:
-        return dict(line.split("==", 1) for line in self.pins)  # type: ignore[misc]
+        return dict(tuple(line.split("==", 1)) for line in self.pins)  # type: ignore[misc]
 
 
 def companions(package: str, version: str) -> tuple[str, ...]:
@@ -211,8 +211,9 @@ class Provisioner:
                           key=lambda pin: not pin.startswith("nvidia-"))
             if cuda and not self.allow_cuda:
                 names = ", ".join(p.split("==")[0] for p in cuda[:2])
-                problems.append((interpreter, f"only a CUDA build is available (it pulls {names} and "
-                                              f"{len(cuda) - 2} more CUDA wheels, several GB); --allow-cuda accepts it"))
+                reason = (f"only a CUDA build is available (it pulls {names} and {len(cuda) - 2} more "
+                          "CUDA wheels, several GB); --allow-cuda accepts it")
+                problems.append((interpreter, reason))
                 continue
             with self.reporter.task(f"installing {label}"):
                 try:
@@ -337,8 +338,10 @@ class Provisioner:
             for command in steps:
                 done = self._run(command)
                 if done.returncode != 0 and command[1:3] == ["pip", "sync"]:
-                    # uv's cache is shared: another process may have pruned an entry meanwhile
-                    done = self._run([*command[:3], "--no-cache", *command[3:]])
+                    # uv's cache is shared, and an entry removed behind uv's back breaks every
+                    # install of that wheel: fall back to a cache of our own, beside the environments
+                    private = ["--cache-dir", str(self.root.parent / "uv-cache")]
+                    done = self._run([*command[:3], *private, *command[3:]])
                 if done.returncode != 0:
                     raise Unavailable(f"installing failed: {_short(done.stderr)}")
 

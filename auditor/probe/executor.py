@@ -21,6 +21,7 @@ from packaging.version import InvalidVersion, Version
 
 from auditor.errors import ProbeError
 from auditor.models import ProbeOutcome, ProbeRun, SpecChange, Transition
+from auditor.probe.callsite import CallSite
 from auditor.probe.environments import Environment, Provisioner, Unavailable, existing
 from auditor.probe.interpreters import Interpreter, discover, resolve
 from auditor.probe.normalize import normalise
@@ -68,6 +69,9 @@ class _Side:
         return self.environment.packages.get(package) if self.environment else None
 
 
+SiteRuns = dict[str, tuple[ProbeRun, ProbeRun]]  # call-site id -> what old and new showed
+
+
 def probe_transitions(
     transitions: Sequence[Transition],
     entries: Sequence[SpecChange],
@@ -75,13 +79,25 @@ def probe_transitions(
     reporter: Reporter = SILENT,
 ) -> tuple[ProbeOutcome, ...]:
     """Outcomes for the entries with probes among `entries`, for each transition crossing them."""
+    return probe_with_sites(transitions, entries, (), settings, reporter)[0]
+
+
+def probe_with_sites(
+    transitions: Sequence[Transition],
+    entries: Sequence[SpecChange],
+    sites: Sequence[CallSite],
+    settings: ProbeSettings = ProbeSettings(),
+    reporter: Reporter = SILENT,
+) -> tuple[tuple[ProbeOutcome, ...], SiteRuns]:
+    """The outcomes, and the call sites evaluated in the same environments (same batches)."""
     outcomes: list[ProbeOutcome] = []
+    site_runs: SiteRuns = {}
     with _cache_root(settings) as root:
         for transition in transitions:
             crossing = [e for e in entries if e.probe is not None and e.crossed_by(transition)]
             if crossing:
-                outcomes += _probe(transition, crossing, settings, root, reporter)
-    return tuple(sorted(outcomes, key=lambda o: o.change))
+                outcomes += _probe(transition, crossing, sites, settings, root, reporter, site_runs)
+    return tuple(sorted(outcomes, key=lambda o: o.change)), site_runs
 
 
 @contextlib.contextmanager
@@ -89,7 +105,7 @@ def _cache_root(settings: ProbeSettings) -> Iterator[Path]:
     if settings.use_cache:
         yield settings.cache_dir or default_cache_dir()
         return
-    temporary = Path(tempfile.mkdtemp(prefix="auditor-probe-envs-", dir=settings.cache_dir))
+    temporary = Path(tempfile.mkdtemp(prefix="auditor-probe-envs-"))
     try:
         yield temporary
     finally:
@@ -97,7 +113,13 @@ def _cache_root(settings: ProbeSettings) -> Iterator[Path]:
 
 
 def _probe(
-    transition: Transition, entries: list[SpecChange], settings: ProbeSettings, root: Path, reporter: Reporter
+    transition: Transition,
+    entries: list[SpecChange],
+    sites: Sequence[CallSite],
+    settings: ProbeSettings,
+    root: Path,
+    reporter: Reporter,
+    site_runs: SiteRuns,
 ) -> list[ProbeOutcome]:
     assert transition.old is not None and transition.new is not None
     outcomes = [ProbeOutcome(e.id, "skipped", reason=e.probe.skip) for e in entries if e.probe and e.probe.skip]
@@ -132,7 +154,13 @@ def _probe(
     if old.environment is not None and new.environment is not None:
         # only what the installed versions cross, on Pythons it holds on, is worth running
         worth = [e for e in runnable if _judge(e, package, old, new, dry=True) is None]
-        old, new = (_run(side, package, worth, packages, settings, cache, reporter) for side in (old, new))
+        wanted = {e.id for e in worth}
+        extra = {s.id: s.code for s in sites if s.finding.change in wanted}
+        old, new = (_run(side, package, worth, extra, packages, settings, cache, reporter) for side in (old, new))
+        for site_id in extra:
+            runs = [_site_run(side, package, site_id) for side in (old, new)]
+            if runs[0] is not None and runs[1] is not None:
+                site_runs[site_id] = (runs[0], runs[1])
     for entry in runnable:
         outcome = _judge(entry, package, old, new)
         assert outcome is not None
@@ -172,10 +200,18 @@ def _environment(
     return _Side(name, version, environment)
 
 
+def _site_run(side: _Side, package: str, site_id: str) -> ProbeRun | None:
+    result = side.results.get(site_id)
+    if result is None or side.environment is None or result.crashed:
+        return None
+    return ProbeRun(side.installed(package) or str(side.requested), result.observed, side.environment.python_version)
+
+
 def _run(
     side: _Side,
     package: str,
     entries: Sequence[SpecChange],
+    extra: dict[str, str],
     packages: list[str],
     settings: ProbeSettings,
     cache: ResultCache,
@@ -183,16 +219,14 @@ def _run(
 ) -> _Side:
     environment = side.environment
     assert environment is not None
-    keys = {
-        e.id: probe_key(e.probe.code, environment.packages, environment.python_version)
-        for e in entries if e.probe
-    }
+    codes = {**{e.id: e.probe.code for e in entries if e.probe}, **extra}
+    keys = {probe_id: probe_key(code, environment.packages, environment.python_version) for probe_id, code in codes.items()}
     results: dict[str, ProbeResult] = {}
     for entry_id, key in keys.items():
         hit = cache.get(key)
         if hit is not None:
             results[entry_id] = hit
-    missing = {e.id: e.probe.code for e in entries if e.probe and e.id not in results}
+    missing = {probe_id: code for probe_id, code in codes.items() if probe_id not in results}
     if missing:
         label = f"running {len(missing)} probe(s) on {package} {side.installed(package)} (Python {environment.python_version})"
         with reporter.task(label):
@@ -234,9 +268,13 @@ def _judge(entry: SpecChange, package: str, old: _Side, new: _Side, dry: bool = 
                 reason=f"holds on Python {entry.python} only; {package} {installed} runs on Python {environment.python_version}",
             )
         try:
-            active[side.name] = entry.active(Version(installed))
+            version = Version(installed)
         except InvalidVersion:
-            active[side.name] = entry.active(side.requested)
+            version = side.requested
+        unusable = entry.probe.unusable_on(version)
+        if unusable:
+            return ProbeOutcome(entry.id, "skipped", reason=f"{package} {installed}: {unusable}")
+        active[side.name] = entry.active(version)
         expected[side.name] = entry.probe.expected(active[side.name])
     if active["old"] == active["new"]:
         return ProbeOutcome(

@@ -89,7 +89,7 @@ def _on_path() -> list[Interpreter]:
 @cache
 def discover() -> tuple[Interpreter, ...]:
     """One interpreter per Python minor version: the running one first, then newest first."""
-    current = Interpreter(sys.executable, "%d.%d.%d" % sys.version_info[:3])
+    current = Interpreter(sys.executable, "{}.{}.{}".format(*sys.version_info[:3]))
     by_minor: dict[str, Interpreter] = {current.minor: current}
     for interpreter in _pyenv() + _on_path():
         if interpreter.key[:2] >= MIN_PYTHON:

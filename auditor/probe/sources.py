@@ -85,10 +85,9 @@ class Sources:
 
     def pip_args(self) -> list[str]:
         args = ["--only-binary", ":all:", "--disable-pip-version-check"]
-        indexes = [self.index_url, *self.extra_index_urls]
+        indexes: list[str | None] = [self.index_url, *self.extra_index_urls]
         if self.offline:  # pip has no offline mode: local indexes and find-links only
-            local = [url for url in indexes if url and url.startswith("file:")]
-            indexes = local if local else []
+            indexes = [url for url in indexes if url and url.startswith("file:")]
         elif not self.index_url:
             indexes = [None, *self.extra_index_urls]
         if self.no_index or not indexes:

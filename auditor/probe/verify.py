@@ -48,6 +48,10 @@ def verify(entries: Iterable[SpecChange], python: str | None = None, timeout: fl
         if installed is None:
             verdicts.append(Verdict(entry.id, "skip", None, f"{entry.package} is not installed"))
             continue
+        unusable = entry.probe.unusable_on(Version(installed))
+        if unusable:
+            verdicts.append(Verdict(entry.id, "skip", None, unusable))
+            continue
         if not entry.applies_to_python(batch.python):
             verdicts.append(Verdict(entry.id, "skip", None, f"holds on Python {entry.python} only"))
             continue

@@ -1,8 +1,11 @@
 """Renderers: pure functions from results to text. Only the CLI writes."""
 
+from collections.abc import Callable
+
 from auditor.report import github, json, markdown, sarif, text
 
-RENDERERS = {
+# Each takes an AuditResult first; text takes `color`, markdown `links`, sarif and github `prefix`.
+RENDERERS: dict[str, Callable[..., str]] = {
     "text": text.render,
     "json": json.render,
     "markdown": markdown.render,

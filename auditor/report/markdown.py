@@ -81,7 +81,8 @@ def _md(text: str) -> str:
 
 def _code(text: str) -> str:
     """Inline code safe inside a table cell (backticks cannot hold `|` in GFM tables)."""
-    escaped = html.escape(text.strip(), quote=False).replace("|", "&#124;")
+    flat = " ⏎ ".join(line.strip() for line in text.strip().splitlines())  # a newline ends a table row
+    escaped = html.escape(flat, quote=False).replace("|", "&#124;")
     return f"<code>{escaped}</code>"
 
 
@@ -359,9 +360,32 @@ def render(
     `links` turns locations into links at the head commit; `notes` are short lines shown
     under the heading (the bump a PR names, the lockfiles that changed).
     """
-    text = ""
     for budget in _BUDGETS:
         text = _document(result, links, notes, budget)
         if len(text) <= max_length:
             return text
-    return text
+    return _minimal(result, notes, max_length)
+
+
+def _minimal(result: AuditResult, notes: Sequence[str], max_length: int) -> str:
+    """The last resort: verdict, summary, and as many one-line changes as fit, whole lines only."""
+    sites = _by_change(result)
+    head = [HEADING, ""]
+    if notes:
+        head += ["  \n".join(f"_{_md(note)}_" for note in notes), ""]
+    head += [verdict(result), "", "  \n".join(summary_lines(result)), ""]
+    note = (f"> [!NOTE]\n> Shortened to fit GitHub's {GITHUB_COMMENT_LIMIT:,}-character limit. "
+            "The job summary and `--format json` have the full report.")
+    tail = ["", note, "", f"<sub>auditor {__version__}</sub>"]
+    budget = max_length - len("\n".join(head + tail)) - 80  # room for the "and N more" line
+    lines: list[str] = []
+    ordered = _ordered(result, sites)
+    for i, change in enumerate(ordered):
+        line = (f"- {ICON[change.severity]} {_md(change.title)} (`{change.id}`): "
+                f"{_plural(_call_sites(sites.get(change.id, [])), 'call site')}")
+        if budget - len(line) - 1 < 0:
+            lines.append(f"- …and {_plural(len(ordered) - i, 'more change')}")
+            break
+        budget -= len(line) + 1
+        lines.append(line)
+    return "\n".join(head + lines + tail) + "\n"

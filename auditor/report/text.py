@@ -47,8 +47,8 @@ def render(result: AuditResult, color: bool = False, width: int = 100) -> str:
         f"{len(result.changes)} spec change(s) crossed, {len(result.findings)} call site(s) "
         f"in {files} file(s)\n"
     )
-    for change in sorted(result.changes, key=lambda c: (-"lmh".index(c.severity[0]), c.introduced, c.id)):
-        sites = by_change.get(change.id, [])
+    ordered = sorted(result.changes, key=lambda c: (-"lmh".index(c.severity[0]), c.introduced, c.id))
+    for change in (c for c in ordered if c.id in by_change):
         flavour = "silent" if change.silent else "loud"
         console.print(
             f"[{STYLE[change.severity]}]{change.severity.upper():6}[/] [bold]{escape(change.title)}[/]"
@@ -58,14 +58,19 @@ def render(result: AuditResult, color: bool = False, width: int = 100) -> str:
         reverts = _crossing(change, result)
         if reverts:
             console.print(f"       [italic]{reverts}[/]")
-        if not sites:
-            console.print("       no call site in this project")
-        for f in sites:
+        for f in by_change[change.id]:
             console.print(f"       {escape(_location(f))}  {escape(f.symbol)}  ({f.confidence} confidence)")
             console.print(f"           {escape(f.snippet)}", style="dim")
         console.print(f"       keep old:  {escape(change.docs.keep_old)}")
         console.print(f"       adopt new: {escape(change.docs.adopt_new)}")
         console.print(f"       see:       {escape(change.references[0])}\n")
+    unused = [c for c in ordered if c.id not in by_change]
+    if unused:
+        console.print(f"{len(unused)} other crossed change(s), no call site in this project:")
+        for change in unused:
+            console.print(f"  [{STYLE[change.severity]}]{change.severity:6}[/] {change.package} "
+                          f"{change.introduced}  {escape(change.title)}  [dim]({change.id})[/]")
+        console.print()
     for env in result.environment:
         console.print(f"[{STYLE[env.severity]}]{env.severity.upper():6}[/] {escape(env.message)}")
     for probe in result.probes:

@@ -1,10 +1,11 @@
 """Per-file scan results kept between runs, addressed by everything that decides them.
 
-What a file yields depends on its bytes, its kind (module or notebook), the rules (the crossed
-knowledge entries) and the scanner itself (our code, our version, the Python whose `ast` reads
-it). The key hashes all of these, so any change is simply a miss: nothing is ever invalidated
-by hand. Results are stored without their path (the same bytes give the same findings wherever
-they sit) in one SQLite database, `scan.sqlite3`, under the cache directory and nowhere else.
+What a file yields depends on its bytes, its path in the project (its kind, module or notebook,
+and whatever a matcher may one day read from it, such as the package of a relative import), the
+rules (the crossed knowledge entries) and the scanner itself (our code, our version, the Python
+whose `ast` reads it). The key hashes all of these, so any change is simply a miss: nothing is
+ever invalidated by hand. The results are stored compactly (JSON rows without the path) in one
+SQLite database, `scan.sqlite3`, under the cache directory and nowhere else.
 
 The cache must never break a scan: a database that cannot be opened or written is dropped for
 the run and the scan goes on uncached.
@@ -29,10 +30,6 @@ _BATCH = 500  # keys per SELECT, well under SQLite's limit on bound parameters
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# auditor's scan cache; see https://bford.info/cachedir/\n"
 
 FileResult = tuple[list[Finding], list[Skipped]]
-
-
-def file_kind(path: Path | str) -> str:
-    return "notebook" if str(path).endswith(".ipynb") else "module"
 
 
 @lru_cache(maxsize=1)
@@ -83,10 +80,7 @@ class ScanCache:
 
     def __init__(self, connection: sqlite3.Connection, context: bytes) -> None:
         self._connection: sqlite3.Connection | None = connection
-        self._seeds = {
-            kind: hashlib.blake2b(context + kind.encode() + b"\0", digest_size=20)
-            for kind in ("module", "notebook")
-        }
+        self._seed = hashlib.blake2b(context, digest_size=20)
         self._pending: list[tuple[bytes, bytes]] = []
 
     @classmethod
@@ -102,8 +96,10 @@ class ScanCache:
         except (OSError, sqlite3.Error):
             return None
 
-    def key(self, data: bytes, kind: str) -> bytes:
-        digest = self._seeds[kind].copy()
+    def key(self, data: bytes, relative: str) -> bytes:
+        """The key of a file's bytes at `relative` (its path from the project root)."""
+        digest = self._seed.copy()
+        digest.update(relative.encode("utf-8", "surrogateescape") + b"\0")
         digest.update(data)
         return digest.digest()
 

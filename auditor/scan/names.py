@@ -448,6 +448,12 @@ class Resolver:
                 returned = self._method_return_tag(func.attr, scope)
                 if returned is not None:
                     return returned
+            if receiver is None and func.attr in ("to", "type") and call.args:
+                family = _dtype_family(self.qualified(call.args[0], scope))
+                if family is not None:
+                    return family  # x.to(torch.bool): whatever x was, a tensor of that dtype now
+            if receiver is None and func.attr == "bool" and not call.args:
+                return BOOL_TENSOR
             if not is_tensor(receiver):
                 if receiver is None and (
                     func.attr in FLOAT_RESULTS
@@ -467,8 +473,17 @@ class Resolver:
                 return FLOAT_TENSOR
             if func.attr in ARITHMETIC_METHODS and (_has_float_literal(call) or func.attr.startswith("div")):
                 return FLOAT_TENSOR
-            if func.attr in ("to", "type") and call.args:
-                return _dtype_family(self.qualified(call.args[0], scope)) or receiver
+            if func.attr in ("to", "type", "type_as", "new_tensor", "new_zeros", "new_ones", "new_full", "new_empty"):
+                dtype = next((k.value for k in call.keywords if k.arg == "dtype"), None)
+                if dtype is not None:
+                    return _dtype_family(self.qualified(dtype, scope)) or TENSOR
+            if func.attr in ("to", "type", "type_as") and call.args:
+                family = _dtype_family(self.qualified(call.args[0], scope))
+                if family is not None:
+                    return family
+                other = self.tag(call.args[0], scope)
+                if is_tensor(other) or func.attr == "type_as":
+                    return other if is_tensor(other) else TENSOR  # t.to(other), t.type_as(other)
             return receiver
         return None
 

@@ -19,13 +19,13 @@ from pathlib import Path
 
 from auditor.models import Finding, Skipped, SpecChange
 from auditor.progress import SILENT, ProgressReporter
-from auditor.scan.cache import FileResult, ScanCache, decode, file_kind
+from auditor.scan.cache import FileResult, ScanCache, decode
 from auditor.scan.config import ScanConfig
 from auditor.scan.discover import discover
 from auditor.scan.rules import RuleIndex
 from auditor.scan.scanner import scan_file
 
-PARALLEL_MIN_BYTES = 2 << 20  # less source than this is scanned faster than a pool starts
+PARALLEL_MIN_BYTES = 1 << 20  # less source than this is scanned faster than a pool starts
 CHUNK_BYTES = 256 << 10
 CHUNK_FILES = 64
 _LOOKUP_BATCH = 256
@@ -112,7 +112,7 @@ def _from_cache(
             if stamp is None:
                 todo.append(i)
                 continue
-            keys[i] = (cache.key(data, file_kind(files[i])), stamp)
+            keys[i] = (cache.key(data, relatives[i]), stamp)
             sizes[i] = len(data)
             batch.append(i)
         found = cache.get_many([keys[i][0] for i in batch])

@@ -96,6 +96,17 @@ def _literal_ints(node: ast.expr) -> list[int]:
     return []
 
 
+def _has_float(node: ast.expr, resolver: Resolver, scope: Scope) -> bool:
+    """Whether a tensor's data plainly holds a Python float (a literal, or a float-valued name)."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return any(_has_float(element, resolver, scope) for element in node.elts)
+    if isinstance(node, ast.UnaryOp):
+        return _has_float(node.operand, resolver, scope)
+    if isinstance(node, ast.Constant):
+        return type(node.value) is float
+    return resolver.tag(node, scope) == FLOAT
+
+
 def _argument(spec: str, call: ast.Call) -> ast.expr | None:
     """The argument a condition names: a keyword, or `#<index>` for a position."""
     if spec.startswith("#"):
@@ -161,6 +172,8 @@ def check(
         low, high = limits
         if not any(v < low or v > high for v in _literal_ints(call.args[0])):
             return None
+    if when.float_in_data and not (call.args and _has_float(call.args[0], resolver, scope)):
+        return None
     for spec in when.not_bool:
         argument = _argument(spec, call)
         if argument is not None and _known_bool(argument, resolver, scope):

@@ -1,50 +1,63 @@
 """`ast.NodeVisitor` with a cheaper walk: the scanner's passes spend most of their time walking.
 
-The same dispatch (`visit_<Class>`, else `generic_visit`), with three savings over the standard
-library's: the method for each node class is looked up once per visitor class; `generic_visit`
-reads `_fields` directly instead of going through the `iter_fields` generator; and the nodes
-that never have children nor handlers here (`Load`/`Store`, operators) are not visited at all,
-unless the subclass defines a handler for one of them. Profiled on the transformers sources,
-this takes about a quarter off the analysis after parsing.
+The same dispatch (`visit_<Class>`, else `generic_visit`) with less work per node than the
+standard library's: each visitor keeps the bound handler of each node class it has met;
+`generic_visit` goes through the fields that can hold nodes only (known per node class,
+instead of the `iter_fields` generator over all of them), so names, operators and `Load` or
+`Store` contexts are never visited, unless the subclass handles one of them.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 # Leaves shared by many nodes: expression contexts and operators carry no children.
 _LEAF_BASES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
+# Fields that hold identifiers, strings or numbers in every node class that has them.
+_SCALAR_FIELDS = frozenset(
+    {"id", "attr", "arg", "name", "module", "level", "kind", "type_comment", "conversion", "is_async", "simple"}
+)
 # Handled by ast.NodeVisitor.visit_Constant for visitors written before Python 3.8.
 _LEGACY = ("visit_Num", "visit_Str", "visit_Bytes", "visit_NameConstant", "visit_Ellipsis")
 
 
-def _leaf_classes() -> tuple[type, ...]:
+def _leaf_classes() -> list[type]:
     found: list[type] = []
     for base in _LEAF_BASES:
         found += [base, *base.__subclasses__()]
-    return tuple(found)
+    return found
 
 
 class FastVisitor(ast.NodeVisitor):
     _handlers: ClassVar[dict[type, str]] = {}
-    _skipped: ClassVar[tuple[type, ...]] = ()
+    _children: ClassVar[dict[type, tuple[str, ...]]] = {}
+    _skipped_fields: ClassVar[frozenset[str]] = _SCALAR_FIELDS | _LEAF_FIELDS
+    _bound: dict[type, Callable[[ast.AST], Any]]  # per visitor: node class -> its handler
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._handlers = {}
-        leaves = _leaf_classes()
-        handled = any(hasattr(cls, f"visit_{leaf.__name__}") for leaf in leaves)
-        cls._skipped = () if handled else leaves
+        cls._handlers, cls._children = {}, {}
+        handles_leaves = any(hasattr(cls, f"visit_{leaf.__name__}") for leaf in _leaf_classes())
+        cls._skipped_fields = _SCALAR_FIELDS if handles_leaves else _SCALAR_FIELDS | _LEAF_FIELDS
 
     def visit(self, node: ast.AST) -> Any:
-        handler = self._handlers.get(node.__class__)
+        try:
+            bound = self._bound
+        except AttributeError:  # subclasses need not call our __init__
+            bound = self._bound = {}
+        handler = bound.get(node.__class__)
         if handler is None:
-            handler = self._handler_name(node.__class__)
-        return getattr(self, handler)(node)
+            handler = bound[node.__class__] = getattr(self, self._handler_name(node.__class__))
+        return handler(node)
 
     @classmethod
     def _handler_name(cls, node_class: type) -> str:
+        name = cls._handlers.get(node_class)
+        if name is not None:
+            return name
         name = "visit_" + node_class.__name__
         if not hasattr(cls, name):
             name = "generic_visit"
@@ -58,12 +71,17 @@ class FastVisitor(ast.NodeVisitor):
         return name
 
     def generic_visit(self, node: ast.AST) -> None:
-        visit, skipped = self.visit, self._skipped
-        for field in node._fields:
+        fields = self._children.get(node.__class__)
+        if fields is None:
+            fields = self._children[node.__class__] = tuple(
+                f for f in node._fields if f not in self._skipped_fields
+            )
+        visit = self.visit
+        for field in fields:
             value = getattr(node, field, None)
             if value.__class__ is list:
                 for item in value:
-                    if isinstance(item, ast.AST) and not isinstance(item, skipped):
+                    if isinstance(item, ast.AST):
                         visit(item)
-            elif isinstance(value, ast.AST) and not isinstance(value, skipped):
+            elif isinstance(value, ast.AST):
                 visit(value)

@@ -235,3 +235,32 @@ def test_probe_outcomes_reach_the_comment_and_probe_errors_only_warn(make_repo, 
     done = action.run(env, action.ActionOptions(probe=broken), KnowledgeBase.load())
     assert done.warnings == ("probes did not run: no interpreter for Python 3.7",)
     assert done.result.findings and len(github_api.comments) == 1
+
+
+def test_real_process_as_the_action_runs_it(make_repo, github_api, actions_env, tmp_path):
+    """`python -m auditor github` in a subprocess, environment only, as action.yml runs it."""
+    import os
+    import subprocess
+    import sys
+
+    github_api.fail("GET", COMMENTS, 502, {"message": "Bad Gateway"}, {"Retry-After": "0"}, times=10)
+    env = {**os.environ, **actions_env(make_repo(), github_api.url), "AUDITOR_FAIL_ON": "high"}
+    done = subprocess.run([sys.executable, "-m", "auditor", "github"], env=env, capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr + done.stdout
+    assert TOKEN not in done.stderr + done.stdout
+    assert "::warning title=auditor::could not write the PR comment" in done.stdout
+    assert "affected" in (tmp_path / "summary.md").read_text("utf-8")
+
+
+def test_push_event_audits_before_to_after_without_a_comment(make_repo, github_api, actions_env, tmp_path):
+    repo = make_repo()
+    env = actions_env(repo, github_api.url)
+    (tmp_path / "event.json").write_text(json.dumps({"before": repo.base, "after": repo.head}), "utf-8")
+    env["GITHUB_EVENT_NAME"] = "push"
+    result = run(env)
+    assert result.exit_code == 1
+    assert github_api.log == []
+    assert f"Lockfiles changed in {repo.base[:12]}..{repo.head[:12]}: requirements.txt" in (
+        tmp_path / "summary.md").read_text("utf-8")

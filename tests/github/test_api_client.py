@@ -81,3 +81,12 @@ def test_pagination_never_leaves_the_api_host(github_api):
 
 def test_token_not_in_repr():
     assert TOKEN not in repr(GitHubClient("http://127.0.0.1:1", TOKEN))
+
+
+def test_an_answer_that_is_not_json_is_an_api_error(github_api):
+    github_api.fail("POST", COMMENTS, 201, None)  # empty body
+    with pytest.raises(GitHubAPIError, match="not a JSON object"):
+        client(github_api.url, []).json("POST", COMMENTS, json={"body": "x"})
+    github_api.fail("GET", COMMENTS, 200, None)
+    with pytest.raises(GitHubAPIError, match="not JSON"):
+        list(client(github_api.url, []).paginate(COMMENTS))

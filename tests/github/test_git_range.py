@@ -62,3 +62,17 @@ def test_git_and_files_are_exclusive(make_repo, examples):
     result = compare(str(examples / "requirements-old.txt"), "--git", "HEAD..", "--project", str(repo.path))
     assert result.exit_code == 2 and "--git replaces OLD and NEW" in result.output
     assert compare("--project", str(repo.path)).exit_code == 2
+
+
+def test_shallow_checkout_fetches_the_base(make_repo, tmp_path):
+    import subprocess
+
+    from auditor.github.git import has_commit, lock_pairs
+
+    repo = make_repo()
+    clone = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth=1", repo.path.as_uri(), str(clone)], check=True)
+    assert not has_commit(clone, repo.base)
+    pairs = lock_pairs(clone, repo.base, repo.head)
+    assert [p.path for p in pairs] == ["requirements.txt"]
+    assert pairs[0].old is not None and str(pairs[0].old.pins[-1].version) == "1.12.1"

@@ -52,3 +52,16 @@ def test_kb_verify_command_json() -> None:
     assert result.exit_code == (1 if any(r["status"] == "fail" for r in document["results"]) else 0)
     seed = {r["id"]: r["status"] for r in document["results"] if r["id"] in SEED}
     assert set(seed.values()) == {"pass"}
+
+
+@pytest.mark.slow
+def test_a_probe_says_nothing_before_its_since_release(kb: KnowledgeBase) -> None:
+    from dataclasses import replace
+
+    from packaging.version import Version
+
+    entry = kb.get("torch-floor-divide-rounds-toward-floor")
+    later = replace(entry, probe=replace(entry.probe, since=Version("99.0")))
+    [verdict] = verify([later]).results
+    assert verdict.status == "skip"
+    assert "99.0" in verdict.observed

@@ -58,7 +58,7 @@ def test_lock_diff_json_has_transitions_packages_and_environment() -> None:
     result = run(
         "lock", "diff", LOCKS / "uv/forks-old/uv.lock", LOCKS / "uv/forks-new/uv.lock", "-f", "json"
     )
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # the CUDA build change is a medium finding
     document = json.loads(result.stdout)
     assert document["schema_version"] == "1" and document["tool"]["name"] == "auditor"
     assert [t for t in document["transitions"] if t["package"] == "torch"] == [
@@ -67,14 +67,14 @@ def test_lock_diff_json_has_transitions_packages_and_environment() -> None:
             "from": "2.6.0+cu124",
             "to": "2.7.0+cu128",
             "direction": "upgrade",
-            "environment": "sys_platform != 'darwin'",
+            "environment": 'sys_platform != \"darwin\"',
         },
         {
             "package": "torch",
             "from": "2.6.0",
             "to": "2.7.0",
             "direction": "upgrade",
-            "environment": "sys_platform == 'darwin'",
+            "environment": 'sys_platform == \"darwin\"',
         },
     ]
     numpy = document["packages"][-1]
@@ -133,7 +133,7 @@ def test_compare_takes_the_platform_option(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     transitions = json.loads(result.stdout)["transitions"]
     assert [t["environment"] for t in transitions if t["package"] == "torch"] == [
-        "sys_platform == 'darwin'"
+        'sys_platform == \"darwin\"'
     ]
 
 
@@ -175,3 +175,10 @@ def test_binary_oversized_and_missing_files(tmp_path: Path) -> None:
 def test_diff_of_a_bad_lock_exits_2() -> None:
     result = run("lock", "diff", LOCKS / "uv/forks-old/uv.lock", LOCKS / "bad/conflict-uv/uv.lock")
     assert result.exit_code == 2 and "conflict-uv/uv.lock:7:" in result.stderr
+
+
+def test_lock_diff_fail_on_sets_the_exit_code() -> None:
+    args = ("lock", "diff", LOCKS / "uv/forks-old/uv.lock", LOCKS / "uv/forks-new/uv.lock")
+    assert run(*args, "--fail-on", "high").exit_code == 0
+    assert run(*args, "--fail-on", "medium").exit_code == 1
+    assert run(*args, "--platform", "darwin").exit_code == 0  # no finding on macOS

@@ -5,6 +5,7 @@ from lockfixtures import pins, read
 from packaging.version import Version
 
 from auditor.errors import LockfileError
+from auditor.lockfiles import read_lock
 from auditor.lockfiles.conda_list import parse_explicit, parse_export
 
 
@@ -46,3 +47,10 @@ def test_explicit_needs_the_marker_and_package_urls(tmp_path) -> None:
     with pytest.raises(LockfileError) as caught:
         parse_explicit(target, target.read_text())
     assert caught.value.line == 2
+
+
+def test_an_export_saved_as_requirements_txt_is_still_an_export(tmp_path) -> None:
+    target = tmp_path / "requirements.txt"
+    target.write_text("pytorch=1.13.1=py3.9_cuda11.7_cudnn8.5.0_0\nnumpy=1.23.5=py39h14f4228_0\n")
+    lock = read_lock(target)
+    assert lock.format == "conda-list-export" and pins(lock, "torch")[0].build.startswith("py3.9_cuda11.7")

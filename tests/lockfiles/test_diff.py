@@ -5,7 +5,7 @@ from lockfixtures import read
 from packaging.version import Version as _v
 
 from auditor.errors import UsageError
-from auditor.lockfiles import Selection, diff_locks
+from auditor.lockfiles import Selection, diff_locks, read_lock
 from auditor.models import Lock, Pin
 
 
@@ -16,15 +16,15 @@ def kinds(diff) -> dict[tuple[str, str | None], tuple[str, ...]]:
 def test_uv_forks_are_compared_per_environment() -> None:
     diff = diff_locks(read("uv/forks-old/uv.lock"), read("uv/forks-new/uv.lock"))
     assert [(str(t.old), str(t.new), t.environment) for t in diff.transition("torch")] == [
-        ("2.6.0+cu124", "2.7.0+cu128", "sys_platform != 'darwin'"),
-        ("2.6.0", "2.7.0", "sys_platform == 'darwin'"),
+        ("2.6.0+cu124", "2.7.0+cu128", 'sys_platform != "darwin"'),
+        ("2.6.0", "2.7.0", 'sys_platform == "darwin"'),
     ]
-    assert kinds(diff)[("torch", "sys_platform != 'darwin'")] == (
+    assert kinds(diff)[("torch", 'sys_platform != "darwin"')] == (
         "upgraded",
         "local-label",
         "source",
     )
-    assert kinds(diff)[("torch", "sys_platform == 'darwin'")] == ("upgraded",)
+    assert kinds(diff)[("torch", 'sys_platform == "darwin"')] == ("upgraded",)
     assert [t.package for t in diff.packages] == ["torch", "torch", "numpy"]  # torch first
 
 
@@ -124,3 +124,39 @@ def test_identical_locks_have_no_changes() -> None:
 def test_an_unknown_platform_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match="unknown platform 'amiga'"):
         Selection(platform="amiga")
+
+
+def test_torch_from_conda_and_from_pip_in_one_environment_are_paired_by_origin(tmp_path) -> None:
+    conda = "  - pytorch=2.0.1=py3.10_cuda11.8_cudnn8.7.0_0\n"
+    old, new = tmp_path / "old" / "environment.yml", tmp_path / "new" / "environment.yml"
+    old.parent.mkdir()
+    new.parent.mkdir()
+    old.write_text(f"dependencies:\n{conda}  - pip:\n      - torch==2.1.0\n")
+    new.write_text(f"dependencies:\n  - pip:\n      - torch==2.2.0\n{conda}")  # pip listed first
+    diff = diff_locks(read_lock(old), read_lock(new))
+    assert [(str(c.old.version), str(c.new.version), c.new.groups) for c in diff.changes] == [
+        ("2.1.0", "2.2.0", ("pip",))
+    ]
+
+
+def test_per_cuda_requirement_files_compare_per_marker() -> None:
+    old = read("requirements/serve-style/torch_cu117_linux.txt")
+    new = read("requirements/serve-style/torch_cu118_linux.txt")
+    diff = diff_locks(old, new)
+    assert kinds(diff) == {
+        ("torch", 'sys_platform == "linux"'): ("upgraded", "local-label"),
+        ("torchvision", 'sys_platform == "linux"'): ("upgraded", "local-label"),
+        ("torchaudio", 'sys_platform == "linux"'): ("upgraded", "local-label"),
+    }
+    assert diff_locks(old, new, Selection(platform="darwin")).packages == ()
+
+
+def test_markers_pair_across_formats_whatever_their_quotes() -> None:
+    old = read("uv/forks-old/uv.lock")  # writes sys_platform == 'darwin'
+    new = read("requirements/compiled/uv-universal.txt")
+    assert [
+        (str(t.old), str(t.new), t.environment) for t in diff_locks(old, new).transition("torch")
+    ] == [
+        ("2.6.0+cu124", "2.5.1+cu124", 'sys_platform != "darwin"'),
+        ("2.6.0", "2.5.1", 'sys_platform == "darwin"'),
+    ]

@@ -21,7 +21,7 @@ def test_registry_pins_with_index_markers_and_groups() -> None:
     assert torch.source == "https://download.pytorch.org/whl/cu118" and torch.groups == ("default",)
     numpy = pins(lock, "numpy")
     assert len(numpy) == 1 and numpy[0].groups == ("default", "develop")  # in both: one pin
-    assert numpy[0].marker == "python_version >= '3.9'" and numpy[0].source is None  # PyPI
+    assert numpy[0].marker == 'python_version >= \"3.9\"' and numpy[0].source is None  # PyPI
     assert pins(lock, "pytest")[0].groups == ("develop",)
     assert torch.line == 32
 

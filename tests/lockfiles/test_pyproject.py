@@ -1,5 +1,6 @@
 """A pyproject's dependencies: an input that is not a lock."""
 
+from auditor.lockfiles import FORMATS, read_lock
 from auditor.lockfiles.pyproject import parse
 
 
@@ -19,3 +20,10 @@ def test_dependencies_extras_and_groups_are_unpinned_inputs(tmp_path) -> None:
         "pytest": (">=8", ("dev",)),
     }
     assert [p.line for p in lock.pins if p.name == "numpy"] == [4]
+
+
+def test_a_pyproject_is_read_by_name_but_not_taken_for_a_lockfile(tmp_path) -> None:
+    target = tmp_path / "pyproject.toml"
+    target.write_text('[project]\nname = "app"\ndependencies = ["torch>=2.1"]\n')
+    assert read_lock(target).format == "pyproject.toml"
+    assert max(fmt.claims(target, "") for fmt in FORMATS) < 2

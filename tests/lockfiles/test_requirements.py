@@ -100,3 +100,40 @@ def test_requirements_in_ranges_are_unpinned() -> None:
         "torchvision": None,
         "numpy": "<2",
     }
+
+
+def test_uv_universal_output_pins_torch_once_per_environment() -> None:
+    lock = read("requirements/compiled/uv-universal.txt")
+    assert {str(p.version): p.marker for p in pins(lock, "torch")} == {
+        "2.5.1": 'sys_platform == \"darwin\"',
+        "2.5.1+cu124": 'sys_platform != \"darwin\"',
+    }
+    assert all(p.source is None for p in lock.pins)  # PyPI is the --index-url
+
+
+def test_per_cuda_requirement_files_with_a_shared_include() -> None:
+    old = read("requirements/serve-style/torch_cu117_linux.txt")
+    assert old.format == "requirements.txt"
+    assert versions(old) == {
+        "captum": "0.6.0",
+        "packaging": "23.1",
+        "pynvml": "11.5.0",
+        "torch": "2.0.0+cu117",
+        "torchvision": "0.15.1+cu117",
+        "torchaudio": "2.0.1+cu117",
+    }
+    assert pins(old, "torch")[0].marker == 'sys_platform == "linux"'
+
+
+def test_a_10_mb_file_parses_every_pin(tmp_path) -> None:
+    target = tmp_path / "requirements.txt"
+    block = "".join(
+        f"package-{n:06d}=={n % 9}.{n % 7}.0 \\\n    --hash=sha256:{n:064x}\n    # via torch\n"
+        for n in range(100_000)
+    )
+    target.write_text(block)
+    assert target.stat().st_size > 10 * 1024 * 1024
+    lock = parse(target, target.read_text())
+    assert (
+        len(lock.pins) == 100_000 and str(lock.pins[-1].version) == f"{99_999 % 9}.{99_999 % 7}.0"
+    )

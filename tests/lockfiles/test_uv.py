@@ -13,8 +13,8 @@ def test_forked_torch_is_two_pins_with_their_markers_and_indexes() -> None:
     assert lock.format == "uv.lock" and lock.python == ">=3.9"
     torch = {str(p.version): p for p in pins(lock, "torch")}
     assert set(torch) == {"2.6.0", "2.6.0+cu124"}
-    assert torch["2.6.0"].marker == "sys_platform == 'darwin'" and torch["2.6.0"].source is None
-    assert torch["2.6.0+cu124"].marker == "sys_platform != 'darwin'"
+    assert torch["2.6.0"].marker == 'sys_platform == \"darwin\"' and torch["2.6.0"].source is None
+    assert torch["2.6.0+cu124"].marker == 'sys_platform != \"darwin\"'
     assert torch["2.6.0+cu124"].source == "https://download.pytorch.org/whl/cu124"
     assert torch["2.6.0+cu124"].groups == ("main",)
 
@@ -38,7 +38,7 @@ def test_without_resolution_markers_the_edges_give_the_marker(tmp_path) -> None:
         '[[package]]\nname = "torch"\nversion = "2.5.1+cpu"\nsource = { registry = "https://download.pytorch.org/whl/cpu" }\n'
     )
     torch = {str(p.version): p.marker for p in parse(target, target.read_text()).pins}
-    assert torch == {"2.5.1": "sys_platform == 'darwin'", "2.5.1+cpu": "sys_platform == 'linux'"}
+    assert torch == {"2.5.1": 'sys_platform == \"darwin\"', "2.5.1+cpu": 'sys_platform == \"linux\"'}
 
 
 def test_git_source_keeps_the_commit(tmp_path) -> None:

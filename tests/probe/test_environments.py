@@ -9,9 +9,15 @@ from pathlib import Path
 import pytest
 
 from auditor.knowledge import KnowledgeBase
-from auditor.probe import Sources, verify
+from auditor.probe import Sources, default_cache_dir, verify
 from auditor.probe.environments import (
-    MARKER_FILE, Provisioner, Unavailable, companions, describe, disk_usage, existing,
+    MARKER_FILE,
+    Provisioner,
+    Unavailable,
+    companions,
+    describe,
+    disk_usage,
+    existing,
 )
 from auditor.probe.interpreters import discover
 
@@ -62,14 +68,16 @@ def test_a_cuda_only_torch_is_refused_before_anything_is_downloaded(probe_cache:
     assert not list(provisioner.root.glob("torch-2.14.1-*"))
 
 
-def test_torch_gets_a_cpu_build_with_numpy_and_its_probes_hold(provisioner: Provisioner, kb: KnowledgeBase) -> None:
+def test_torch_gets_a_cpu_build_with_numpy_and_its_probes_hold(local_sources: Sources, kb: KnowledgeBase) -> None:
+    # the user cache, as a real run would: built once on this machine (about 1 GB), reused after
+    provisioner = Provisioner(default_cache_dir() / "envs", local_sources)
     env = provisioner.provision("torch", "2.13.0", [], [discover()[0]])
     assert env.packages["torch"] == "2.13.0+cpu"
     assert env.packages["numpy"] is not None
     assert not [name for name in env.packages if name.startswith("nvidia")]
     assert companions("torch", "1.12.1") == ("numpy<2",)
     total, unique = disk_usage(env.root)  # type: ignore[arg-type]
-    assert unique < total  # hardlinked from uv's cache
+    assert 0 < unique <= total  # less when uv could hardlink from its cache
     verification = verify(kb.for_package("torch"), python=env.python, timeout=600)
     assert verification.package_versions["torch"] == "2.13.0+cpu"
     failed = [v for v in verification.results if v.status in ("fail", "error")]

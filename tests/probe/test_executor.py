@@ -33,7 +33,7 @@ def test_real_changes_are_confirmed_on_both_versions(numpy_outcomes: dict[str, P
     assert promotion.status == "confirmed", promotion
     assert (promotion.old.version, promotion.old.output) == ("1.26.0", "float64")  # type: ignore[union-attr]
     assert (promotion.new.version, promotion.new.output) == ("2.0.0", "float32")  # type: ignore[union-attr]
-    assert promotion.old.python == "%d.%d.%d" % sys.version_info[:3]  # type: ignore[union-attr]
+    assert promotion.old.python == "{}.{}.{}".format(*sys.version_info[:3])  # type: ignore[union-attr]
     assert numpy_outcomes["float-alias-removed"].status == "confirmed"
 
 

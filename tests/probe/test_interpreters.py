@@ -17,9 +17,9 @@ def test_the_running_interpreter_comes_first_and_each_minor_once() -> None:
 
 
 def test_a_version_or_a_path_names_an_interpreter() -> None:
-    current = "%d.%d" % sys.version_info[:2]
+    current = "{}.{}".format(*sys.version_info[:2])
     assert resolve(current).minor == current
-    assert resolve(sys.executable).version == "%d.%d.%d" % sys.version_info[:3]
+    assert resolve(sys.executable).version == "{}.{}.{}".format(*sys.version_info[:3])
 
 
 def test_an_interpreter_that_does_not_exist_is_a_usage_error() -> None:

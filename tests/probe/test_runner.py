@@ -31,7 +31,7 @@ def test_each_probe_reports_its_output_warnings_and_escaping_exception() -> None
     assert results["raises"].observed == "before\nValueError: bad value"
     assert results["exits"].error == "SystemExit: 3"
     assert results["namespace"].output == "False"
-    assert batch.python == "%d.%d.%d" % sys.version_info[:3]
+    assert batch.python == "{}.{}.{}".format(*sys.version_info[:3])
     assert batch.packages["packaging"] and batch.packages["no-such-package-here"] is None
     assert batch.reruns == ()
 

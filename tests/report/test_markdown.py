@@ -115,3 +115,30 @@ def test_example_project_markdown(kb, examples):
     summary = rf"\*\*torch 1\.12\.1\+cu116 -> 1\.13\.0\+cu117\*\*: {len(result.changes)} changes, {n} call sites"
     assert re.search(summary, text)
     assert Path("data/windows.py").as_posix() + ":14" in text
+
+
+def test_multiline_probe_output_keeps_the_table(result):
+    from dataclasses import replace
+
+    from auditor.models import ProbeOutcome, ProbeRun
+
+    broken = ProbeOutcome(result.changes[1].id, "error", ProbeRun("1.12.1", "Traceback\n  line 1\nValueError: x"),
+                          ProbeRun("1.13.0", "ok"), reason="crashed")
+    text = markdown.render(replace(result, probes=(broken,)))
+    probes = next(t for t in _tables(text) if t[0].startswith("| Change | Status"))
+    assert len(probes) == 3 and "Traceback ⏎ line 1 ⏎ ValueError: x" in probes[2]
+
+
+def test_hundreds_of_changes_still_fit(result):
+    from dataclasses import replace
+
+    template = result.changes[1]
+    changes = tuple(replace(template, id=f"torch-change-{i:04d}", title=f"Change number {i} " + "t" * 150)
+                    for i in range(800))
+    findings = tuple(replace(result.findings[0], change=c.id, line=i + 1) for i, c in enumerate(changes))
+    big = replace(result, changes=changes, findings=findings, probes=())
+    text = markdown.render(big)
+    assert len(text) <= markdown.GITHUB_COMMENT_LIMIT
+    assert "800 call sites in 1 file affected" in text
+    assert "more changes" in text and text.rstrip().endswith("</sub>")
+    assert "|" not in text.split("Shortened")[0].split("\n- ")[-1]  # whole lines, no half-table

@@ -104,3 +104,16 @@ def test_no_pyproject_means_defaults(tmp_path: Path) -> None:
     assert load_config(None, tmp_path) == ScanConfig()
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", "utf-8")
     assert load_config(None, tmp_path) == ScanConfig()
+
+
+def test_compare_takes_the_config_option_too(tmp_path: Path, examples: Path) -> None:
+    root = project(tmp_path / "p")
+    settings = tmp_path / "auditor.toml"
+    settings.write_text('exclude = ["tests/", "legacy/"]\nignore = ["torch-clamp-type-promotion"]\n', "utf-8")
+    result = CliRunner().invoke(app, [
+        "compare", str(examples / "requirements-old.txt"), str(examples / "requirements-new.txt"),
+        "--project", str(root), "--config", str(settings), "--format", "json",
+    ])
+    assert result.exit_code == 1, result.output
+    sites = {(f["path"], f["line"]) for f in json.loads(result.stdout)["findings"]}
+    assert sites == {("train.py", 3), ("train.py", 6)}

@@ -403,3 +403,51 @@ def test_spread_keywords_lower_confidence(kb: KnowledgeBase) -> None:
         return nn.functional.dropout2d(torch.zeros(3), **options)
     """
     assert found(kb, source, DROPOUT) == {6: "medium"}
+
+
+def test_not_bool_arguments_rule_out_known_masks(kb: KnowledgeBase) -> None:
+    """`not_bool`: a comparison or a bool tensor in that argument cannot be a byte mask."""
+    from dataclasses import replace
+
+    from auditor.models import Condition, Match
+
+    change = replace(kb.get(FLOOR), matches=(
+        Match(method=("masked_fill", "masked_fill_"), when=Condition(not_bool=("#0", "mask"))),
+        Match(call="torch.masked_fill", when=Condition(not_bool=("#1", "mask"))),
+    ))
+    source = textwrap.dedent("""
+        import torch
+
+        def f(scores: torch.Tensor, lengths: torch.Tensor, pad, ids):
+            a = scores.masked_fill(lengths == 0, 0.0)
+            b = scores.masked_fill(~(lengths > 3) & (ids == pad), 0.0)
+            keep = torch.zeros(3, dtype=torch.bool)
+            c = scores.masked_fill(keep, 0.0)
+            d = scores.masked_fill(lengths.bool(), 0.0)
+            e = torch.masked_fill(scores, torch.isnan(scores), 0.0)
+            g = scores.masked_fill(mask=pad.to(torch.bool), value=0.0)
+            h = scores.masked_fill(pad, 0.0)
+            i = scores.masked_fill(lengths.byte(), 0.0)
+            j = torch.masked_fill(scores, pad, 0.0)
+            return a, b, c, d, e, g, h, i, j
+        """)
+    findings = scan_source(source, "case.py", RuleIndex.build([change]))
+    assert sorted(f.line for f in findings) == [12, 13, 14]
+
+
+def test_dtype_conversions_follow_their_argument(kb: KnowledgeBase) -> None:
+    source = """
+    import torch
+
+    def f(ids: torch.Tensor, emb: torch.Tensor, other):
+        mask = (ids != -1).type_as(emb)
+        a = mask.sum(dim=-2).clamp(min=1e-7)
+        counts = (ids != -1).sum(-1)
+        b = counts.clamp(min=0.5)
+        c = ids.long().to(emb).clamp(min=0.5)
+        d = emb.to(torch.long).clamp(min=0.5)
+        e = emb.new_zeros(3, dtype=torch.long).clamp(min=0.5)
+        g = emb.type_as(other).clamp(min=0.5)
+        return a, b, c, d, e, g
+    """
+    assert found(kb, source, CLAMP) == {8: "high", 10: "high", 11: "high"}

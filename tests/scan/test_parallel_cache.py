@@ -1,0 +1,266 @@
+"""The pool and the cache are routes, not results: whatever the route, the same findings and
+skipped files as the plain loop over `scan_file`, and a cache that never serves a stale answer."""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import shutil
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from auditor.cli import app
+from auditor.knowledge import KnowledgeBase
+from auditor.models import Finding, Skipped, SpecChange
+from auditor.progress import RichProgressBar
+from auditor.scan import RuleIndex, scan_file, scan_project
+from auditor.scan.cache import DATABASE, encode
+from auditor.scan.config import ScanConfig
+from auditor.scan.discover import discover
+from auditor.scan.project import ScanOptions
+from auditor.scan.walk import FastVisitor
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures" / "scan"
+EXAMPLE = ROOT / "examples" / "project"
+FLOOR = "torch-floor-divide-rounds-toward-floor"
+
+Result = tuple[list[Finding], list[Skipped]]
+
+
+def reference(root: Path, changes: tuple[SpecChange, ...], config: ScanConfig | None = None) -> Result:
+    """The serial, uncached scan written out as the plain loop it replaces."""
+    config = config or ScanConfig()
+    index = RuleIndex.build(c for c in changes if c.id not in config.ignore)
+    base = root if root.is_dir() else root.parent
+    discovered = discover(root, config)
+    findings: list[Finding] = []
+    skipped: list[Skipped] = list(discovered.skipped)
+    for file in discovered.files:
+        found, passed = scan_file(file, file.relative_to(base).as_posix(), index)
+        findings += [f for f in found if config.keeps(f)]
+        skipped += passed
+    findings.sort(key=lambda f: (f.path, f.cell or 0, f.line, f.column, f.change, f.symbol))
+    return findings, skipped
+
+
+@pytest.fixture(scope="module")
+def changes() -> tuple[SpecChange, ...]:
+    return KnowledgeBase.load().entries
+
+
+@pytest.fixture()
+def tree(tmp_path: Path) -> Path:
+    """Every scanner fixture (a few hundred files), the example project, the same module under
+    two names, and files that are skipped: bad syntax, not UTF-8, a broken notebook."""
+    root = tmp_path / "tree"
+    for number, source in enumerate(sorted(FIXTURES.glob("*/*"))):
+        target = root / f"pkg{number % 7}" / source.parent.name / source.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    shutil.copytree(EXAMPLE, root / "example")
+    twin = "import torch\n\ndef f(a: torch.Tensor):\n    return a // 2\n"
+    (root / "twin_a.py").write_text(twin)
+    (root / "deep" / "er").mkdir(parents=True)
+    (root / "deep" / "er" / "twin_b.py").write_text(twin)
+    (root / "broken.py").write_text("import torch\ndef f(:\n    return torch.floor_divide(1, 2)\n")
+    (root / "latin1.py").write_bytes("# caf\xe9\nimport torch\nx = torch.tensor([1]) // 2\n".encode("latin-1"))
+    (root / "broken.ipynb").write_text('{"cells": [')
+    return root
+
+
+def scan(root: Path, changes: tuple[SpecChange, ...], **options: object) -> Result:
+    return scan_project(root, changes, None, ScanOptions(**options))  # type: ignore[arg-type]
+
+
+def test_the_tree_exercises_findings_and_skips(tree: Path, changes: tuple[SpecChange, ...]) -> None:
+    findings, skipped = reference(tree, changes)
+    assert len(discover(tree).files) > 300
+    assert len(findings) > 100 and len({f.path for f in findings}) > 100
+    assert {s.path for s in skipped} >= {"broken.py", "latin1.py", "broken.ipynb"}
+    assert any(f.cell is not None for f in findings)  # the example's notebook
+
+
+@pytest.mark.parametrize("workers", [1, 2, None])
+def test_serial_and_parallel_scans_give_the_plain_loops_result(
+    tree: Path, changes: tuple[SpecChange, ...], workers: int | None
+) -> None:
+    assert scan(tree, changes, workers=workers) == reference(tree, changes)
+
+
+def test_the_example_project_scans_the_same_every_way(changes: tuple[SpecChange, ...], tmp_path: Path) -> None:
+    crossed = tuple(c for c in changes if c.package == "torch")
+    expected = reference(EXAMPLE, crossed)
+    assert expected[0]
+    assert scan(EXAMPLE, crossed, workers=2) == expected
+    assert scan(EXAMPLE, crossed, workers=2, cache_dir=tmp_path / "cache") == expected  # cold
+    assert scan(EXAMPLE, crossed, workers=1, cache_dir=tmp_path / "cache") == expected  # warm
+
+
+def test_a_single_file_is_scanned_the_same_way(changes: tuple[SpecChange, ...], tmp_path: Path) -> None:
+    file = EXAMPLE / "quantize.py"
+    expected = reference(file, changes)
+    assert scan(file, changes, cache_dir=tmp_path / "cache") == expected
+    assert scan(file, changes, cache_dir=tmp_path / "cache") == expected
+
+
+def test_cold_and_warm_cached_scans_give_the_plain_loops_result(
+    tree: Path, changes: tuple[SpecChange, ...], tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"
+    expected = reference(tree, changes)
+    assert scan(tree, changes, workers=2, cache_dir=cache) == expected
+    with sqlite3.connect(cache / DATABASE) as db:
+        (stored,) = db.execute("SELECT COUNT(*) FROM results").fetchone()
+    assert stored == len(discover(tree).files)
+    assert scan(tree, changes, workers=2, cache_dir=cache) == expected
+    assert scan(tree, changes, workers=1, cache_dir=cache) == expected
+
+
+def test_twins_keep_their_own_paths(tree: Path, changes: tuple[SpecChange, ...], tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    scan(tree, changes, cache_dir=cache)
+    findings, _ = scan(tree, changes, cache_dir=cache)
+    twins = sorted((f.path, f.line) for f in findings if f.path.endswith(("twin_a.py", "twin_b.py")))
+    assert twins == [("deep/er/twin_b.py", 4), ("twin_a.py", 4)]
+
+
+def test_a_warm_scan_reads_its_results_from_the_cache(tree: Path, changes: tuple[SpecChange, ...], tmp_path: Path) -> None:
+    """Proof that the second scan does not parse: a value planted in the cache comes back."""
+    cache = tmp_path / "cache"
+    scan(tree, changes, cache_dir=cache)
+    planted = Finding(FLOOR, "torch.planted", "", 7, 3, None, "high", "planted", "x // y")
+    with sqlite3.connect(cache / DATABASE) as db:
+        db.execute("UPDATE results SET value = ?", (encode(([planted], [])),))
+    findings, skipped = scan(tree, changes, cache_dir=cache)
+    assert {f.symbol for f in findings} == {"torch.planted"}
+    assert {f.path for f in findings} == {f.relative_to(tree).as_posix() for f in discover(tree).files}
+    assert skipped == []
+
+
+def test_an_edited_file_is_scanned_again(tree: Path, changes: tuple[SpecChange, ...], tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    scan(tree, changes, cache_dir=cache)
+    edited = tree / "twin_a.py"
+    edited.write_text(edited.read_text() + "\ndef g(b: torch.Tensor):\n    return torch.floor_divide(b, 3)\n")
+    (tree / "broken.py").write_text("x = 1\n")  # fixed: no longer skipped
+    expected = reference(tree, changes)
+    assert scan(tree, changes, cache_dir=cache) == expected
+    assert [f.line for f in expected[0] if f.path == "twin_a.py"] == [4, 7]
+    assert "broken.py" not in {s.path for s in expected[1]}
+
+
+def test_other_knowledge_is_a_miss(tree: Path, changes: tuple[SpecChange, ...], tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    floor_only = tuple(c for c in changes if c.id == FLOOR)
+    scan(tree, floor_only, cache_dir=cache)
+    assert scan(tree, changes, cache_dir=cache) == reference(tree, changes)
+    # an edited entry (its title is the findings' message) is other knowledge too
+    retitled = tuple(replace(c, title="Retitled") if c.id == FLOOR else c for c in floor_only)
+    findings, _ = scan(tree, retitled, cache_dir=cache)
+    assert findings and {f.message for f in findings} <= {"Retitled", *(m.message for m in retitled[0].matches)}
+    assert (findings, _) == reference(tree, retitled)
+
+
+def test_a_damaged_database_is_replaced(tree: Path, changes: tuple[SpecChange, ...], tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / DATABASE).write_bytes(b"this is not a database" * 100)
+    expected = reference(tree, changes)
+    assert scan(tree, changes, cache_dir=cache) == expected
+    assert scan(tree, changes, cache_dir=cache) == expected
+    with sqlite3.connect(cache / DATABASE) as db:
+        assert db.execute("SELECT COUNT(*) FROM results").fetchone()[0] > 0
+
+
+def test_an_unusable_cache_directory_only_costs_the_cache(tree: Path, changes: tuple[SpecChange, ...], tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where the cache directory should be")
+    assert scan(tree, changes, cache_dir=blocker / "cache") == reference(tree, changes)
+
+
+def _listing(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
+
+
+def test_the_cli_caches_under_cache_dir_only_and_not_at_all_with_no_cache(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(EXAMPLE, project)
+    before = _listing(project)
+    runner = CliRunner()
+    command = ["scan", str(project), "--from", "1.10", "--to", "2.15", "--format", "json", "--fail-on", "none"]
+
+    uncached = runner.invoke(app, [*command, "--cache-dir", str(tmp_path / "none"), "--no-cache"])
+    assert uncached.exit_code == 0, uncached.output
+    assert not (tmp_path / "none").exists()
+
+    cold = runner.invoke(app, [*command, "--cache-dir", str(tmp_path / "cache")])
+    warm = runner.invoke(app, [*command, "--cache-dir", str(tmp_path / "cache")])
+    assert cold.exit_code == warm.exit_code == 0
+    assert cold.stdout == warm.stdout == uncached.stdout
+    assert json.loads(cold.stdout)["findings"]
+    assert _listing(tmp_path / "cache") == ["scan", "scan/CACHEDIR.TAG", f"scan/{DATABASE}"]
+    assert _listing(project) == before
+    assert cold.stderr == warm.stderr == ""  # no progress bar in JSON runs or without a terminal
+
+
+def test_the_progress_bar_counts_files_and_goes_away(tree: Path, changes: tuple[SpecChange, ...]) -> None:
+    screen = io.StringIO()
+    bar = RichProgressBar(Console(file=screen, force_terminal=True, width=100), delay=0, interval=0)
+    assert scan(tree, changes, progress=bar, workers=2) == reference(tree, changes)
+    total = len(discover(tree).files)
+    assert f"{total}/{total}" in screen.getvalue() or f"/{total}" in screen.getvalue()
+    assert bar._bar is None  # stopped
+
+
+def test_could_match_looks_for_whole_names_and_real_operators(changes: tuple[SpecChange, ...]) -> None:
+    index = RuleIndex.build(c for c in changes if c.id == FLOOR)
+    assert index.tokens >= {"//", "floor_divide"}
+    assert not index.could_match('"""See https://example.org/x."""\nmy_floor_divide_helper = 1\n')
+    assert index.could_match("y = x // 2\n")
+    assert index.could_match("y = x//2\n")
+    assert index.could_match("from torch import floor_divide as fd\n")
+    assert index.could_match("floor_divide")
+    assert index.could_match("x\n//=2")
+
+
+class _Recorder(ast.NodeVisitor):
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, int, int]] = []
+
+    def generic_visit(self, node: ast.AST) -> None:
+        self.seen.append((type(node).__name__, getattr(node, "lineno", 0), getattr(node, "col_offset", 0)))
+        super().generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.seen.append(("call!", node.lineno, node.col_offset))
+        self.generic_visit(node)
+
+
+class _FastRecorder(FastVisitor, _Recorder):
+    def generic_visit(self, node: ast.AST) -> None:
+        self.seen.append((type(node).__name__, getattr(node, "lineno", 0), getattr(node, "col_offset", 0)))
+        FastVisitor.generic_visit(self, node)
+
+
+LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+
+
+SOURCES = sorted((ROOT / "auditor").rglob("*.py"), key=lambda p: (-p.stat().st_size, p))[:20]
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_the_fast_walk_visits_what_ast_nodevisitor_visits(source: Path) -> None:
+    tree = ast.parse(source.read_text("utf-8"))
+    slow, fast = _Recorder(), _FastRecorder()
+    slow.visit(tree)
+    fast.visit(tree)
+    leaves = {cls.__name__ for base in LEAVES for cls in [base, *base.__subclasses__()]}
+    assert fast.seen == [s for s in slow.seen if s[0] not in leaves]
+    assert len(fast.seen) > 500
