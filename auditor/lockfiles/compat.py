@@ -82,6 +82,8 @@ def _where(pin: Pin) -> str:
 
 
 def _same_env(pins: list[Pin], name: str, anchor: Pin) -> Pin | None:
+    """`name`'s pin installed beside `anchor`: same environment, else one without an environment,
+    else the only one (markers differ in spelling), never a pin of another conda platform."""
     named = [p for p in pins if p.name == name and p.version is not None]
     for pin in named:
         if environment_of(pin) == environment_of(anchor):
@@ -89,7 +91,9 @@ def _same_env(pins: list[Pin], name: str, anchor: Pin) -> Pin | None:
     unconditional = [p for p in named if environment_of(p) is None]
     if unconditional:
         return unconditional[0]
-    return named[0] if len(named) == 1 else None
+    if len(named) == 1 and not (named[0].platform and anchor.platform):
+        return named[0]
+    return None
 
 
 def _companions(torch: Pin, pins: list[Pin]) -> list[EnvironmentFinding]:

@@ -150,12 +150,17 @@ class Resolver:
         self._returns: dict[ast.AST, str | None] | None = None  # memo, once the tags are final
         _Collector(self).collect(tree)
         self.module_classes = self._module_classes()
+        previous = None
         for round_ in range(3):  # reach a fixpoint for chains like a = t * 2; b = a // 3
             for scope in self.scopes.values():
                 for target, value, how in scope.pending:
                     self._bind(scope, target, value, how)
             if round_ == 0:
                 self._parameters_from_call_sites()
+            state = [(dict(s.tags), dict(s.qualified)) for s in self.scopes.values()]
+            if state == previous:
+                break  # another round would bind the same
+            previous = state
         self._returns = {}
 
     # -- building ---------------------------------------------------------------------------

@@ -119,3 +119,16 @@ def test_an_input_that_does_not_pin_torch_is_flagged() -> None:
     )
     messages = [e.message for e in diff.environment if e.kind == "not-locked"]
     assert len(messages) == 2 and "does not pin torch (it asks for <2,>=1.12)" in messages[0]
+
+
+def test_a_companion_on_one_conda_platform_is_not_held_against_another() -> None:
+    old = lock(
+        pin("torch", "2.0.1", platform="linux-64"), pin("torch", "2.0.1", platform="osx-arm64")
+    )
+    new = lock(
+        pin("torch", "2.1.0", platform="linux-64"),
+        pin("torch", "2.1.0", platform="osx-arm64"),
+        pin("torchvision", "0.15.2", platform="linux-64"),
+    )
+    messages = [e.message for e in diff_locks(old, new).environment]
+    assert len(messages) == 1 and "[linux-64]" in messages[0]
