@@ -15,7 +15,9 @@ from auditor import __version__, pipeline
 from auditor.errors import AuditorError, ExitCode, UsageError
 from auditor.knowledge import KnowledgeBase
 from auditor.models import AuditResult, rank
-from auditor.report import RENDERERS, kb as kb_report, lock as lock_report
+from auditor.report import RENDERERS
+from auditor.report import kb as kb_report
+from auditor.report import lock as lock_report
 
 app = typer.Typer(help="Audit a PyTorch dependency bump against your code.", no_args_is_help=True,
                   pretty_exceptions_enable=False, add_completion=False)
@@ -401,7 +403,9 @@ def scan_options(cache_dir: Path | None, no_cache: bool, fmt: ReportFormat) -> A
     if no_cache:
         directory = None
     else:
-        from platformdirs import user_cache_dir  # the probes' default too (auditor.probe.default_cache_dir)
+        from platformdirs import (
+            user_cache_dir,  # the probes' default too (auditor.probe.default_cache_dir)
+        )
 
         directory = (cache_dir or Path(user_cache_dir("auditor", appauthor=False))) / "scan"
     watched = sys.stderr.isatty() and fmt in (ReportFormat.text, ReportFormat.markdown)

@@ -13,7 +13,7 @@ from auditor.errors import UsageError
 from auditor.knowledge import KnowledgeBase
 from auditor.lockfiles import Selection, diff_locks, read_lock
 from auditor.lockfiles.interface import parse_version
-from auditor.models import AuditResult, EnvironmentFinding, Transition
+from auditor.models import SpecChange, AuditResult, EnvironmentFinding, Transition
 from auditor.scan import scan_project
 from auditor.scan.config import load_config
 from auditor.scan.project import ScanOptions
@@ -103,7 +103,7 @@ def scan(
     return audit([transition], project, kb, python, config=config, scan_options=scan_options)
 
 
-def scan_changes(kb: KnowledgeBase, package: str, from_version: str, to_version: str) -> tuple:
+def scan_changes(kb: KnowledgeBase, package: str, from_version: str, to_version: str) -> tuple[SpecChange, ...]:
     """The entries of `package` that the transition from_version -> to_version crosses."""
     transition = Transition(
         package_name(package), parse_version(from_version, "--from"), parse_version(to_version, "--to")

@@ -20,7 +20,7 @@ def listing(entries: Iterable[SpecChange], fmt: str) -> str:
     entries = list(entries)
     if fmt == "json":
         return dumps(envelope(entries=[_entry(e) for e in entries]))
-    lines = [f"{e.package:6} {str(e.introduced):8} {e.severity:6} {e.kind:15} {e.id}" for e in entries]
+    lines = [f"{e.package:6} {e.introduced!s:8} {e.severity:6} {e.kind:15} {e.id}" for e in entries]
     return "\n".join(lines + [f"{len(entries)} entries"]) + "\n"
 
 

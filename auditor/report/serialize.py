@@ -6,7 +6,14 @@ from typing import Any
 
 from auditor import __version__
 from auditor.models import (
-    AuditResult, EnvironmentFinding, Finding, Pin, ProbeOutcome, ProbeRun, Skipped, SpecChange,
+    AuditResult,
+    EnvironmentFinding,
+    Finding,
+    Pin,
+    ProbeOutcome,
+    ProbeRun,
+    Skipped,
+    SpecChange,
     Transition,
 )
 

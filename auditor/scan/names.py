@@ -30,12 +30,7 @@ TENSOR_FUNCTION_MODULES = frozenset(
     {"torch", "torch.linalg", "torch.fft", "torch.special", "torch.nn.functional", "torch.sparse"}
 )
 NOT_TENSOR_FUNCTIONS = frozenset(
-    "device dtype Size Generator no_grad enable_grad set_grad_enabled inference_mode manual_seed "
-    "seed is_tensor is_floating_point is_complex is_nonzero numel get_default_dtype "
-    "set_default_dtype set_default_tensor_type load save compile is_grad_enabled "
-    "use_deterministic_algorithms set_printoptions set_num_threads get_num_threads finfo iinfo "
-    "broadcast_shapes promote_types result_type can_cast typename autocast is_storage "
-    "get_rng_state set_rng_state".split()
+    ["device", "dtype", "Size", "Generator", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "manual_seed", "seed", "is_tensor", "is_floating_point", "is_complex", "is_nonzero", "numel", "get_default_dtype", "set_default_dtype", "set_default_tensor_type", "load", "save", "compile", "is_grad_enabled", "use_deterministic_algorithms", "set_printoptions", "set_num_threads", "get_num_threads", "finfo", "iinfo", "broadcast_shapes", "promote_types", "result_type", "can_cast", "typename", "autocast", "is_storage", "get_rng_state", "set_rng_state"]
 )
 TENSOR_CLASSES = {
     "torch.Tensor": TENSOR,
@@ -63,35 +58,28 @@ INT_DTYPES = {
 }
 FLOAT_DTYPES = frozenset({"float", "float32", "float64", "double", "float16", "half", "bfloat16"})
 INT_FACTORIES = frozenset(
-    "randint randint_like argmax argmin argsort nonzero bucketize searchsorted randperm "
-    "multinomial tril_indices triu_indices".split()
+    ["randint", "randint_like", "argmax", "argmin", "argsort", "nonzero", "bucketize", "searchsorted", "randperm", "multinomial", "tril_indices", "triu_indices"]
 )
 FLOAT_FACTORIES = frozenset(
-    "rand randn rand_like randn_like normal linspace logspace zeros ones empty eye".split()
+    ["rand", "randn", "rand_like", "randn_like", "normal", "linspace", "logspace", "zeros", "ones", "empty", "eye"]
 )
 # Results that are floating point whatever the input (or that raise on integer input).
 FLOAT_RESULTS = frozenset(
-    "mean std var softmax log_softmax sigmoid exp expm1 log log1p log2 log10 sqrt rsqrt tanh "
-    "norm erf erfinv sin cos tan atan asin acos atan2 logsumexp reciprocal cdist cosine_similarity "
-    "layer_norm batch_norm group_norm instance_norm normalize gelu silu dropout linear conv1d "
-    "conv2d conv3d interpolate softplus logit lerp cumprod_float rand_like randn_like".split()
+    ["mean", "std", "var", "softmax", "log_softmax", "sigmoid", "exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "tanh", "norm", "erf", "erfinv", "sin", "cos", "tan", "atan", "asin", "acos", "atan2", "logsumexp", "reciprocal", "cdist", "cosine_similarity", "layer_norm", "batch_norm", "group_norm", "instance_norm", "normalize", "gelu", "silu", "dropout", "linear", "conv1d", "conv2d", "conv3d", "interpolate", "softplus", "logit", "lerp", "cumprod_float", "rand_like", "randn_like"]
 )
-ARITHMETIC_METHODS = frozenset("add add_ sub sub_ mul mul_ div div_ true_divide pow".split())
-INT_METHODS = frozenset("long int short byte char argmax argmin argsort nonzero".split())
-FLOAT_METHODS = frozenset("float double half bfloat16".split())
+ARITHMETIC_METHODS = frozenset(["add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "true_divide", "pow"])
+INT_METHODS = frozenset(["long", "int", "short", "byte", "char", "argmax", "argmin", "argsort", "nonzero"])
+FLOAT_METHODS = frozenset(["float", "double", "half", "bfloat16"])
 NOT_TENSOR_METHODS = frozenset(
-    "item tolist size dim numel numpy element_size is_contiguous data_ptr stride storage "
-    "get_device nelement is_floating_point ndimension equal backward register_hook "
-    "untyped_storage is_complex __len__ __repr__ __str__".split()
+    ["item", "tolist", "size", "dim", "numel", "numpy", "element_size", "is_contiguous", "data_ptr", "stride", "storage", "get_device", "nelement", "is_floating_point", "ndimension", "equal", "backward", "register_hook", "untyped_storage", "is_complex", "__len__", "__repr__", "__str__"]
 )
-NOT_TENSOR_ATTRIBUTES = frozenset("dtype device ndim is_cuda requires_grad is_leaf names layout".split())
-SAME_TENSOR_ATTRIBUTES = frozenset("T mT H mH data grad".split())
+NOT_TENSOR_ATTRIBUTES = frozenset(["dtype", "device", "ndim", "is_cuda", "requires_grad", "is_leaf", "names", "layout"])
+SAME_TENSOR_ATTRIBUTES = frozenset(["T", "mT", "H", "mH", "data", "grad"])
 INT_BUILTINS = frozenset({"len", "int", "round", "ord", "hash", "id"})
 
 
 BOOL_RESULTS = frozenset(
-    "bool isnan isinf isfinite isneginf isposinf isreal logical_and logical_or logical_not "
-    "logical_xor eq ne lt le gt ge greater less equal not_equal isclose isin signbit".split()
+    ["bool", "isnan", "isinf", "isfinite", "isneginf", "isposinf", "isreal", "logical_and", "logical_or", "logical_not", "logical_xor", "eq", "ne", "lt", "le", "gt", "ge", "greater", "less", "equal", "not_equal", "isclose", "isin", "signbit"]
 )
 
 

@@ -8,7 +8,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from auditor.models import Confidence, Match, SpecChange
-from auditor.scan.names import BOOL_TENSOR, FLOAT, INT_DTYPES, INT_TENSOR, Resolver, Scope, is_tensor
+from auditor.scan.names import (
+    BOOL_TENSOR,
+    FLOAT,
+    INT_DTYPES,
+    INT_TENSOR,
+    Resolver,
+    Scope,
+    is_tensor,
+)
 
 OPERATOR_SYMBOLS = {
     "//": ("torch.Tensor.__floordiv__", "torch.Tensor.__rfloordiv__"),

@@ -77,8 +77,8 @@ def _scan_notebook(cells: list[Cell], relative: str, index: RuleIndex) -> tuple[
         return [], [*skipped, Skipped(relative, f"cannot read the cells together: {exc}")]
     findings = []
     for finding in found:
-        cell, line = origin[finding.line - 1]
-        findings.append(replace(finding, cell=cell, line=line))
+        cell_index, line = origin[finding.line - 1]
+        findings.append(replace(finding, cell=cell_index, line=line))
     return findings, skipped
 
 
