@@ -14,6 +14,7 @@ import typer
 from auditor import __version__, pipeline
 from auditor.errors import AuditorError, ExitCode, UsageError
 from auditor.knowledge import KnowledgeBase
+from auditor.lockfiles.detect import format_names
 from auditor.models import AuditResult, rank
 from auditor.report import RENDERERS
 from auditor.report import kb as kb_report
@@ -67,11 +68,7 @@ PlatformOption = Annotated[
 ResolveFlag = Annotated[
     bool, typer.Option("--resolve", help="Resolve unpinned inputs (requirements.in, ranges) to pins with pip-compile."),
 ]
-LockFormatHelp = "Lock formats: " + ", ".join(
-    ("pip-freeze", "requirements.txt", "Pipfile.lock", "poetry.lock", "uv.lock", "pdm.lock", "pylock.toml",
-     "conda-lock.yml", "conda-env-export", "environment.yml", "conda-list-export", "conda-explicit",
-     "pyproject.toml")
-)
+LockFormatHelp = "Lock formats: " + ", ".join(format_names())
 
 
 ConfigOption = Annotated[

@@ -13,7 +13,7 @@ from auditor.errors import UsageError
 from auditor.knowledge import KnowledgeBase
 from auditor.lockfiles import Selection, diff_locks, read_lock
 from auditor.lockfiles.interface import parse_version
-from auditor.models import SpecChange, AuditResult, EnvironmentFinding, Transition
+from auditor.models import AuditResult, EnvironmentFinding, SpecChange, Transition
 from auditor.scan import scan_project
 from auditor.scan.config import load_config
 from auditor.scan.project import ScanOptions

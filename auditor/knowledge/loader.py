@@ -20,7 +20,7 @@ from auditor.models import Condition, Docs, Match, Probe, SpecChange
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
-    import tomli as tomllib  # type: ignore[import-not-found]
+    import tomli as tomllib
 
 
 def default_directory() -> Path:

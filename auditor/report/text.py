@@ -25,9 +25,10 @@ def _transition(t: Transition) -> str:
 
 def _crossing(change: SpecChange, result: AuditResult) -> str:
     for t in result.transitions:
-        if t.package == change.package and t.old is not None and t.new is not None:
-            if change.active(t.old) and not change.active(t.new):
-                return "reverts on this transition: the code goes back to the old behaviour"
+        if t.package != change.package or t.old is None or t.new is None:
+            continue
+        if change.active(t.old) and not change.active(t.new):
+            return "reverts on this transition: the code goes back to the old behaviour"
     return ""
 
 

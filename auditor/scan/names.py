@@ -302,9 +302,9 @@ class Resolver:
                 return INT
             if isinstance(func, ast.Attribute) and func.attr == "parameters":
                 return FLOAT_TENSOR
-        if isinstance(iterable, (ast.List, ast.Tuple)) and iterable.elts:
-            if all(is_tensor(self.tag(e, scope)) for e in iterable.elts):
-                return TENSOR
+        literal = isinstance(iterable, (ast.List, ast.Tuple)) and iterable.elts
+        if literal and all(is_tensor(self.tag(e, scope)) for e in iterable.elts):  # type: ignore[attr-defined]
+            return TENSOR
         tag = self.tag(iterable, scope)
         if is_module(tag):
             return tag  # for layer in self.layers

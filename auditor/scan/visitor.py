@@ -261,10 +261,10 @@ class FindingVisitor(FastVisitor):
         self.generic_visit(node)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        if isinstance(node.op, ast.FloorDiv) and "//=" in self.index.operators:
-            if is_tensor(self.resolver.tag(node.target, self.scope)):
-                for rule in self.index.operators["//="]:
-                    self._report(rule, OPERATOR_SYMBOLS["//="][0], node, rule.match.confidence)
+        floor = isinstance(node.op, ast.FloorDiv) and "//=" in self.index.operators
+        if floor and is_tensor(self.resolver.tag(node.target, self.scope)):
+            for rule in self.index.operators["//="]:
+                self._report(rule, OPERATOR_SYMBOLS["//="][0], node, rule.match.confidence)
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
