@@ -135,8 +135,8 @@ def _python_floor(text: str | None) -> str | None:
 def _python_support(
     torch: Pin, python: str, origin: str, knowledge: tuple[SpecChange, ...], selection: Selection
 ) -> list[EnvironmentFinding]:
-    """python-support entries say from which torch release the Pythons in `python` lose their
-    wheels (`requires_python` excludes them) or gain them (it includes them)."""
+    """Entries with `requires_python` say from which torch release the Pythons in `python` lose
+    their wheels (python-support: it excludes them) or gain them (added: it includes them)."""
     assert torch.version is not None
     env = Selection(python, selection.platform).marker_environment()
     if torch.marker and not _holds(torch.marker, env):
@@ -144,7 +144,7 @@ def _python_support(
     findings = []
     for entry in knowledge:
         if (
-            entry.kind != "python-support"
+            entry.kind not in ("python-support", "added")
             or entry.package != "torch"
             or entry.requires_python is None
         ):
