@@ -46,17 +46,21 @@ class RuleIndex:
     operators: dict[str, list[Rule]] = field(default_factory=lambda: defaultdict(list))
     assigns: dict[str, list[Rule]] = field(default_factory=lambda: defaultdict(list))
     tokens: frozenset[str] = frozenset()
+    roots: frozenset[str] = frozenset()  # modules a source must mention to hold a finding
 
     @classmethod
     def build(cls, changes: Iterable[SpecChange]) -> RuleIndex:
         index = cls()
         tokens: set[str] = set()
+        roots: set[str] = set()
         for change in changes:
             for match in change.matches:
                 rule = Rule(change, match)
+                roots.add(change.package.replace("-", "_"))
                 if match.call:
                     index.calls[match.call].append(rule)
                     tokens.add(match.call.rsplit(".", 1)[-1])
+                    roots.add(match.call.split(".", 1)[0])
                 for name in match.method:
                     index.methods[name].append(rule)
                     tokens.add(name)
@@ -67,11 +71,14 @@ class RuleIndex:
                     index.assigns[match.assign].append(rule)
                     tokens.add(match.assign)
         index.tokens = frozenset(tokens)
+        index.roots = frozenset(roots)
         return index
 
     def could_match(self, text: str) -> bool:
-        """A cheap pre-filter: a source mentioning no token cannot hold a finding."""
-        return any(_mentions(text, token) for token in self.tokens)
+        """A cheap pre-filter. Every finding needs a name imported from a matched module (a call),
+        or a value tagged from one (a tensor), so a source that never mentions one of those
+        modules, or mentions no token of a crossed matcher, cannot hold a finding."""
+        return any(root in text for root in self.roots) and any(_mentions(text, t) for t in self.tokens)
 
 
 def _mentions(text: str, token: str) -> bool:

@@ -222,12 +222,16 @@ def test_the_progress_bar_counts_files_and_goes_away(tree: Path, changes: tuple[
 def test_could_match_looks_for_whole_names_and_real_operators(changes: tuple[SpecChange, ...]) -> None:
     index = RuleIndex.build(c for c in changes if c.id == FLOOR)
     assert index.tokens >= {"//", "floor_divide"}
-    assert not index.could_match('"""See https://example.org/x."""\nmy_floor_divide_helper = 1\n')
-    assert index.could_match("y = x // 2\n")
-    assert index.could_match("y = x//2\n")
+    torch = "import torch\n"
+    assert not index.could_match(torch + '"""See https://example.org/x."""\nmy_floor_divide_helper = 1\n')
+    assert index.could_match(torch + "y = x // 2\n")
+    assert index.could_match(torch + "y = x//2\n")
     assert index.could_match("from torch import floor_divide as fd\n")
-    assert index.could_match("floor_divide")
-    assert index.could_match("x\n//=2")
+    assert index.could_match("torch.floor_divide")
+    assert index.could_match(torch + "x\n//=2")
+    # without the module no name can resolve to it and no value can be tagged from it
+    assert not index.could_match("y = x // 2\n")
+    assert not index.could_match("import numpy as np\nnp.floor_divide(a, 2)\n")
 
 
 class _Recorder(ast.NodeVisitor):
