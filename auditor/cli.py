@@ -19,6 +19,14 @@ from auditor.models import AuditResult, rank
 from auditor.report import RENDERERS
 from auditor.report import kb as kb_report
 from auditor.report import lock as lock_report
+from auditor.settings import (
+    actions_links,
+    probe_settings,
+    progress_reporter,
+    repository_prefix,
+    run_probes,
+    scan_options,
+)
 
 app = typer.Typer(help="Audit a PyTorch dependency bump against your code.", no_args_is_help=True,
                   pretty_exceptions_enable=False, add_completion=False)
@@ -77,6 +85,16 @@ ConfigOption = Annotated[
 ]
 
 
+ProbeFlag = Annotated[bool, typer.Option("--probe", help="Run each crossed change's probe on both versions.")]
+CacheDirOption = Annotated[
+    Path | None,
+    typer.Option(help="Where scan results, probe environments and probe results are kept (default: the user cache)."),
+]
+NoCacheOption = Annotated[
+    bool, typer.Option("--no-cache", help="Scan every file again and probe in temporary environments; store nothing."),
+]
+
+
 def handles_errors(command: F) -> F:
     """Map our error families to exit code 2 with a `path:line: message` line, no traceback."""
 
@@ -99,30 +117,6 @@ def emit(text: str, output: Path | None) -> None:
         output.write_text(text, "utf-8")
     except OSError as exc:
         raise UsageError(f"cannot write: {exc.strerror or exc}", output) from exc
-
-
-def repository_prefix(project: Path | None) -> str:
-    """The project's folder relative to the working directory, for SARIF and annotation paths."""
-    if project is None:
-        return ""
-    try:
-        rel = project.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return ""
-    return "" if rel == "." else rel + "/"
-
-
-def actions_links(project: Path | None) -> Any:
-    """Inside GitHub Actions, Markdown links each call site to the commit being checked."""
-    import os
-
-    from auditor.report.markdown import Links
-
-    repository, sha = os.environ.get("GITHUB_REPOSITORY"), os.environ.get("GITHUB_SHA")
-    if not repository or not sha:
-        return None
-    server = os.environ.get("GITHUB_SERVER_URL") or "https://github.com"
-    return Links(repository, sha, server, repository_prefix(project))
 
 
 def render(result: AuditResult, fmt: ReportFormat, output: Path | None, project: Path | None = None) -> None:
@@ -194,7 +188,7 @@ def compare(
     else:
         result = pipeline.compare(
             old, new, project, KnowledgeBase.load(), old_format, new_format, python, config=config,
-            platform=platform, resolve=resolve, scan_options=scan_options(cache_dir, no_cache, fmt),
+            platform=platform, resolve=resolve, scan_options=scan_options(cache_dir, no_cache, fmt in (ReportFormat.text, ReportFormat.markdown)),
         )
     if probe:
         result = run_probes(result, cache_dir, no_cache, project)
@@ -221,7 +215,7 @@ def scan(
     """The same as compare, with the transition given instead of two locks."""
     result = pipeline.scan(
         path, from_version, to_version, KnowledgeBase.load(), package, python, config=config,
-        scan_options=scan_options(cache_dir, no_cache, fmt),
+        scan_options=scan_options(cache_dir, no_cache, fmt in (ReportFormat.text, ReportFormat.markdown)),
     )
     if probe:
         result = run_probes(result, cache_dir, no_cache, path)
@@ -378,77 +372,6 @@ def github_command(
     if done.comment is not None and done.comment.url:
         typer.echo(f"auditor: PR comment {done.comment.action}: {done.comment.url}")
     raise typer.Exit(exit_code(done.result, fail_on))
-
-
-# --- probes ------------------------------------------------------------------------------------
-
-ProbeFlag = Annotated[bool, typer.Option("--probe", help="Run each crossed change's probe on both versions.")]
-CacheDirOption = Annotated[
-    Path | None,
-    typer.Option(help="Where scan results, probe environments and probe results are kept (default: the user cache)."),
-]
-NoCacheOption = Annotated[
-    bool, typer.Option("--no-cache", help="Scan every file again and probe in temporary environments; store nothing."),
-]
-
-
-def scan_options(cache_dir: Path | None, no_cache: bool, fmt: ReportFormat) -> Any:
-    """The scan's cache (`<cache dir>/scan`) and a progress bar when a person watches a text report."""
-    from auditor.progress import SILENT, RichProgressBar
-    from auditor.scan.project import ScanOptions
-
-    if no_cache:
-        directory = None
-    else:
-        from platformdirs import (
-            user_cache_dir,  # the probes' default too (auditor.probe.default_cache_dir)
-        )
-
-        directory = (cache_dir or Path(user_cache_dir("auditor", appauthor=False))) / "scan"
-    watched = sys.stderr.isatty() and fmt in (ReportFormat.text, ReportFormat.markdown)
-    return ScanOptions(cache_dir=directory, progress=RichProgressBar() if watched else SILENT)
-
-
-def progress_reporter() -> Any:
-    """Progress on stderr when a person watches it; silent in pipes and CI logs."""
-    from auditor.probe import SILENT, RichReporter
-
-    return RichReporter() if sys.stderr.isatty() else SILENT
-
-
-def probe_settings(**options: Any) -> Any:
-    from auditor.probe import ProbeSettings, Sources
-
-    sources = Sources(use_pip_config=not options.pop("no_pip_config"))
-    sources = sources.with_options(
-        index_url=options.pop("index_url"),
-        extra_index_urls=tuple(options.pop("extra_index_url") or ()),
-        find_links=tuple(options.pop("find_links") or ()),
-        offline=options.pop("offline"),
-    )
-    torch_index = options.pop("torch_index")
-    if torch_index is not None:
-        from dataclasses import replace
-
-        sources = replace(sources, torch_index=torch_index or None)
-    memory = options.pop("memory_limit")
-    return ProbeSettings(
-        sources=sources,
-        use_cache=not options.pop("no_cache"),
-        memory_limit=int(memory * (1 << 20)) if memory else None,
-        **options,
-    )
-
-
-def run_probes(
-    result: AuditResult, cache_dir: Path | None, no_cache: bool, project: Path | None = None
-) -> AuditResult:
-    """`--probe` on compare/scan: the probe command's defaults (pip's configuration, the user cache);
-    with the scanned `project`, its literal-only flagged expressions are evaluated too."""
-    from auditor.probe import ProbeSettings, Sources
-
-    settings = ProbeSettings(cache_dir=cache_dir, use_cache=not no_cache, sources=Sources(use_pip_config=True))
-    return pipeline.with_probes(result, settings, progress_reporter(), project)
 
 
 @app.command("probe")

@@ -13,7 +13,7 @@ from auditor.errors import UsageError
 from auditor.knowledge import KnowledgeBase
 from auditor.lockfiles import Selection, diff_locks, read_lock
 from auditor.lockfiles.interface import parse_version
-from auditor.models import AuditResult, EnvironmentFinding, SpecChange, Transition
+from auditor.models import AuditResult, EnvironmentFinding, SpecChange, Transition, release
 from auditor.scan import scan_project
 from auditor.scan.config import load_config
 from auditor.scan.project import ScanOptions
@@ -125,7 +125,12 @@ def with_probes(
 
     base = None if project is None else (project if project.is_dir() else project.parent)
     sites = call_sites(result.findings, result.changes, base) if base is not None else []
-    outcomes, runs = probe_with_sites(result.transitions, result.changes, sites, settings, reporter or SILENT)
+    # A lock's `1.12.1+cu116` is probed on the 1.12.1 release, CPU build preferred: the spec
+    # changes are the release's, and CUDA builds neither run here nor install cheaply.
+    releases = [
+        replace(t, old=t.old and release(t.old), new=t.new and release(t.new)) for t in result.transitions
+    ]
+    outcomes, runs = probe_with_sites(releases, result.changes, sites, settings, reporter or SILENT)
     return replace(result, probes=result.probes + outcomes, findings=annotate(result.findings, sites, runs))
 
 

@@ -74,8 +74,26 @@ def render(result: AuditResult, color: bool = False, width: int = 100) -> str:
         console.print()
     for env in result.environment:
         console.print(f"[{STYLE[env.severity]}]{env.severity.upper():6}[/] {escape(env.message)}")
-    for probe in result.probes:
-        console.print(f"probe {probe.change}: {probe.status}" + (f" ({probe.reason})" if probe.reason else ""))
+    _probes(console, result)
     for skip in result.skipped:
         console.print(f"[dim]skipped {escape(skip.path)}: {escape(skip.reason)}[/]")
     return out.getvalue()
+
+
+def _probes(console: Console, result: AuditResult) -> None:
+    """One line per probe; probes that share a reason (an environment that could not be built)
+    are listed together under it once."""
+    shared: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for probe in result.probes:
+        if probe.reason and sum(p.reason == probe.reason for p in result.probes) > 1:
+            shared[(probe.status, probe.reason)].append(probe.change)
+            continue
+        versions = ""
+        if probe.old and probe.new:
+            versions = f": {probe.old.version} {probe.old.output!r}, {probe.new.version} {probe.new.output!r}"
+        reason = f" ({probe.reason})" if probe.reason else ""
+        console.print(f"probe {escape(probe.change)}: {probe.status}{escape(versions)}{escape(reason)}")
+    for (status, reason), changes in shared.items():
+        console.print(f"{len(changes)} probes {status}: {escape(reason)}")
+        console.print(f"  [dim]{escape(', '.join(changes))}[/]")
+
