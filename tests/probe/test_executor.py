@@ -134,3 +134,16 @@ def test_torch_1_12_1_on_python_3_10_against_2_13_0_confirms_the_seed_changes(kb
     floor = outcomes["torch-floor-divide-rounds-toward-floor"]
     assert floor.old is not None and floor.old.python is not None and floor.old.python.startswith("3.10.")
     assert floor.new is not None and floor.new.version == "2.13.0+cpu"
+
+
+def test_a_locked_local_build_is_probed_on_its_public_release(numpy_kb: KnowledgeBase, settings: ProbeSettings) -> None:
+    """`1.26.0+cu116` in a lock is probed on 1.26.0: the spec changes are the release's."""
+    from auditor.models import AuditResult
+    from auditor.pipeline import with_probes
+
+    local = Transition("numpy", Version("1.26.0+build1"), Version("2.0.0+build2"))
+    changes = tuple(e for e in numpy_kb.entries if e.crossed_by(local))
+    result = with_probes(AuditResult((local,), changes, ()), settings)
+    promotion = by_change(result.probes)["scalar-promotion"]
+    assert promotion.status == "confirmed", promotion
+    assert promotion.old.version == "1.26.0"  # type: ignore[union-attr]
