@@ -1,12 +1,16 @@
-"""Progress of long counted work (files scanned): silent unless the CLI attaches a bar.
+"""Progress, silent unless the CLI attaches a reporter.
 
-The scanner only calls `start`, `advance` and `finish`; whether anything is drawn, and where,
-is the CLI's choice (`RichProgressBar` on a terminal's stderr, `SILENT` in pipes and JSON runs).
+Two shapes of work report here: counted work (files scanned: `start`, `advance`, `finish`,
+drawn by `RichProgressBar`) and steps of unknown length (environments built, probe batches run:
+`task`, `note`, drawn by `RichReporter`). Whether anything is drawn, and where, is the CLI's
+choice; `SILENT` stands for both in pipes and JSON runs.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from typing import Any, Protocol
 
 
@@ -21,6 +25,14 @@ class ProgressReporter(Protocol):
         """The work is over (also after an error): take the bar away."""
 
 
+class Reporter(Protocol):
+    def task(self, description: str) -> contextlib.AbstractContextManager[None]:
+        """A step that takes a while (resolving, installing, running a batch)."""
+
+    def note(self, message: str) -> None:
+        """Something the user should know that is not an outcome (an index left out, a rerun)."""
+
+
 class SilentProgress:
     def start(self, total: int, description: str) -> None:
         pass
@@ -31,8 +43,40 @@ class SilentProgress:
     def finish(self) -> None:
         pass
 
+    @contextlib.contextmanager
+    def task(self, description: str) -> Iterator[None]:
+        yield
+
+    def note(self, message: str) -> None:
+        pass
+
 
 SILENT = SilentProgress()
+
+
+class RichReporter:
+    """A spinner per step with its elapsed time, on stderr."""
+
+    def __init__(self, console: Any = None) -> None:
+        from rich.console import Console
+
+        self.console = console or Console(stderr=True)
+
+    @contextlib.contextmanager
+    def task(self, description: str) -> Iterator[None]:
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        progress = Progress(
+            SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+            console=self.console, transient=False,
+        )
+        with progress:
+            task = progress.add_task(description, total=1)
+            yield
+            progress.update(task, completed=1)
+
+    def note(self, message: str) -> None:
+        self.console.print(f"[dim]note:[/dim] {message}", highlight=False)
 
 
 class RichProgressBar:

@@ -55,7 +55,7 @@ def scan_options(cache_dir: Path | None, no_cache: bool, watched_format: bool) -
 
 def progress_reporter() -> Any:
     """Progress on stderr when a person watches it; silent in pipes and CI logs."""
-    from auditor.probe import SILENT, RichReporter
+    from auditor.progress import SILENT, RichReporter
 
     return RichReporter() if sys.stderr.isatty() else SILENT
 

@@ -31,8 +31,8 @@ from packaging.version import Version
 
 from auditor.errors import ProbeError
 from auditor.probe.interpreters import Interpreter, query
-from auditor.probe.progress import SILENT, Reporter
 from auditor.probe.sources import Sources
+from auditor.progress import SILENT, Reporter
 
 MARKER_FILE = "auditor-env.json"
 INSTALL_TIMEOUT = 3600.0  # a cold torch 1.x is a 740 MB download

@@ -25,10 +25,10 @@ from auditor.probe.callsite import CallSite
 from auditor.probe.environments import Environment, Provisioner, Unavailable, existing
 from auditor.probe.interpreters import Interpreter, discover, resolve
 from auditor.probe.normalize import normalise
-from auditor.probe.progress import SILENT, Reporter
 from auditor.probe.results import ResultCache, probe_key
 from auditor.probe.runner import DEFAULT_MEMORY_LIMIT, ProbeResult, run_batch
 from auditor.probe.sources import Sources
+from auditor.progress import SILENT, Reporter
 
 
 def default_cache_dir() -> Path:
