@@ -82,6 +82,22 @@ def compare(
     return audit(transitions, project, kb, python, diff.environment, config=config, scan_options=scan_options)
 
 
+def transition_between(package: str, from_version: str, to_version: str) -> Transition:
+    """The transition the command line names with --package, --from and --to."""
+    return Transition(
+        package_name(package), parse_version(from_version, "--from"), parse_version(to_version, "--to")
+    )
+
+
+def given_transition(kb: KnowledgeBase, package: str, from_version: str, to_version: str) -> Transition:
+    """`transition_between`, for a package the knowledge base knows."""
+    transition = transition_between(package, from_version, to_version)
+    if transition.package not in kb.packages():
+        known = ", ".join(kb.packages())
+        raise UsageError(f"the knowledge base knows no package {transition.package!r} (it knows {known})")
+    return transition
+
+
 def scan(
     project: Path,
     from_version: str,
@@ -92,23 +108,15 @@ def scan(
     config: Path | None = None,
     scan_options: ScanOptions | None = None,
 ) -> AuditResult:
-    package = package_name(package)
-    if package not in kb.packages():
-        raise UsageError(f"the knowledge base knows no package {package!r} (it knows {', '.join(kb.packages())})")
+    transition = given_transition(kb, package, from_version, to_version)
     if not project.exists():
         raise UsageError(f"{project}: no such file or directory")
-    transition = Transition(
-        package, parse_version(from_version, "--from"), parse_version(to_version, "--to")
-    )
     return audit([transition], project, kb, python, config=config, scan_options=scan_options)
 
 
 def scan_changes(kb: KnowledgeBase, package: str, from_version: str, to_version: str) -> tuple[SpecChange, ...]:
     """The entries of `package` that the transition from_version -> to_version crosses."""
-    transition = Transition(
-        package_name(package), parse_version(from_version, "--from"), parse_version(to_version, "--to")
-    )
-    return kb.crossed([transition])
+    return kb.crossed([transition_between(package, from_version, to_version)])
 
 
 def with_probes(
@@ -143,11 +151,6 @@ def probe(
     reporter: Reporter | None = None,
 ) -> AuditResult:
     """`auditor probe`: the transition's crossed entries and their probe outcomes, no scan."""
-    package = package_name(package)
-    if package not in kb.packages():
-        raise UsageError(f"the knowledge base knows no package {package!r} (it knows {', '.join(kb.packages())})")
-    transition = Transition(
-        package, parse_version(from_version, "--from"), parse_version(to_version, "--to")
-    )
+    transition = given_transition(kb, package, from_version, to_version)
     result = AuditResult(transitions=(transition,), changes=kb.crossed([transition]), findings=())
     return with_probes(result, settings, reporter)

@@ -38,17 +38,11 @@ def actions_links(project: Path | None) -> Any:
 
 def scan_options(cache_dir: Path | None, no_cache: bool, watched_format: bool) -> Any:
     """The scan's cache (`<cache dir>/scan`) and a progress bar when a person watches a text report."""
+    from auditor.probe import default_cache_dir  # one cache root for scans and probes
     from auditor.progress import SILENT, RichProgressBar
     from auditor.scan.project import ScanOptions
 
-    if no_cache:
-        directory = None
-    else:
-        from platformdirs import (
-            user_cache_dir,  # the probes' default too (auditor.probe.default_cache_dir)
-        )
-
-        directory = (cache_dir or Path(user_cache_dir("auditor", appauthor=False))) / "scan"
+    directory = None if no_cache else (cache_dir or default_cache_dir()) / "scan"
     watched = sys.stderr.isatty() and watched_format
     return ScanOptions(cache_dir=directory, progress=RichProgressBar() if watched else SILENT)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from rich.console import Console
 from rich.markup import escape
@@ -84,8 +84,9 @@ def _probes(console: Console, result: AuditResult) -> None:
     """One line per probe; probes that share a reason (an environment that could not be built)
     are listed together under it once."""
     shared: dict[tuple[str, str], list[str]] = defaultdict(list)
+    reasons = Counter(p.reason for p in result.probes if p.reason)
     for probe in result.probes:
-        if probe.reason and sum(p.reason == probe.reason for p in result.probes) > 1:
+        if probe.reason and reasons[probe.reason] > 1:
             shared[(probe.status, probe.reason)].append(probe.change)
             continue
         versions = ""
