@@ -3,24 +3,25 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import Enum
 from functools import wraps
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TextIO, TypeVar
 
 import typer
 
 from auditor import __version__, pipeline
 from auditor.errors import AuditorError, ExitCode, UsageError
-from auditor.knowledge import KnowledgeBase
 from auditor.lockfiles.detect import format_names
 from auditor.models import AuditResult, rank
-from auditor.report import RENDERERS
+from auditor.report import WRITERS
 from auditor.report import kb as kb_report
 from auditor.report import lock as lock_report
 from auditor.settings import (
     actions_links,
+    knowledge,
     probe_settings,
     progress_reporter,
     repository_prefix,
@@ -119,15 +120,33 @@ def emit(text: str, output: Path | None) -> None:
         raise UsageError(f"cannot write: {exc.strerror or exc}", output) from exc
 
 
+@contextmanager
+def destination(output: Path | None) -> Iterator[TextIO]:
+    """Standard output, or the --output file, written as the report is made."""
+    if output is None:
+        yield sys.stdout
+        return
+    try:
+        handle = output.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write: {exc.strerror or exc}", output) from exc
+    with handle:
+        try:
+            yield handle
+        except OSError as exc:
+            raise UsageError(f"cannot write: {exc.strerror or exc}", output) from exc
+
+
 def render(result: AuditResult, fmt: ReportFormat, output: Path | None, project: Path | None = None) -> None:
+    options: dict[str, Any] = {}
     if fmt is ReportFormat.text:
-        emit(RENDERERS["text"](result, color=output is None and sys.stdout.isatty()), output)
+        options["color"] = output is None and sys.stdout.isatty()
     elif fmt in (ReportFormat.sarif, ReportFormat.github):
-        emit(RENDERERS[fmt.value](result, prefix=repository_prefix(project)), output)
+        options["prefix"] = repository_prefix(project)
     elif fmt is ReportFormat.markdown:
-        emit(RENDERERS["markdown"](result, links=actions_links(project)), output)
-    else:
-        emit(RENDERERS[fmt.value](result), output)
+        options["links"] = actions_links(project)
+    with destination(output) as out:
+        WRITERS[fmt.value](result, out, **options)
 
 
 def exit_code(result: AuditResult, fail_on: FailOn) -> ExitCode:
@@ -182,12 +201,12 @@ def compare(
         base, head = parse_range(git_range)
         repo = root(project if project is not None and project.is_dir() else Path.cwd())
         # a repository is given: scan it unless --project names a part of it
-        result, _ = audit_range(repo, base, head, project or repo, KnowledgeBase.load(), python=python)
+        result, _ = audit_range(repo, base, head, project or repo, knowledge(cache_dir, no_cache), python=python)
     elif old is None or new is None:
         raise UsageError("compare needs OLD and NEW, or --git BASE..HEAD")
     else:
         result = pipeline.compare(
-            old, new, project, KnowledgeBase.load(), old_format, new_format, python, config=config,
+            old, new, project, knowledge(cache_dir, no_cache), old_format, new_format, python, config=config,
             platform=platform, resolve=resolve, scan_options=scan_options(cache_dir, no_cache, fmt in (ReportFormat.text, ReportFormat.markdown)),
         )
     if probe:
@@ -214,7 +233,7 @@ def scan(
 ) -> None:
     """The same as compare, with the transition given instead of two locks."""
     result = pipeline.scan(
-        path, from_version, to_version, KnowledgeBase.load(), package, python, config=config,
+        path, from_version, to_version, knowledge(cache_dir, no_cache), package, python, config=config,
         scan_options=scan_options(cache_dir, no_cache, fmt in (ReportFormat.text, ReportFormat.markdown)),
     )
     if probe:
@@ -255,7 +274,7 @@ def lock_diff(
     """Every package change between two locks, torch family first, compatibility problems flagged."""
     from auditor.lockfiles import Selection, diff_locks, read_lock
 
-    kb = KnowledgeBase.load()
+    kb = knowledge()
     old_lock, new_lock = read_lock(old, old_format, resolve), read_lock(new, new_format, resolve)
     diff = diff_locks(old_lock, new_lock, Selection(python, platform), kb.entries)
     emit(lock_report.diff(diff, fmt.value, frozenset(kb.packages()), old_lock, new_lock), output)
@@ -275,7 +294,7 @@ def kb_list(
     output: OutputOption = None,
 ) -> None:
     """Knowledge entries, optionally those a transition crosses."""
-    kb = KnowledgeBase.load()
+    kb = knowledge()
     entries = kb.entries
     if (from_version is None) != (to_version is None):
         raise UsageError("--from and --to go together")
@@ -296,7 +315,7 @@ def kb_show(
     output: OutputOption = None,
 ) -> None:
     """One entry with its docs."""
-    emit(kb_report.show(KnowledgeBase.load().get(change_id), fmt.value), output)
+    emit(kb_report.show(knowledge().get(change_id), fmt.value), output)
 
 
 @kb_app.command("verify")
@@ -311,7 +330,7 @@ def kb_verify(
     """Run every probe against the installed packages and check what each entry claims."""
     from auditor.probe import verify
 
-    kb = KnowledgeBase.load()
+    kb = knowledge()
     entries = kb.for_package(pipeline.package_name(package)) if package else kb.entries
     verification = verify(entries, python, timeout)
     emit(kb_report.verification(verification, fmt.value), output)
@@ -359,7 +378,7 @@ def github_command(
         probe=(lambda result: run_probes(result, None, False)) if probe else None,
     )
     try:
-        done = action.run(env, options, KnowledgeBase.load())
+        done = action.run(env, options, knowledge())
     except AuditorError as exc:
         typer.echo(f"::error title=auditor::{annotations.escape_data(str(exc))}")
         action.summarise_failure(env, str(exc))
@@ -417,7 +436,7 @@ def probe_command(
         installer=installer, cache_dir=cache_dir, no_cache=no_cache, timeout=timeout,
         probe_timeout=probe_timeout, memory_limit=memory_limit,
     )
-    result = pipeline.probe(KnowledgeBase.load(), package, from_version, to_version, settings, progress_reporter())
+    result = pipeline.probe(knowledge(), package, from_version, to_version, settings, progress_reporter())
     emit(probe_report.render(result, fmt.value), output)
     failed = any(p.status == "not-reproduced" for p in result.probes)
     raise typer.Exit(ExitCode.FINDINGS if failed else ExitCode.OK)

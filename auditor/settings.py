@@ -36,6 +36,14 @@ def actions_links(project: Path | None) -> Any:
     return Links(repository, sha, server, repository_prefix(project))
 
 
+def knowledge(cache_dir: Path | None = None, no_cache: bool = False) -> Any:
+    """The knowledge base, kept parsed and checked under `<cache dir>/knowledge` between runs."""
+    from auditor.knowledge import KnowledgeBase
+    from auditor.probe import default_cache_dir
+
+    return KnowledgeBase.load(cache_dir=None if no_cache else (cache_dir or default_cache_dir()))
+
+
 def scan_options(cache_dir: Path | None, no_cache: bool, watched_format: bool) -> Any:
     """The scan's cache (`<cache dir>/scan`) and a progress bar when a person watches a text report."""
     from auditor.probe import default_cache_dir  # one cache root for scans and probes

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from auditor.errors import UsageError
-from auditor.knowledge.loader import load_entries
+from auditor.knowledge.loader import default_directory, load_entries
+from auditor.knowledge.stored import load_stored
 from auditor.models import SpecChange, Transition
 
 
@@ -16,8 +17,10 @@ class KnowledgeBase:
     entries: tuple[SpecChange, ...]
 
     @classmethod
-    def load(cls, directory: Path | None = None) -> KnowledgeBase:
-        return cls(load_entries(directory))
+    def load(cls, directory: Path | None = None, cache_dir: Path | None = None) -> KnowledgeBase:
+        """The entries under `directory` (default: the shipped knowledge), parsed and checked;
+        with `cache_dir`, kept there for the next run with the same files."""
+        return cls(load_stored(directory or default_directory(), cache_dir, load_entries))
 
     def packages(self) -> list[str]:
         return sorted({e.package for e in self.entries}, key=lambda p: (p != "torch", p))

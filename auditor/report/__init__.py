@@ -1,6 +1,7 @@
-"""Renderers: pure functions from results to text. Only the CLI writes."""
+"""Renderers: from results to text. Only the CLI decides where the text goes."""
 
 from collections.abc import Callable
+from typing import Any, TextIO
 
 from auditor.report import github, json, markdown, sarif, text
 
@@ -13,4 +14,24 @@ RENDERERS: dict[str, Callable[..., str]] = {
     "github": github.render,
 }
 
-__all__ = ["RENDERERS", "github", "json", "markdown", "sarif", "text"]
+
+def _whole(render: Callable[..., str]) -> Callable[..., None]:
+    """A writer for a format made whole before it is written: the Markdown comment (it is cut
+    to GitHub's limit by measuring it) and the annotations (ten per level at most)."""
+
+    def write(result: Any, out: TextIO, **options: Any) -> None:
+        out.write(render(result, **options))
+
+    return write
+
+
+# The same, written to a stream as they are made: the result, the stream, the same options.
+WRITERS: dict[str, Callable[..., None]] = {
+    "text": text.write,
+    "json": json.write,
+    "markdown": _whole(markdown.render),
+    "sarif": sarif.write,
+    "github": _whole(github.render),
+}
+
+__all__ = ["RENDERERS", "WRITERS", "github", "json", "markdown", "sarif", "text"]

@@ -10,13 +10,13 @@ as tool notifications of the invocation.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
-from typing import Any
+from typing import Any, TextIO
 from urllib.parse import quote
 
 from auditor import __version__
 from auditor.models import AuditResult, Finding, SpecChange, rank
+from auditor.report import json as json_report
 from auditor.report.serialize import transition
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -157,4 +157,8 @@ def document(result: AuditResult, prefix: str = "") -> dict[str, Any]:
 
 
 def render(result: AuditResult, prefix: str = "") -> str:
-    return json.dumps(document(result, prefix), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return json_report.dumps(document(result, prefix))
+
+
+def write(result: AuditResult, out: TextIO, prefix: str = "") -> None:
+    json_report.dump(document(result, prefix), out)

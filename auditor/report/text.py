@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from collections import Counter, defaultdict
+from typing import TextIO
 
 from rich.console import Console
 from rich.markup import escape
@@ -34,6 +35,12 @@ def _crossing(change: SpecChange, result: AuditResult) -> str:
 
 def render(result: AuditResult, color: bool = False, width: int = 100) -> str:
     out = io.StringIO()
+    write(result, out, color, width)
+    return out.getvalue()
+
+
+def write(result: AuditResult, out: TextIO, color: bool = False, width: int = 100) -> None:
+    """The report, line by line as it is made (a long report shows as it comes)."""
     console = Console(file=out, force_terminal=color, no_color=not color, width=width,
                       highlight=False, soft_wrap=True)
     if not result.transitions:
@@ -77,7 +84,6 @@ def render(result: AuditResult, color: bool = False, width: int = 100) -> str:
     _probes(console, result)
     for skip in result.skipped:
         console.print(f"[dim]skipped {escape(skip.path)}: {escape(skip.reason)}[/]")
-    return out.getvalue()
 
 
 def _probes(console: Console, result: AuditResult) -> None:

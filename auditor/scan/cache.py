@@ -7,6 +7,10 @@ whose `ast` reads it). The key hashes all of these, so any change is simply a mi
 ever invalidated by hand. The results are stored compactly (JSON rows without the path) in one
 SQLite database, `scan.sqlite3`, under the cache directory and nowhere else.
 
+What is not used is not kept: each entry carries the day it was last read or written, and
+entries unused for `MAX_AGE_DAYS` (those of files since edited, other projects, older versions
+of auditor or of the knowledge) are deleted when a scan closes the cache.
+
 The cache must never break a scan: a database that cannot be opened or written is dropped for
 the run and the scan goes on uncached.
 """
@@ -17,6 +21,7 @@ import hashlib
 import json
 import sqlite3
 import sys
+import time
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -24,7 +29,8 @@ from pathlib import Path
 from auditor import __version__
 from auditor.models import Finding, Skipped, SpecChange
 
-FORMAT = 1  # of the stored values; part of every key
+FORMAT = 2  # of the stored values; part of every key
+MAX_AGE_DAYS = 30
 DATABASE = "scan.sqlite3"
 _BATCH = 500  # keys per SELECT, well under SQLite's limit on bound parameters
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# auditor's scan cache; see https://bford.info/cachedir/\n"
@@ -82,6 +88,7 @@ class ScanCache:
         self._connection: sqlite3.Connection | None = connection
         self._seed = hashlib.blake2b(context, digest_size=20)
         self._pending: list[tuple[bytes, bytes]] = []
+        self._read: list[bytes] = []  # keys found: used today
 
     @classmethod
     def open(cls, directory: Path, changes: Iterable[SpecChange]) -> ScanCache | None:
@@ -112,8 +119,9 @@ class ScanCache:
             for start in range(0, len(keys), _BATCH):
                 batch = keys[start : start + _BATCH]
                 marks = ",".join("?" * len(batch))
-                rows = self._connection.execute(f"SELECT key, value FROM results WHERE key IN ({marks})", batch)
+                rows = self._connection.execute(f"SELECT key, value FROM entries WHERE key IN ({marks})", batch)
                 found.update(rows)
+            self._read.extend(found)
         except sqlite3.Error:
             self._drop()
         return found
@@ -124,16 +132,23 @@ class ScanCache:
     def close(self) -> None:
         if self._connection is None:
             return
+        today = int(time.time() // 86400)
         try:
-            if self._pending:
-                with self._connection:
-                    self._connection.executemany(
-                        "INSERT OR REPLACE INTO results (key, value) VALUES (?, ?)", self._pending
-                    )
+            with self._connection:
+                self._connection.executemany(
+                    "INSERT OR REPLACE INTO entries (key, value, used) VALUES (?, ?, ?)",
+                    [(key, value, today) for key, value in self._pending],
+                )
+                self._connection.executemany(
+                    "UPDATE entries SET used = ? WHERE key = ? AND used < ?",
+                    [(today, key, today) for key in self._read],
+                )
+                self._connection.execute("DELETE FROM entries WHERE used < ?", (today - MAX_AGE_DAYS,))
         except sqlite3.Error:
             pass  # another run holding the lock too long, a full disk: the next run scans again
         finally:
             self._pending.clear()
+            self._read.clear()
             self._drop()
 
     def _drop(self) -> None:
@@ -148,9 +163,12 @@ def _connect(path: Path) -> sqlite3.Connection:
         try:
             connection.execute("PRAGMA journal_mode=WAL")  # readers go on while another run writes
             connection.execute("PRAGMA synchronous=NORMAL")  # a lost last write is only a miss
+            connection.execute("DROP TABLE IF EXISTS results")  # format 1, without the day of use
             connection.execute(
-                "CREATE TABLE IF NOT EXISTS results (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID"
+                "CREATE TABLE IF NOT EXISTS entries"
+                " (key BLOB PRIMARY KEY, value BLOB NOT NULL, used INTEGER NOT NULL) WITHOUT ROWID"
             )
+            connection.execute("CREATE INDEX IF NOT EXISTS entries_used ON entries (used)")
         except sqlite3.Error:
             connection.close()
             raise

@@ -109,6 +109,11 @@ def _has_float_literal(call: ast.Call) -> bool:
     )
 
 
+# Where (the node of the scope it is in: a Scope itself would make a reference cycle), target,
+# value and how (assign, unpack, for, annotation).
+Binding = tuple[ast.AST, ast.expr, "ast.expr | None", str]
+
+
 @dataclass
 class Scope:
     node: ast.AST
@@ -116,7 +121,8 @@ class Scope:
     is_class: bool = False
     qualified: dict[str, str] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
-    pending: list[tuple[ast.expr, ast.expr | None, str]] = field(default_factory=list)
+    declared: set[str] = field(default_factory=set)  # every name (or self.attr) assigned here
+    unresolved: dict[str, list[Binding]] = field(default_factory=dict)  # assignments not read yet
     returns: dict[str, ast.expr] = field(default_factory=dict)  # function name -> return annotation
     functions: dict[str, ast.AST] = field(default_factory=dict)  # function name -> its def
     returned: list[ast.expr] = field(default_factory=list)  # this function's `return` values
@@ -125,31 +131,33 @@ class Scope:
     calls: list[ast.Call] = field(default_factory=list)  # calls of project functions made here
 
     def binds(self, name: str) -> bool:
-        return name in self.qualified or name in self.tags
+        return name in self.declared or name in self.qualified or name in self.tags
 
 
 class Resolver:
-    """Answers `qualified(expr)` and `tag(expr)` for expressions of one module."""
+    """Answers `qualified(expr)` and `tag(expr)` for expressions of one module.
+
+    One walk collects the scopes, their imports and definitions, and each name's assignments;
+    an assignment is read only when its name is first looked up (most never are: a scan asks
+    about the operands of a few operators and the receivers of a few methods). A name's
+    assignments are read in source order and merged, again when one of them reads the name
+    itself (`h = h * 2`), so chains like `a = t * 2; b = a // 3` resolve in any order.
+    """
+
+    MAX_DEPTH = 100  # names resolving through names: deeper chains are left unknown
 
     def __init__(self, tree: ast.Module):
         self.scopes: dict[ast.AST, Scope] = {}
         self._inferring: set[ast.AST] = set()
         self.referenced: set[str] = set()  # function names used other than by calling them
-        self._returns: dict[ast.AST, str | None] | None = None  # memo, once the tags are final
+        self.importable: set[str] = set()  # names imported, or assigned a name, somewhere in it
+        self._returns: dict[ast.AST, str | None] = {}  # memo of _defined_return_tag
+        self._qualified: dict[tuple[int, str], str | None] = {}  # memo of qualified(name) per scope
+        self._resolving: list[tuple[Scope, str]] = []  # names whose assignments are being read
+        self._reread: set[tuple[int, str]] = set()  # of those, the ones looked up meanwhile
+        self._callers: dict[ast.AST, list[tuple[ast.Call, Scope, int]]] | None = None
         _Collector(self).collect(tree)
         self.module_classes = self._module_classes()
-        previous = None
-        for round_ in range(3):  # reach a fixpoint for chains like a = t * 2; b = a // 3
-            for scope in self.scopes.values():
-                for target, value, how in scope.pending:
-                    self._bind(scope, target, value, how)
-            if round_ == 0:
-                self._parameters_from_call_sites()
-            state = [(dict(s.tags), dict(s.qualified)) for s in self.scopes.values()]
-            if state == previous:
-                break  # another round would bind the same
-            previous = state
-        self._returns = {}
 
     # -- building ---------------------------------------------------------------------------
 
@@ -167,7 +175,7 @@ class Resolver:
                     continue
                 if func.id in current.functions:
                     return current.functions[func.id], 0
-                if func.id in current.qualified or func.id in current.tags:
+                if current.binds(func.id):
                     return None
                 first = False
                 current = current.parent
@@ -184,57 +192,91 @@ class Resolver:
             return function, 0 if static else 1
         return None
 
-    def _parameters_from_call_sites(self) -> None:
+    def _from_callers(self, owner: Scope, name: str) -> str | None:
         """An unannotated parameter is a tensor when every visible call passes it one."""
-        seen: dict[tuple[ast.AST, str], list[str | None]] = {}
-        for scope in self.scopes.values():
-            for call in scope.calls:
-                callee = self._callee(call, scope)
-                if callee is None or any(isinstance(a, ast.Starred) for a in call.args):
-                    continue
-                function, skip = callee
-                params = function.args  # type: ignore[attr-defined]
-                positional = [*params.posonlyargs, *params.args][skip:]
-                for arg, value in zip(positional, call.args):
-                    seen.setdefault((function, arg.arg), []).append(self.tag(value, scope))
-                for keyword in call.keywords:
-                    if keyword.arg is not None:
-                        seen.setdefault((function, keyword.arg), []).append(self.tag(keyword.value, scope))
-        calls: dict[ast.AST, int] = {}
-        for scope in self.scopes.values():
-            for call in scope.calls:
-                callee = self._callee(call, scope)
-                if callee is not None:
-                    calls[callee[0]] = calls.get(callee[0], 0) + 1
-        for (function, name), tags in seen.items():
-            params = function.args  # type: ignore[attr-defined]
-            annotated = any(a.arg == name and a.annotation is not None
-                            for a in [*params.posonlyargs, *params.args, *params.kwonlyargs])
-            if annotated or len(tags) != calls[function] or not all(is_tensor(t) for t in tags):
-                continue
-            family = set(tags)
-            self._bind_tag(self.scopes[function], ast.Name(name), family.pop() if len(family) == 1 else TENSOR)
+        function = owner.node
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        params = function.args
+        named = [*params.posonlyargs, *params.args, *params.kwonlyargs]
+        if not any(a.arg == name and a.annotation is None for a in named):
+            return None
+        calls = self._calls_by_callee().get(function)
+        if not calls:
+            return None
+        tags = set()
+        for call, scope, skip in calls:
+            if any(isinstance(a, ast.Starred) for a in call.args):
+                return None
+            positional = [*params.posonlyargs, *params.args][skip:]
+            value = next((v for a, v in zip(positional, call.args) if a.arg == name), None)
+            if value is None:
+                value = next((k.value for k in call.keywords if k.arg == name), None)
+            tag = self.tag(value, scope) if value is not None else None
+            if not is_tensor(tag):
+                return None
+            tags.add(tag)
+        return tags.pop() if len(tags) == 1 else TENSOR
+
+    def _calls_by_callee(self) -> dict[ast.AST, list[tuple[ast.Call, Scope, int]]]:
+        if self._callers is None:
+            self._callers = {}
+            for scope in self.scopes.values():
+                for call in scope.calls:
+                    callee = self._callee(call, scope)
+                    if callee is not None:
+                        self._callers.setdefault(callee[0], []).append((call, scope, callee[1]))
+        return self._callers
 
     def _module_classes(self) -> frozenset[str]:
-        """The project's classes deriving (directly or through each other) from torch.nn.Module."""
+        """The project's classes deriving (directly or through each other) from torch.nn.Module,
+        through its imported names (reading assignments would need this answer already)."""
         found: set[str] = set()
         for _ in range(3):
             for scope in self.scopes.values():
                 for name, bases in scope.classes.items():
                     for base in bases:
-                        qualified = self.qualified(base, scope)
+                        qualified = self._imported(base, scope)
                         if (qualified or "").startswith("torch.nn.") or (
                             isinstance(base, ast.Name) and base.id in found
                         ):
                             found.add(name)
         return frozenset(found)
 
+    def _resolve(self, owner: Scope, key: str) -> None:
+        """Read the assignments of `key` in `owner`, and for a parameter what its callers pass."""
+        bindings = owner.unresolved.pop(key)
+        if len(self._resolving) >= self.MAX_DEPTH:
+            owner.tags.setdefault(key, LOCAL)
+            return
+        marker = (id(owner), key)
+        self._resolving.append((owner, key))
+        try:
+            if len(self._resolving) == self.MAX_DEPTH // 2:
+                # A long chain (a1 = a0 + 1; a2 = a1 + 1; ...): read the scope's other names in
+                # source order first, each then finds the one before it read already.
+                for other in list(owner.unresolved):
+                    if other in owner.unresolved:
+                        self._resolve(owner, other)
+            for round_ in range(3):
+                before = (owner.tags.get(key), owner.qualified.get(key))
+                self._reread.discard(marker)
+                for where, target, value, how in bindings:
+                    self._bind(self.scopes[where], target, value, how)
+                inferred = self._from_callers(owner, key) if round_ == 0 else None
+                if inferred is not None:
+                    self._bind_tag(owner, ast.Name(key), inferred)
+                elif marker not in self._reread or (owner.tags.get(key), owner.qualified.get(key)) == before:
+                    break  # nothing looked it up meanwhile, or reading again changes nothing
+        finally:
+            self._resolving.pop()
+            self._reread.discard(marker)
+
     def _bind(self, scope: Scope, target: ast.expr, value: ast.expr | None, how: str) -> None:
-        if isinstance(target, (ast.Tuple, ast.List)):
+        if how == "unpack":
             value_tag = self.tag(value, scope) if value is not None else None
             call_tag = TENSOR if value is not None and self._torch_call(value, scope) else None
-            for element in target.elts:
-                self._bind_tag(scope, element, value_tag if is_tensor(value_tag) else call_tag)
+            self._bind_tag(scope, target, value_tag if is_tensor(value_tag) else call_tag)
             return
         if how == "for":
             self._bind_tag(scope, target, self._iteration_tag(value, scope))
@@ -250,7 +292,7 @@ class Resolver:
         self._bind_tag(scope, target, self.tag(value, scope) if value is not None else None)
 
     def _bind_tag(self, scope: Scope, target: ast.expr, tag: str | None) -> None:
-        key = self._key(target)
+        key = self.key(target)
         if key is None:
             return
         owner = scope
@@ -267,7 +309,7 @@ class Resolver:
             owner.qualified.pop(key, None)
 
     @staticmethod
-    def _key(target: ast.expr) -> str | None:
+    def key(target: ast.expr) -> str | None:
         if isinstance(target, ast.Name):
             return target.id
         if (
@@ -277,7 +319,7 @@ class Resolver:
         ):
             return f"self.{target.attr}"
         if isinstance(target, ast.Starred):
-            return Resolver._key(target.value)
+            return Resolver.key(target.value)
         return None
 
     def _annotation_tag(self, annotation: ast.expr | None, scope: Scope) -> str | None:
@@ -321,37 +363,76 @@ class Resolver:
     def scope_of(self, node: ast.AST) -> Scope:
         return self.scopes[node]
 
-    def _lookup(self, key: str, scope: Scope | None) -> tuple[str, str] | None:
+    @staticmethod
+    def _binding_scope(key: str, scope: Scope | None) -> Scope | None:
+        """The scope that binds `key` as seen from `scope`, Python's way."""
         first = True
         while scope is not None:
             if scope.is_class and not first and not key.startswith("self."):
                 scope = scope.parent  # class bodies are not visible from their methods
                 continue
-            if key in scope.qualified:
-                return ("qualified", scope.qualified[key])
-            if key in scope.tags:
-                return ("tag", scope.tags[key])
+            if scope.binds(key):
+                return scope
             first = False
             scope = scope.parent
         return None
 
-    def is_alias(self, name: str, scope: Scope | None) -> bool:
+    def _lookup(self, key: str, scope: Scope | None) -> tuple[str, str] | None:
+        owner = self._binding_scope(key, scope)
+        if owner is None:
+            return None
+        if key in owner.unresolved:
+            self._resolve(owner, key)
+        elif self._resolving:
+            self._reread.add((id(owner), key))  # if it is being resolved: read in part
+        if key in owner.qualified:
+            return ("qualified", owner.qualified[key])
+        return ("tag", owner.tags.get(key, LOCAL))
+
+    def _qualified_name(self, name: str, scope: Scope) -> tuple[Scope | None, str | None]:
+        """The scope binding `name` and the qualified name it holds there, reading its
+        assignments only when one of them can make it one (`op = torch.floor_divide`) or
+        unmake an import: every name of a module is looked up, few are aliases."""
+        owner = self._binding_scope(name, scope)
+        if owner is None:
+            return None, None
+        pending = owner.unresolved.get(name)
+        if pending is not None and (name in owner.qualified or any(
+            how == "assign" and isinstance(value, (ast.Name, ast.Attribute)) for _, _, value, how in pending
+        )):
+            self._resolve(owner, name)
+        elif self._resolving:
+            self._reread.add((id(owner), name))
+        return owner, owner.qualified.get(name)
+
+    def is_alias(self, name: str, scope: Scope) -> bool:
         """Whether `name` is an assignment alias (`op = torch.floor_divide`) rather than an import."""
-        first = True
-        while scope is not None:
-            if scope.is_class and not first:
-                scope = scope.parent
-                continue
-            if name in scope.qualified or name in scope.tags:
-                return name in scope.aliases
-            first = False
-            scope = scope.parent
-        return False
+        if name not in self.importable:
+            return False
+        owner, qualified = self._qualified_name(name, scope)
+        return qualified is not None and owner is not None and name in owner.aliases
+
+    def _imported(self, expr: ast.AST | None, scope: Scope) -> str | None:
+        """`qualified` through imports alone."""
+        if isinstance(expr, ast.Name):
+            owner = self._binding_scope(expr.id, scope)
+            return owner.qualified.get(expr.id) if owner is not None else None
+        if isinstance(expr, ast.Attribute):
+            base = self._imported(expr.value, scope)
+            return f"{base}.{expr.attr}" if base else None
+        return None
 
     def qualified(self, expr: ast.AST | None, scope: Scope) -> str | None:
         if isinstance(expr, ast.Name):
-            found = self._lookup(expr.id, scope)
-            return found[1] if found and found[0] == "qualified" else None
+            if expr.id not in self.importable:
+                return None  # the common case: a local variable, parameter, self
+            memo = (id(scope), expr.id)
+            if memo in self._qualified:
+                return self._qualified[memo]
+            found = self._qualified_name(expr.id, scope)[1]
+            if not self._resolving:  # otherwise it may be known in part yet
+                self._qualified[memo] = found
+            return found
         if isinstance(expr, ast.Attribute):
             base = self.qualified(expr.value, scope)
             return f"{base}.{expr.attr}" if base else None
@@ -389,7 +470,7 @@ class Resolver:
         return None
 
     def _attribute_tag(self, expr: ast.Attribute, scope: Scope) -> str | None:
-        key = self._key(expr)
+        key = self.key(expr)
         if key is not None and key.startswith("self."):
             found = self._lookup(key, scope)
             if found and found[0] == "tag" and found[1] != LOCAL:
@@ -513,7 +594,7 @@ class Resolver:
         return TENSOR
 
     def _binds(self, name: str, scope: Scope) -> bool:
-        return self._lookup(name, scope) is not None
+        return self._binding_scope(name, scope) is not None
 
     def _return_tag(self, name: str, scope: Scope | None) -> str | None:
         """What calling the project's function `name` gives: its return annotation, else what
@@ -521,7 +602,7 @@ class Resolver:
         while scope is not None:
             if name in scope.returns or name in scope.functions:
                 return self._defined_return_tag(name, scope)
-            if name in scope.qualified or name in scope.tags:
+            if scope.binds(name):
                 return None
             scope = scope.parent
         return None
@@ -539,7 +620,7 @@ class Resolver:
         function = scope.functions.get(name)
         if function is None or function in self._inferring:
             return None
-        if self._returns is not None and function in self._returns:
+        if function in self._returns:
             return self._returns[function]
         body = self.scopes[function]
         self._inferring.add(function)
@@ -550,7 +631,7 @@ class Resolver:
         result = None
         if tags and all(is_tensor(t) for t in tags):
             result = tags.pop() if len(tags) == 1 else TENSOR
-        if self._returns is not None:
+        if not self._resolving:  # otherwise it may rest on names known only in part yet
             self._returns[function] = result
         return result
 
@@ -613,13 +694,13 @@ class _Collector(FastVisitor):
         outer, self.scope = self.scope, scope
         if params is not None:
             for arg in [*params.posonlyargs, *params.args, *params.kwonlyargs]:
-                scope.pending.append((ast.Name(arg.arg), arg.annotation, "annotation"))
+                self._later(ast.Name(arg.arg), arg.annotation, "annotation")
             for extra in (params.vararg, params.kwarg):
                 if extra is not None:
                     scope.tags[extra.arg] = LOCAL
         if isinstance(node, COMPREHENSIONS):
             for generator in node.generators:
-                scope.pending.append((generator.target, generator.iter, "for"))
+                self._later(generator.target, generator.iter, "for")
                 self.visit(generator.iter)
                 for condition in generator.ifs:
                     self.visit(condition)
@@ -631,6 +712,25 @@ class _Collector(FastVisitor):
         for statement in body:
             self.visit(statement)
         self.scope = outer
+
+    def _later(self, target: ast.expr, value: ast.expr | None, how: str) -> None:
+        """Note an assignment (or loop, parameter, annotation) of `target` in this scope, to be
+        read when first needed. `self.x` set in a method belongs to the class."""
+        assert self.scope is not None
+        if how == "assign" and isinstance(target, ast.Name) and isinstance(value, (ast.Name, ast.Attribute)):
+            self.resolver.importable.add(target.id)  # may be an alias: op = torch.floor_divide
+        elements = [target]
+        if isinstance(target, (ast.Tuple, ast.List)):
+            elements, how = target.elts, "unpack"
+        for element in elements:
+            key = Resolver.key(element)
+            if key is None:
+                continue
+            owner = self.scope
+            if key.startswith("self.") and owner.parent is not None and owner.parent.is_class:
+                owner = owner.parent
+            owner.declared.add(key)
+            owner.unresolved.setdefault(key, []).append((self.scope.node, element, value, how))
 
     def _local(self, name: str) -> None:
         assert self.scope is not None
@@ -687,6 +787,7 @@ class _Collector(FastVisitor):
         assert self.scope is not None
         if self.fallback and name in self.scope.qualified:
             return
+        self.resolver.importable.add(name)
         self.scope.qualified[name] = qualified
         self.scope.tags.pop(name, None)
 
@@ -722,7 +823,7 @@ class _Collector(FastVisitor):
             and isinstance(node.args[0].value, str)
         ):
             target = ast.Attribute(value=ast.Name("self", ast.Load()), attr=node.args[0].value, ctx=ast.Store())
-            self.scope.pending.append((target, node.args[1], "assign"))
+            self._later(target, node.args[1], "assign")
         if isinstance(func, ast.Name) or (
             isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
         ):
@@ -751,25 +852,25 @@ class _Collector(FastVisitor):
     def visit_Assign(self, node: ast.Assign) -> None:
         assert self.scope is not None
         for target in node.targets:
-            self.scope.pending.append((target, node.value, "assign"))
+            self._later(target, node.value, "assign")
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         assert self.scope is not None
         if node.value is not None:
-            self.scope.pending.append((node.target, node.value, "assign"))
+            self._later(node.target, node.value, "assign")
         else:
-            self.scope.pending.append((node.target, node.annotation, "annotation"))
+            self._later(node.target, node.annotation, "annotation")
         self.generic_visit(node)
 
     def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
         assert self.scope is not None
-        self.scope.pending.append((node.target, node.value, "assign"))
+        self._later(node.target, node.value, "assign")
         self.generic_visit(node)
 
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
         assert self.scope is not None
-        self.scope.pending.append((node.target, node.iter, "for"))
+        self._later(node.target, node.iter, "for")
         self.generic_visit(node)
 
     visit_AsyncFor = visit_For
@@ -777,5 +878,5 @@ class _Collector(FastVisitor):
     def visit_withitem(self, node: ast.withitem) -> None:
         assert self.scope is not None
         if node.optional_vars is not None:
-            self.scope.pending.append((node.optional_vars, None, "assign"))
+            self._later(node.optional_vars, None, "assign")
         self.generic_visit(node)

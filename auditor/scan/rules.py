@@ -45,7 +45,7 @@ class RuleIndex:
     methods: dict[str, list[Rule]] = field(default_factory=lambda: defaultdict(list))
     operators: dict[str, list[Rule]] = field(default_factory=lambda: defaultdict(list))
     assigns: dict[str, list[Rule]] = field(default_factory=lambda: defaultdict(list))
-    tokens: frozenset[str] = frozenset()
+    tokens: tuple[str, ...] = ()  # shortest first: short names (data, load, //) are the common ones
     roots: frozenset[str] = frozenset()  # modules a source must mention to hold a finding
 
     @classmethod
@@ -70,7 +70,7 @@ class RuleIndex:
                 if match.assign:
                     index.assigns[match.assign].append(rule)
                     tokens.add(match.assign)
-        index.tokens = frozenset(tokens)
+        index.tokens = tuple(sorted(tokens, key=lambda t: (len(t), t)))
         index.roots = frozenset(roots)
         return index
 

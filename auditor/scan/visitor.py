@@ -221,14 +221,14 @@ class FindingVisitor(FastVisitor):
                 self._report(rule, f"torch.Tensor.{func.attr}", node, weakest(confidence, ceiling))
 
     def _reference(self, node: ast.Attribute | ast.Name) -> bool:
-        if id(node) in self.consumed or not isinstance(node.ctx, ast.Load):
+        if self.guarded or id(node) in self.consumed or node.ctx.__class__ is not ast.Load:
+            return False
+        qualified = self.resolver.qualified(node, self.scope)
+        rules = self.index.calls.get(qualified or "")
+        if not rules or qualified is None:
             return False
         if isinstance(node, ast.Name) and self.resolver.is_alias(node.id, self.scope):
             return False  # reported at its assignment or where it is called
-        if self.guarded:
-            return False
-        qualified = self.resolver.qualified(node, self.scope)
-        rules = self.index.calls.get(qualified or "", [])
         for rule in rules:
             when = rule.match.when
             if self.in_annotation and rule.change.kind != "removed":
@@ -239,15 +239,22 @@ class FindingVisitor(FastVisitor):
                 confidence = "low"  # map(torch.load, paths) calls it without the keyword, most likely
             else:
                 continue  # the condition is about arguments a bare reference does not show
-            self._report(rule, qualified or "", node, weakest(confidence, rule.match.confidence))
-        return bool(rules)
+            self._report(rule, qualified, node, weakest(confidence, rule.match.confidence))
+        return True
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        if not self._reference(node):
+        root = node.value
+        while root.__class__ is ast.Attribute:
+            root = root.value
+        if root.__class__ is not ast.Name:
+            self.generic_visit(node)  # calls, subscripts: f(x).clamp
+        elif root.id in self.resolver.importable and not self._reference(node):
             self.generic_visit(node)
+        # else a chain on a local name (self.layer.weight): nothing in it is a module's
 
     def visit_Name(self, node: ast.Name) -> None:
-        self._reference(node)
+        if node.id in self.resolver.importable:  # only imported names and aliases can be torch's
+            self._reference(node)
 
     # -- operators and assignments ----------------------------------------------------------
 

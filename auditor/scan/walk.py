@@ -1,7 +1,7 @@
 """`ast.NodeVisitor` with a cheaper walk: the scanner's passes spend most of their time walking.
 
 The same dispatch (`visit_<Class>`, else `generic_visit`) with less work per node than the
-standard library's: each visitor keeps the bound handler of each node class it has met;
+standard library's: each visitor class keeps the handler of each node class it has met;
 `generic_visit` goes through the fields that can hold nodes only (known per node class,
 instead of the `iter_fields` generator over all of them), so names, operators and `Load` or
 `Store` contexts are never visited, unless the subclass handles one of them.
@@ -32,56 +32,65 @@ def _leaf_classes() -> list[type]:
 
 
 class FastVisitor(ast.NodeVisitor):
-    _handlers: ClassVar[dict[type, str]] = {}
+    # node class -> its handler; None for what needs no visit (no handler, no child nodes, or
+    # not a node at all: the None of an empty field, the strings in Global.names)
+    _dispatch: ClassVar[dict[type, Callable[[Any, Any], Any] | None]] = {}
     _children: ClassVar[dict[type, tuple[str, ...]]] = {}
     _skipped_fields: ClassVar[frozenset[str]] = _SCALAR_FIELDS | _LEAF_FIELDS
-    _bound: dict[type, Callable[[ast.AST], Any]]  # per visitor: node class -> its handler
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._handlers, cls._children = {}, {}
+        cls._dispatch, cls._children = {}, {}
         handles_leaves = any(hasattr(cls, f"visit_{leaf.__name__}") for leaf in _leaf_classes())
         cls._skipped_fields = _SCALAR_FIELDS if handles_leaves else _SCALAR_FIELDS | _LEAF_FIELDS
 
     def visit(self, node: ast.AST) -> Any:
-        try:
-            bound = self._bound
-        except AttributeError:  # subclasses need not call our __init__
-            bound = self._bound = {}
-        handler = bound.get(node.__class__)
-        if handler is None:
-            handler = bound[node.__class__] = getattr(self, self._handler_name(node.__class__))
-        return handler(node)
+        # Plain functions kept per class, not methods bound per visitor: a visitor holding its
+        # own bound methods would be a reference cycle, left (with its tree) to the collector.
+        handler = self._dispatch.get(node.__class__, _UNSEEN)
+        if handler is _UNSEEN:
+            handler = self._handler(node.__class__)
+        return handler(self, node) if handler is not None else None
 
     @classmethod
-    def _handler_name(cls, node_class: type) -> str:
-        name = cls._handlers.get(node_class)
-        if name is not None:
-            return name
-        name = "visit_" + node_class.__name__
-        if not hasattr(cls, name):
-            name = "generic_visit"
-        elif (
-            name == "visit_Constant"
-            and cls.visit_Constant is ast.NodeVisitor.visit_Constant
-            and not any(hasattr(cls, legacy) for legacy in _LEGACY)
-        ):
-            name = "generic_visit"  # a Constant has no child nodes
-        cls._handlers[node_class] = name
-        return name
+    def _handler(cls, node_class: type) -> Callable[[Any, Any], Any] | None:
+        handler: Callable[[Any, Any], Any] | None = None
+        if issubclass(node_class, ast.AST):
+            name = "visit_" + node_class.__name__
+            if name == "visit_Constant" and cls.visit_Constant is ast.NodeVisitor.visit_Constant and not any(
+                hasattr(cls, legacy) for legacy in _LEGACY
+            ):
+                name = "generic_visit"  # what NodeVisitor.visit_Constant would do for us
+            handler = getattr(cls, name, cls.generic_visit)
+            if handler is FastVisitor.generic_visit and not cls._fields_of(node_class):
+                handler = None  # nothing below it
+        cls._dispatch[node_class] = handler
+        return handler
+
+    @classmethod
+    def _fields_of(cls, node_class: type) -> tuple[str, ...]:
+        fields = cls._children.get(node_class)
+        if fields is None:
+            fields = cls._children[node_class] = tuple(
+                f for f in node_class._fields if f not in cls._skipped_fields  # type: ignore[attr-defined]
+            )
+        return fields
 
     def generic_visit(self, node: ast.AST) -> None:
+        """The children of `node`, dispatched here rather than through `visit` (a call less
+        per node: the walk's cost is its calls)."""
         fields = self._children.get(node.__class__)
         if fields is None:
-            fields = self._children[node.__class__] = tuple(
-                f for f in node._fields if f not in self._skipped_fields
-            )
-        visit = self.visit
+            fields = self._fields_of(node.__class__)
+        dispatch = self._dispatch
         for field in fields:
             value = getattr(node, field, None)
-            if value.__class__ is list:
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        visit(item)
-            elif isinstance(value, ast.AST):
-                visit(value)
+            for item in value if value.__class__ is list else (value,):
+                handler = dispatch.get(item.__class__, _UNSEEN)
+                if handler is _UNSEEN:
+                    handler = self._handler(item.__class__)
+                if handler is not None:
+                    handler(self, item)
+
+
+_UNSEEN: Any = object()

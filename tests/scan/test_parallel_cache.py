@@ -8,6 +8,7 @@ import io
 import json
 import shutil
 import sqlite3
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from auditor.knowledge import KnowledgeBase
 from auditor.models import Finding, Skipped, SpecChange
 from auditor.progress import RichProgressBar
 from auditor.scan import RuleIndex, scan_file, scan_project
-from auditor.scan.cache import DATABASE, encode
+from auditor.scan.cache import DATABASE, MAX_AGE_DAYS, encode
 from auditor.scan.config import ScanConfig
 from auditor.scan.discover import discover
 from auditor.scan.project import ScanOptions
@@ -117,10 +118,29 @@ def test_cold_and_warm_cached_scans_give_the_plain_loops_result(
     expected = reference(tree, changes)
     assert scan(tree, changes, workers=2, cache_dir=cache) == expected
     with sqlite3.connect(cache / DATABASE) as db:
-        (stored,) = db.execute("SELECT COUNT(*) FROM results").fetchone()
+        (stored,) = db.execute("SELECT COUNT(*) FROM entries").fetchone()
     assert stored == len(discover(tree).files)
     assert scan(tree, changes, workers=2, cache_dir=cache) == expected
     assert scan(tree, changes, workers=1, cache_dir=cache) == expected
+
+
+def test_entries_unused_for_a_month_are_deleted_and_read_ones_kept(
+    tree: Path, changes: tuple[SpecChange, ...], tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"
+    expected = reference(tree, changes)
+    scan(tree, changes, cache_dir=cache)
+    today = int(time.time() // 86400)
+    with sqlite3.connect(cache / DATABASE) as db:
+        # as if every entry was last used long ago, and one more stands for a file since deleted
+        db.execute("UPDATE entries SET used = ?", (today - MAX_AGE_DAYS - 5,))
+        db.execute("INSERT INTO entries (key, value, used) VALUES (?, ?, ?)", (b"gone", b"[]", today - MAX_AGE_DAYS - 5))
+    assert scan(tree, changes, cache_dir=cache) == expected  # every file found: read, so used today
+    with sqlite3.connect(cache / DATABASE) as db:
+        rows = dict(db.execute("SELECT key, used FROM entries").fetchall())
+    assert b"gone" not in rows
+    assert len(rows) == len(discover(tree).files)
+    assert set(rows.values()) == {today}
 
 
 def test_twins_keep_their_own_paths(tree: Path, changes: tuple[SpecChange, ...], tmp_path: Path) -> None:
@@ -137,7 +157,7 @@ def test_a_warm_scan_reads_its_results_from_the_cache(tree: Path, changes: tuple
     scan(tree, changes, cache_dir=cache)
     planted = Finding(FLOOR, "torch.planted", "", 7, 3, None, "high", "planted", "x // y")
     with sqlite3.connect(cache / DATABASE) as db:
-        db.execute("UPDATE results SET value = ?", (encode(([planted], [])),))
+        db.execute("UPDATE entries SET value = ?", (encode(([planted], [])),))
     findings, skipped = scan(tree, changes, cache_dir=cache)
     assert {f.symbol for f in findings} == {"torch.planted"}
     assert {f.path for f in findings} == {f.relative_to(tree).as_posix() for f in discover(tree).files}
@@ -176,7 +196,7 @@ def test_a_damaged_database_is_replaced(tree: Path, changes: tuple[SpecChange, .
     assert scan(tree, changes, cache_dir=cache) == expected
     assert scan(tree, changes, cache_dir=cache) == expected
     with sqlite3.connect(cache / DATABASE) as db:
-        assert db.execute("SELECT COUNT(*) FROM results").fetchone()[0] > 0
+        assert db.execute("SELECT COUNT(*) FROM entries").fetchone()[0] > 0
 
 
 def test_an_unusable_cache_directory_only_costs_the_cache(tree: Path, changes: tuple[SpecChange, ...], tmp_path: Path) -> None:
@@ -205,7 +225,9 @@ def test_the_cli_caches_under_cache_dir_only_and_not_at_all_with_no_cache(tmp_pa
     assert cold.exit_code == warm.exit_code == 0
     assert cold.stdout == warm.stdout == uncached.stdout
     assert json.loads(cold.stdout)["findings"]
-    assert _listing(tmp_path / "cache") == ["scan", "scan/CACHEDIR.TAG", f"scan/{DATABASE}"]
+    listing = _listing(tmp_path / "cache")
+    assert [p for p in listing if not p.startswith("knowledge")] == ["scan", "scan/CACHEDIR.TAG", f"scan/{DATABASE}"]
+    assert [p for p in listing if p.startswith("knowledge/")][0].endswith(".pickle")  # the parsed knowledge base
     assert _listing(project) == before
     assert cold.stderr == warm.stderr == ""  # no progress bar in JSON runs or without a terminal
 
@@ -221,7 +243,7 @@ def test_the_progress_bar_counts_files_and_goes_away(tree: Path, changes: tuple[
 
 def test_could_match_looks_for_whole_names_and_real_operators(changes: tuple[SpecChange, ...]) -> None:
     index = RuleIndex.build(c for c in changes if c.id == FLOOR)
-    assert index.tokens >= {"//", "floor_divide"}
+    assert set(index.tokens) >= {"//", "floor_divide"}
     torch = "import torch\n"
     assert not index.could_match(torch + '"""See https://example.org/x."""\nmy_floor_divide_helper = 1\n')
     assert index.could_match(torch + "y = x // 2\n")
