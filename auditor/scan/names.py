@@ -151,6 +151,7 @@ class Resolver:
         self._inferring: set[ast.AST] = set()
         self.referenced: set[str] = set()  # function names used other than by calling them
         self.importable: set[str] = set()  # names imported, or assigned a name, somewhere in it
+        self.sites: list[Site] = []  # what the checker reads, in the order of a walk
         self._returns: dict[ast.AST, str | None] = {}  # memo of _defined_return_tag
         self._qualified: dict[tuple[int, str], str | None] = {}  # memo of qualified(name) per scope
         self._resolving: list[tuple[Scope, str]] = []  # names whose assignments are being read
@@ -675,15 +676,40 @@ def _arange_family(call: ast.Call) -> str | None:
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
+# What the checker looks at (`Resolver.sites`): the kinds of nodes it reads, in the order of a
+# walk of the module, each with its scope and two facts about where it is: inside the body of
+# a `try` that catches missing names (a feature probe), inside an annotation.
+CALL, NAME, ATTRIBUTE, FLOOR_DIVIDE, FLOOR_ASSIGN, ASSIGN, CLASS, DECORATOR = range(8)
+Site = tuple[int, ast.AST, Scope, bool, bool]
+
 
 class _Collector(FastVisitor):
-    """First pass: build the scopes, their imports and the assignments to tag later."""
+    """The one walk of a module: its scopes, their imports and the assignments to tag later, and
+    the sites the checker reads (so that it need not walk the module again)."""
 
     def __init__(self, resolver: Resolver):
         self.resolver = resolver
         self.scope: Scope | None = None
         self.call_funcs: set[int] = set()
         self.fallback = False  # inside an except handler: imports there do not replace the try's
+        self.guarded = False  # inside a try catching AttributeError/ImportError
+        self.in_annotation = False
+        self.sites = resolver.sites
+
+    def _site(self, kind: int, node: ast.AST) -> None:
+        assert self.scope is not None
+        self.sites.append((kind, node, self.scope, self.guarded, self.in_annotation))
+
+    def _annotation(self, node: ast.expr | None) -> None:
+        if node is not None:
+            outer, self.in_annotation = self.in_annotation, True
+            self.visit(node)
+            self.in_annotation = outer
+
+    def _decorators(self, decorators: list[ast.expr]) -> None:
+        for decorator in decorators:
+            self._site(DECORATOR, decorator)
+            self.visit(decorator)
 
     def collect(self, tree: ast.Module) -> None:
         self._enter(tree, is_class=False)
@@ -739,9 +765,15 @@ class _Collector(FastVisitor):
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         assert self.scope is not None
-        for outer_part in [*node.decorator_list, *node.args.defaults, *node.args.kw_defaults]:
+        self._decorators(node.decorator_list)
+        for outer_part in [*node.args.defaults, *node.args.kw_defaults]:
             if outer_part is not None:
                 self.visit(outer_part)
+        args = node.args
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+            if arg is not None:
+                self._annotation(arg.annotation)
+        self._annotation(node.returns)
         self._local(node.name)
         if node.returns is not None:
             self.scope.returns[node.name] = node.returns
@@ -763,7 +795,9 @@ class _Collector(FastVisitor):
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         assert self.scope is not None
-        for outer_part in [*node.decorator_list, *node.bases, *node.keywords]:
+        self._site(CLASS, node)
+        self._decorators(node.decorator_list)
+        for outer_part in [*node.bases, *node.keywords]:
             self.visit(outer_part)
         self._local(node.name)
         self.scope.classes[node.name] = list(node.bases)
@@ -771,9 +805,15 @@ class _Collector(FastVisitor):
 
     def visit_Try(self, node: ast.Try) -> None:
         """`try: from torch.cuda.amp import autocast` / `except ImportError: from torch import
-        autocast`: the name is what the try imports wherever that exists (the old releases)."""
+        autocast`: the name is what the try imports wherever that exists (the old releases).
+
+        A bare reference in a try that catches AttributeError or ImportError is a feature probe
+        (`_ = torch.cpu.amp.autocast`) written for exactly the version change: not a use."""
+        guarded = any(_catches_missing_names(handler.type) for handler in node.handlers)
+        outer_guard, self.guarded = self.guarded, self.guarded or guarded
         for statement in node.body:
             self.visit(statement)
+        self.guarded = outer_guard
         for handler in node.handlers:
             outer, self.fallback = self.fallback, True
             self.visit(handler)
@@ -829,18 +869,33 @@ class _Collector(FastVisitor):
         ):
             self.scope.calls.append(node)
             self.call_funcs.add(id(func))
+        self._site(CALL, node)
         self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:
-        if isinstance(node.ctx, ast.Load) and id(node) not in self.call_funcs:
-            self.resolver.referenced.add(node.id)
+        if node.ctx.__class__ is ast.Load:
+            self.sites.append((NAME, node, self.scope, self.guarded, self.in_annotation))  # type: ignore[arg-type]
+            if id(node) not in self.call_funcs and not self.in_annotation:
+                self.resolver.referenced.add(node.id)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        if (
-            isinstance(node.ctx, ast.Load) and id(node) not in self.call_funcs
-            and isinstance(node.value, ast.Name) and node.value.id == "self"
-        ):
-            self.resolver.referenced.add(node.attr)
+        if node.ctx.__class__ is ast.Load:
+            self.sites.append((ATTRIBUTE, node, self.scope, self.guarded, self.in_annotation))  # type: ignore[arg-type]
+            if (
+                id(node) not in self.call_funcs and not self.in_annotation
+                and isinstance(node.value, ast.Name) and node.value.id == "self"
+            ):
+                self.resolver.referenced.add(node.attr)
+        self.generic_visit(node)
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        if node.op.__class__ is ast.FloorDiv:
+            self._site(FLOOR_DIVIDE, node)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if node.op.__class__ is ast.FloorDiv:
+            self._site(FLOOR_ASSIGN, node)
         self.generic_visit(node)
 
     def visit_Return(self, node: ast.Return) -> None:
@@ -853,6 +908,7 @@ class _Collector(FastVisitor):
         assert self.scope is not None
         for target in node.targets:
             self._later(target, node.value, "assign")
+        self._site(ASSIGN, node)
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
@@ -861,7 +917,10 @@ class _Collector(FastVisitor):
             self._later(node.target, node.value, "assign")
         else:
             self._later(node.target, node.annotation, "annotation")
-        self.generic_visit(node)
+        self._annotation(node.annotation)
+        self.visit(node.target)
+        if node.value is not None:
+            self.visit(node.value)
 
     def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
         assert self.scope is not None
@@ -880,3 +939,11 @@ class _Collector(FastVisitor):
         if node.optional_vars is not None:
             self._later(node.optional_vars, None, "assign")
         self.generic_visit(node)
+
+
+def _catches_missing_names(handler: ast.expr | None) -> bool:
+    names = handler.elts if isinstance(handler, ast.Tuple) else [handler]
+    return any(
+        n is None or (isinstance(n, ast.Name) and n.id in ("AttributeError", "ImportError", "ModuleNotFoundError"))
+        for n in names
+    )

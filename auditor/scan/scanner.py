@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from auditor.models import Finding, Skipped, SpecChange
+from auditor.scan.checker import Checker
 from auditor.scan.config import ScanConfig
 from auditor.scan.notebook import Cell, NotebookError, code_cells
 from auditor.scan.rules import RuleIndex
-from auditor.scan.visitor import FindingVisitor
 
 if TYPE_CHECKING:
     from auditor.scan.project import ScanOptions
@@ -32,9 +32,7 @@ def scan_source(source: str, path: str, index: RuleIndex) -> list[Finding]:
 
 def _analyse(source: str, path: str, index: RuleIndex) -> list[Finding]:
     tree = ast.parse(source, filename=path)
-    visitor = FindingVisitor(tree, index, path, source.splitlines())
-    visitor.visit(tree)
-    return list(visitor.findings.values())
+    return Checker(tree, index, path, source.splitlines()).run()
 
 
 @contextmanager

@@ -1,4 +1,11 @@
-"""Second pass over a module: every place a compiled rule applies, as a `Finding`."""
+"""Every place in a module where a compiled rule applies, as a `Finding`.
+
+The resolver's walk of the module has listed the sites worth a look (calls, names and
+attribute chains read, `//`, assignments, classes, decorators) in the order of a walk; the
+checker goes down that list instead of walking the module a second time. The order matters
+where one site settles another: a call's callee is not a bare reference too, and a chain
+reported whole (`torch.nn.functional.dropout2d`) is not reported again in part.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +14,23 @@ import re
 from dataclasses import replace
 
 from auditor.models import Confidence, Finding
-from auditor.scan.names import INT_TENSOR, NDARRAY, Resolver, Scope, is_module, is_tensor
+from auditor.scan.names import (
+    ASSIGN,
+    ATTRIBUTE,
+    CALL,
+    CLASS,
+    DECORATOR,
+    FLOOR_ASSIGN,
+    FLOOR_DIVIDE,
+    INT_TENSOR,
+    NAME,
+    NDARRAY,
+    Resolver,
+    Scope,
+    is_module,
+    is_tensor,
+)
 from auditor.scan.rules import OPERATOR_SYMBOLS, Rule, RuleIndex, check, weakest
-from auditor.scan.walk import FastVisitor
 
 # Method names that numpy arrays, pandas objects or Python builtins also have: on a receiver of
 # unknown type they say nothing about torch, so they are reported only on known tensors.
@@ -19,7 +40,7 @@ COMMON_METHODS = frozenset(
 _IGNORE = re.compile(r"#\s*auditor:\s*ignore(?:\[([^\]]*)\])?")
 
 
-class FindingVisitor(FastVisitor):
+class Checker:
     def __init__(self, tree: ast.Module, index: RuleIndex, path: str, lines: list[str]):
         self.resolver = Resolver(tree)
         self.index = index
@@ -27,7 +48,8 @@ class FindingVisitor(FastVisitor):
         self.lines = lines
         self.scope: Scope = self.resolver.scope_of(tree)
         self.findings: dict[tuple[str, str, int, int], Finding] = {}
-        self.consumed: set[int] = set()
+        self.consumed: set[int] = set()  # settled by an earlier site: a callee, a class's base
+        self.covered: set[int] = set()  # links of an attribute chain reported whole
         # `name = torch.x` is reported where name is called; if it never is, at the assignment
         self.deferred: list[tuple[ast.expr, str, Scope, bool]] = []
         self.called: set[str] = set()
@@ -38,6 +60,24 @@ class FindingVisitor(FastVisitor):
             for s in self.resolver.scopes.values()
             for q in s.qualified.values()
         )
+
+    def run(self) -> list[Finding]:
+        handlers = {
+            CALL: self._call, NAME: self._name, ATTRIBUTE: self._attribute, FLOOR_DIVIDE: self._floor_divide,
+            FLOOR_ASSIGN: self._floor_assign, ASSIGN: self._assign, CLASS: self._class, DECORATOR: self._decorator,
+        }
+        importable = self.resolver.importable
+        for kind, node, scope, guarded, in_annotation in self.resolver.sites:
+            if kind == NAME and node.id not in importable:  # type: ignore[attr-defined]
+                continue  # the common case, a local name: only imported names and aliases are torch's
+            self.scope, self.guarded, self.in_annotation = scope, guarded, in_annotation
+            handlers[kind](node)
+        for value, name, scope, guarded in self.deferred:
+            if name not in self.called:
+                self.scope, self.guarded, self.in_annotation = scope, guarded, False
+                self.consumed.discard(id(value))
+                self._chain(value)
+        return list(self.findings.values())
 
     # -- reporting --------------------------------------------------------------------------
 
@@ -57,108 +97,32 @@ class FindingVisitor(FastVisitor):
             cell=None, confidence=confidence, message=rule.message, snippet=text.strip(),
         )
 
-    # -- scopes -----------------------------------------------------------------------------
+    # -- sites --------------------------------------------------------------------------
 
-    def visit_Module(self, node: ast.Module) -> None:
-        self.generic_visit(node)
-        for value, name, scope, guarded in self.deferred:
-            if name not in self.called:
-                self.scope, self.guarded = scope, guarded
-                self.consumed.discard(id(value))
-                self.visit(value)
-        self.scope, self.guarded = self.resolver.scope_of(node), False
-
-    def _in_scope(self, node: ast.AST, body: list[ast.AST]) -> None:
-        outer, self.scope = self.scope, self.resolver.scope_of(node)
-        for child in body:
-            self.visit(child)
-        self.scope = outer
-
-    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        for decorator in node.decorator_list:
-            self._decorator(decorator)
-        for part in [*node.args.defaults, *node.args.kw_defaults]:
-            if part is not None:
-                self.visit(part)
-        arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg, node.args.kwarg]
-        for annotation in [*(a.annotation for a in arguments if a is not None), node.returns]:
-            self._annotation(annotation)
-        self._in_scope(node, list(node.body))
-
-    visit_AsyncFunctionDef = visit_FunctionDef
-
-    def _decorator(self, node: ast.expr) -> None:
+    def _decorator(self, node: ast.AST) -> None:
         """`@torch.cuda.amp.custom_fwd` applies the function: reported like a call, on its line."""
-        if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in self.consumed:
-            qualified = self.resolver.qualified(node, self.scope)
-            rules = self.index.calls.get(qualified or "", [])
-            for rule in rules:
-                confidence = check(rule.match, ast.Call(func=node, args=[], keywords=[]), self.resolver, self.scope, None, method=False)
-                if confidence:
-                    self._report(rule, qualified or "", node, confidence)
-            if rules:
-                self.consumed.add(id(node))
-                return
-        self.visit(node)
+        if not isinstance(node, (ast.Name, ast.Attribute)) or id(node) in self.consumed:
+            return
+        qualified = self.resolver.qualified(node, self.scope)
+        rules = self.index.calls.get(qualified or "", [])
+        for rule in rules:
+            confidence = check(rule.match, ast.Call(func=node, args=[], keywords=[]), self.resolver, self.scope, None, method=False)
+            if confidence:
+                self._report(rule, qualified or "", node, confidence)
+        if rules:
+            self.consumed.add(id(node))
+            self._cover(node)
 
-    def visit_Lambda(self, node: ast.Lambda) -> None:
-        for part in [*node.args.defaults, *node.args.kw_defaults]:
-            if part is not None:
-                self.visit(part)
-        self._in_scope(node, [node.body])
-
-    def _annotation(self, node: ast.expr | None) -> None:
-        """Annotations are evaluated (a removed name fails there) but call nothing: only removed
-        names are reported in them, so `x: torch.tensor` or `Optional[GradScaler]` is no use."""
-        if node is not None:
-            outer, self.in_annotation = self.in_annotation, True
-            self.visit(node)
-            self.in_annotation = outer
-
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
-        self._annotation(node.annotation)
-        self.visit(node.target)
-        if node.value is not None:
-            self.visit(node.value)
-
-    def visit_Try(self, node: ast.Try) -> None:
-        """A bare reference in `try: ... except AttributeError/ImportError:` is a feature probe
-        (`_ = torch.cpu.amp.autocast`) written for exactly this version change: not a use."""
-        guarded = any(_catches_missing_names(handler.type) for handler in node.handlers)
-        outer, self.guarded = self.guarded, self.guarded or guarded
-        for statement in node.body:
-            self.visit(statement)
-        self.guarded = outer
-        for part in [*node.handlers, *node.orelse, *node.finalbody]:
-            self.visit(part)
-
-    visit_TryStar = visit_Try
-
-    def _comprehension(self, node: ast.AST) -> None:
-        parts: list[ast.AST] = []
-        for generator in node.generators:  # type: ignore[attr-defined]
-            parts += [generator.iter, *generator.ifs]
-        parts += [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]  # type: ignore[attr-defined]
-        self._in_scope(node, parts)
-
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
-
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+    def _class(self, node: ast.AST) -> None:
+        assert isinstance(node, ast.ClassDef)
         for base in node.bases:
             qualified = self.resolver.qualified(base, self.scope)
             for rule in self.index.calls.get(qualified or "", []):
                 self._report(rule, qualified or "", node, weakest("medium", rule.match.confidence), node.lineno)
                 self.consumed.add(id(base))
-        for decorator in node.decorator_list:
-            self._decorator(decorator)
-        for part in [*node.bases, *node.keywords]:
-            self.visit(part)
-        self._in_scope(node, list(node.body))
 
-    # -- calls and references ---------------------------------------------------------------
-
-    def visit_Call(self, node: ast.Call) -> None:
+    def _call(self, node: ast.AST) -> None:
+        assert isinstance(node, ast.Call)
         func = node.func
         qualified = self.resolver.qualified(func, self.scope)
         if qualified == "functools.partial" and node.args:
@@ -181,7 +145,6 @@ class FindingVisitor(FastVisitor):
                         self._report(rule, qualified, node, confidence)
         elif isinstance(func, ast.Attribute) and func.attr in self.index.methods:
             self._method_call(node, func)
-        self.generic_visit(node)
 
     def _partial(self, node: ast.Call) -> None:
         """`partial(torch.load, map_location="cpu")`: the arguments bound so far decide what they
@@ -242,39 +205,56 @@ class FindingVisitor(FastVisitor):
             self._report(rule, qualified, node, weakest(confidence, rule.match.confidence))
         return True
 
-    def visit_Attribute(self, node: ast.Attribute) -> None:
+    def _attribute(self, node: ast.AST) -> None:
+        assert isinstance(node, ast.Attribute)
+        if id(node) in self.covered:
+            return
         root = node.value
         while root.__class__ is ast.Attribute:
             root = root.value
-        if root.__class__ is not ast.Name:
-            self.generic_visit(node)  # calls, subscripts: f(x).clamp
-        elif root.id in self.resolver.importable and not self._reference(node):
-            self.generic_visit(node)
-        # else a chain on a local name (self.layer.weight): nothing in it is a module's
+        # a chain on a local name (self.layer.weight) holds nothing of a module's; one on a call
+        # or subscript (f(x).clamp) is read from there, the call and its callee are sites too
+        if root.__class__ is ast.Name and root.id in self.resolver.importable and self._reference(node):
+            self._cover(node)
 
-    def visit_Name(self, node: ast.Name) -> None:
-        if node.id in self.resolver.importable:  # only imported names and aliases can be torch's
+    def _name(self, node: ast.AST) -> None:
+        assert isinstance(node, ast.Name)
+        if id(node) not in self.covered:
             self._reference(node)
 
-    # -- operators and assignments ----------------------------------------------------------
+    def _cover(self, node: ast.AST) -> None:
+        """The links below a chain reported whole are not references of their own."""
+        while isinstance(node, ast.Attribute):
+            node = node.value
+            self.covered.add(id(node))
 
-    def visit_BinOp(self, node: ast.BinOp) -> None:
-        if isinstance(node.op, ast.FloorDiv) and "//" in self.index.operators:
+    def _chain(self, node: ast.expr) -> None:
+        """The sites of one chain (an alias's value): the chain, else its links."""
+        while isinstance(node, ast.Attribute):
+            self._attribute(node)
+            if id(node.value) in self.covered:
+                return
+            node = node.value
+        if isinstance(node, ast.Name):
+            self._name(node)
+
+    def _floor_divide(self, node: ast.AST) -> None:
+        assert isinstance(node, ast.BinOp)
+        if "//" in self.index.operators:
             left, right = self.resolver.tag(node.left, self.scope), self.resolver.tag(node.right, self.scope)
             if is_tensor(left) or is_tensor(right):
                 forward, reflected = OPERATOR_SYMBOLS["//"]
                 for rule in self.index.operators["//"]:
                     self._report(rule, forward if is_tensor(left) else reflected, node, rule.match.confidence)
-        self.generic_visit(node)
 
-    def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        floor = isinstance(node.op, ast.FloorDiv) and "//=" in self.index.operators
-        if floor and is_tensor(self.resolver.tag(node.target, self.scope)):
+    def _floor_assign(self, node: ast.AST) -> None:
+        assert isinstance(node, ast.AugAssign)
+        if "//=" in self.index.operators and is_tensor(self.resolver.tag(node.target, self.scope)):
             for rule in self.index.operators["//="]:
                 self._report(rule, OPERATOR_SYMBOLS["//="][0], node, rule.match.confidence)
-        self.generic_visit(node)
 
-    def visit_Assign(self, node: ast.Assign) -> None:
+    def _assign(self, node: ast.AST) -> None:
+        assert isinstance(node, ast.Assign)
         if all(isinstance(t, ast.Name) for t in node.targets) and self.resolver.qualified(node.value, self.scope):
             self.consumed.add(id(node.value))  # `op = torch.floor_divide`: the calls of op are reported
             for target in node.targets:
@@ -282,7 +262,6 @@ class FindingVisitor(FastVisitor):
         for target in node.targets:
             if isinstance(target, ast.Attribute) and target.attr in self.index.assigns:
                 self._attribute_assignment(node, target)
-        self.generic_visit(node)
 
     def _attribute_assignment(self, node: ast.Assign, target: ast.Attribute) -> None:
         """`x.data = v` matters when v is an integer tensor: only then is it reported.
@@ -300,14 +279,6 @@ class FindingVisitor(FastVisitor):
             return
         for rule in self.index.assigns[target.attr]:
             self._report(rule, f"torch.Tensor.{target.attr}", node, rule.match.confidence)
-
-
-def _catches_missing_names(handler: ast.expr | None) -> bool:
-    names = handler.elts if isinstance(handler, ast.Tuple) else [handler]
-    return any(
-        n is None or (isinstance(n, ast.Name) and n.id in ("AttributeError", "ImportError", "ModuleNotFoundError"))
-        for n in names
-    )
 
 
 def _parameter_like(node: ast.expr) -> bool:
