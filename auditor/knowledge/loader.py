@@ -8,14 +8,16 @@ from collections.abc import Iterable
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from auditor.errors import KnowledgeError
 from auditor.models import Condition, Docs, Match, Probe, SpecChange
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -33,6 +35,8 @@ def default_directory() -> Path:
 
 @cache
 def _validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator  # only when the files are read, not kept ones
+
     schema = json.loads((Path(__file__).with_name("entry.schema.json")).read_text("utf-8"))
     return Draft202012Validator(schema)
 
