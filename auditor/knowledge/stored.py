@@ -4,8 +4,10 @@ Every command reads the knowledge base: a few hundred TOML files, each checked a
 schema, a third of a second before any work starts. The result depends on those files, the
 schema and the code that reads them and nothing else, so it is kept (pickled) under a key that
 hashes all of them: an edited entry, a new one or another version of auditor is a miss, never
-a stale read. Only a base that loaded without a problem is kept. A cache that cannot be read
-or written is passed over in silence: the files are read as if it were not there.
+a stale read. Only a base that loaded without a problem is kept, and kept bases unused for
+`MAX_AGE_DAYS` are deleted (several may be in use: a checkout and an installed release). A
+cache that cannot be read or written is passed over in silence: the files are read as if it
+were not there.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import os
 import pickle
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,6 +25,7 @@ from auditor import __version__
 from auditor.models import SpecChange
 
 FORMAT = 1
+MAX_AGE_DAYS = 30
 SUBDIRECTORY = "knowledge"
 
 Entries = tuple[SpecChange, ...]
@@ -40,6 +44,10 @@ def load_stored(root: Path, cache_dir: Path | None, load: Callable[[Path], Entri
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError, IndexError):
         kept = None  # missing, truncated, or written by other code: read the files
     if isinstance(kept, tuple) and all(isinstance(e, SpecChange) for e in kept):
+        try:
+            os.utime(stored)  # used today
+        except OSError:
+            pass
         return kept
     entries = load(root)
     _store(stored, entries)
@@ -67,8 +75,9 @@ def _store(path: Path, entries: Entries) -> None:
         finally:
             if os.path.exists(temporary):
                 os.unlink(temporary)
+        expired = time.time() - MAX_AGE_DAYS * 86400
         for old in path.parent.glob("*.pickle"):
-            if old != path:
-                old.unlink(missing_ok=True)  # other versions of the files: one is enough
+            if old != path and old.stat().st_mtime < expired:
+                old.unlink(missing_ok=True)
     except OSError:
         pass

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,7 @@ import pytest
 from auditor.errors import KnowledgeError
 from auditor.knowledge import KnowledgeBase
 from auditor.knowledge.loader import default_directory, load_entries
-from auditor.knowledge.stored import SUBDIRECTORY, load_stored
+from auditor.knowledge.stored import MAX_AGE_DAYS, SUBDIRECTORY, load_stored
 from auditor.models import SpecChange
 
 
@@ -48,8 +50,21 @@ def test_an_edited_entry_is_read_again(knowledge: Path, tmp_path: Path) -> None:
     assert loader.calls == 2
     assert {e.id: e.severity for e in after}["torch-floor-divide-rounds-toward-floor"] == "medium"
     assert {e.id: e.severity for e in before}["torch-floor-divide-rounds-toward-floor"] == "high"
-    # the store keeps the newest files' entries only
-    assert len(list((tmp_path / "cache" / SUBDIRECTORY).glob("*.pickle"))) == 1
+    # both are kept (a checkout and an installed release may take turns)
+    assert len(list((tmp_path / "cache" / SUBDIRECTORY).glob("*.pickle"))) == 2
+
+
+def test_stored_bases_unused_for_a_month_are_deleted(knowledge: Path, tmp_path: Path) -> None:
+    store = tmp_path / "cache" / SUBDIRECTORY
+    store.mkdir(parents=True)
+    old, recent = store / "old.pickle", store / "recent.pickle"
+    for path in (old, recent):
+        path.write_bytes(b"left by another version")
+    long_ago = time.time() - (MAX_AGE_DAYS + 2) * 86400
+    os.utime(old, (long_ago, long_ago))
+    load_stored(knowledge, tmp_path / "cache", load_entries)
+    assert not old.exists() and recent.exists()
+    assert len(list(store.glob("*.pickle"))) == 2  # the new one and the recent one
 
 
 def test_a_broken_entry_is_reported_and_never_stored(knowledge: Path, tmp_path: Path) -> None:
