@@ -154,8 +154,10 @@ class Resolver:
         self.sites: list[Site] = []  # what the checker reads, in the order of a walk
         self._returns: dict[ast.AST, str | None] = {}  # memo of _defined_return_tag
         self._qualified: dict[tuple[int, str], str | None] = {}  # memo of qualified(name) per scope
-        self._resolving: list[tuple[Scope, str]] = []  # names whose assignments are being read
-        self._reread: set[tuple[int, str]] = set()  # of those, the ones looked up meanwhile
+        # (scope, name) whose assignments are being read, innermost last; of those, the ones
+        # looked up meanwhile (and so read in part)
+        self._resolving: dict[tuple[int, str], None] = {}
+        self._reread: set[tuple[int, str]] = set()
         self._callers: dict[ast.AST, list[tuple[ast.Call, Scope, int]]] | None = None
         _Collector(self).collect(tree)
         self.module_classes = self._module_classes()
@@ -251,7 +253,7 @@ class Resolver:
             owner.tags.setdefault(key, LOCAL)
             return
         marker = (id(owner), key)
-        self._resolving.append((owner, key))
+        self._resolving[marker] = None
         try:
             if len(self._resolving) == self.MAX_DEPTH // 2:
                 # A long chain (a1 = a0 + 1; a2 = a1 + 1; ...): read the scope's other names in
@@ -270,7 +272,7 @@ class Resolver:
                 elif marker not in self._reread or (owner.tags.get(key), owner.qualified.get(key)) == before:
                     break  # nothing looked it up meanwhile, or reading again changes nothing
         finally:
-            self._resolving.pop()
+            del self._resolving[marker]
             self._reread.discard(marker)
 
     def _bind(self, scope: Scope, target: ast.expr, value: ast.expr | None, how: str) -> None:
@@ -384,8 +386,8 @@ class Resolver:
             return None
         if key in owner.unresolved:
             self._resolve(owner, key)
-        elif self._resolving:
-            self._reread.add((id(owner), key))  # if it is being resolved: read in part
+        elif (id(owner), key) in self._resolving:
+            self._reread.add((id(owner), key))
         if key in owner.qualified:
             return ("qualified", owner.qualified[key])
         return ("tag", owner.tags.get(key, LOCAL))
@@ -402,7 +404,7 @@ class Resolver:
             how == "assign" and isinstance(value, (ast.Name, ast.Attribute)) for _, _, value, how in pending
         )):
             self._resolve(owner, name)
-        elif self._resolving:
+        elif (id(owner), name) in self._resolving:
             self._reread.add((id(owner), name))
         return owner, owner.qualified.get(name)
 
