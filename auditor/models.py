@@ -233,6 +233,7 @@ class AuditResult:
     environment: tuple[EnvironmentFinding, ...] = ()
     probes: tuple[ProbeOutcome, ...] = ()
     skipped: tuple[Skipped, ...] = ()
+    notes: tuple[str, ...] = ()  # what was done beyond reading the inputs (ranges resolved to pins)
 
     def change(self, change_id: str) -> SpecChange:
         return next(c for c in self.changes if c.id == change_id)

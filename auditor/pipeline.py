@@ -71,15 +71,13 @@ def compare(
 ) -> AuditResult:
     """`python` and `platform` select one environment of locks that pin several; `resolve` turns
     unpinned inputs into pins with pip-compile."""
-    diff = diff_locks(
-        read_lock(old, old_format, resolve),
-        read_lock(new, new_format, resolve),
-        Selection(python, platform),
-        kb.entries,
-    )
+    locks = (read_lock(old, old_format, resolve), read_lock(new, new_format, resolve))
+    diff = diff_locks(*locks, Selection(python, platform), kb.entries)
     known = set(kb.packages())
     transitions = [t for t in diff.packages if t.package in known]
-    return audit(transitions, project, kb, python, diff.environment, config=config, scan_options=scan_options)
+    result = audit(transitions, project, kb, python, diff.environment, config=config, scan_options=scan_options)
+    notes = tuple(f"{path.name}: {note}" for path, lock in zip((old, new), locks) for note in lock.notes)
+    return replace(result, notes=notes)
 
 
 def transition_between(package: str, from_version: str, to_version: str) -> Transition:
@@ -139,7 +137,16 @@ def with_probes(
         replace(t, old=t.old and release(t.old), new=t.new and release(t.new)) for t in result.transitions
     ]
     outcomes, runs = probe_with_sites(releases, result.changes, sites, settings, reporter or SILENT)
-    return replace(result, probes=result.probes + outcomes, findings=annotate(result.findings, sites, runs))
+    probed = {c.package for c in result.changes if c.probe is not None}
+    notes = tuple(
+        f"{t.package} {version} probed on the {release(version)} release"
+        for t in result.transitions if t.package in probed
+        for version in (t.old, t.new) if version is not None and version.local
+    )
+    return replace(
+        result, probes=result.probes + outcomes, findings=annotate(result.findings, sites, runs),
+        notes=result.notes + tuple(dict.fromkeys(notes)),
+    )
 
 
 def probe(

@@ -358,8 +358,9 @@ def render(
     """The report in GitHub-flavoured Markdown, no longer than `max_length` when it can be.
 
     `links` turns locations into links at the head commit; `notes` are short lines shown
-    under the heading (the bump a PR names, the lockfiles that changed).
+    under the heading (the bump a PR names, the lockfiles that changed), after the result's own.
     """
+    notes = [*result.notes, *notes]
     for budget in _BUDGETS:
         text = _document(result, links, notes, budget)
         if len(text) <= max_length:

@@ -137,7 +137,7 @@ def document(result: AuditResult, prefix: str = "") -> dict[str, Any]:
     ] + [
         {"descriptor": {"id": "skipped"}, "level": "note", "message": {"text": f"{s.path}: {s.reason}"}}
         for s in result.skipped
-    ]
+    ] + [{"descriptor": {"id": "note"}, "level": "note", "message": {"text": note}} for note in result.notes]
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",

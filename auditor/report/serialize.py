@@ -93,4 +93,5 @@ def audit_result(result: AuditResult) -> dict[str, Any]:
         environment=[environment(e) for e in result.environment],
         probes=[probe(p) for p in result.probes],
         skipped=[skipped(s) for s in result.skipped],
+        notes=list(result.notes),
     )

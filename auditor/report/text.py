@@ -47,6 +47,8 @@ def write(result: AuditResult, out: TextIO, color: bool = False, width: int = 10
         console.print("No package the knowledge base knows changed between the two locks.")
     for t in result.transitions:
         console.print(f"[bold]{escape(_transition(t))}[/]")
+    for note in result.notes:
+        console.print(f"[dim]note: {escape(note)}[/]")
     by_change: dict[str, list[Finding]] = defaultdict(list)
     for f in result.findings:
         by_change[f.change].append(f)

@@ -49,3 +49,19 @@ def test_an_unresolvable_input_is_a_lockfile_error(tmp_path) -> None:
     source.write_text("six<1.17\nsix>1.17\n")
     with pytest.raises(LockfileError, match="pip-compile could not resolve it"):
         read_lock(source, resolve=True)
+
+
+@pytest.mark.network
+def test_compare_says_what_it_resolved(tmp_path) -> None:
+    old, new = tmp_path / "old.in", tmp_path / "new.in"
+    old.write_text("numpy>=1.26,<1.27\n")
+    new.write_text("numpy>=2.0,<2.1\n")
+    command = ["compare", str(old), str(new), "--resolve", "--format", "json", "--fail-on", "none"]
+    result = CliRunner().invoke(app, command)
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert [(t["package"], t["from"], t["to"]) for t in document["transitions"]] == [("numpy", "1.26.4", "2.0.2")]
+    assert [n.split(" with pip-compile")[0] for n in document["notes"]] == [
+        "old.in: numpy: resolved <1.27,>=1.26 to 1.26.4",
+        "new.in: numpy: resolved <2.1,>=2.0 to 2.0.2",
+    ]

@@ -147,3 +147,7 @@ def test_a_locked_local_build_is_probed_on_its_public_release(numpy_kb: Knowledg
     promotion = by_change(result.probes)["scalar-promotion"]
     assert promotion.status == "confirmed", promotion
     assert promotion.old.version == "1.26.0"  # type: ignore[union-attr]
+    assert result.notes == (
+        "numpy 1.26.0+build1 probed on the 1.26.0 release",
+        "numpy 2.0.0+build2 probed on the 2.0.0 release",
+    )
