@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import gc
+import sys
 import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -21,8 +22,18 @@ if TYPE_CHECKING:
     from auditor.scan.project import ScanOptions
 
 
+# How deep the analysis may recurse, where that costs no C stack: from 3.11 a Python function
+# calling another does not recurse in C, and generated code (a sum of 5,000 terms) nests deep.
+DEEP_RECURSION = 20_000 if sys.version_info >= (3, 11) else None
+
+
+class TooDeep(Exception):
+    """The source parses but nests deeper than the analysis follows."""
+
+
 def scan_source(source: str, path: str, index: RuleIndex) -> list[Finding]:
-    """Findings in one Python source; raises SyntaxError when it does not parse."""
+    """Findings in one Python source; raises SyntaxError when it does not parse, TooDeep when
+    it nests too deeply to analyse."""
     if not index.could_match(source):
         return []
     with warnings.catch_warnings(), _without_cycle_collection():
@@ -32,7 +43,15 @@ def scan_source(source: str, path: str, index: RuleIndex) -> list[Finding]:
 
 def _analyse(source: str, path: str, index: RuleIndex) -> list[Finding]:
     tree = ast.parse(source, filename=path)
-    return Checker(tree, index, path, source.splitlines()).run()
+    limit = sys.getrecursionlimit()
+    if DEEP_RECURSION is not None and limit < DEEP_RECURSION:
+        sys.setrecursionlimit(DEEP_RECURSION)
+    try:
+        return Checker(tree, index, path, source.splitlines()).run()
+    except RecursionError as exc:
+        raise TooDeep from exc
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 @contextmanager
@@ -62,6 +81,8 @@ def scan_file(file: Path, relative: str, index: RuleIndex) -> tuple[list[Finding
             return scan_source(text, relative, index), []
         except SyntaxError as exc:
             return [], [Skipped(relative, f"line {exc.lineno}: syntax error: {exc.msg}")]
+        except TooDeep:
+            return [], [Skipped(relative, "nested too deeply to analyse")]
         except (ValueError, RecursionError) as exc:
             return [], [Skipped(relative, f"cannot parse: {exc}")]
     try:
@@ -92,6 +113,8 @@ def _scan_notebook(cells: list[Cell], relative: str, index: RuleIndex) -> tuple[
         origin += [(cell.index, number) for number in range(1, len(lines) + 1)]
     try:
         found = scan_source("\n".join(sources), relative, index)
+    except TooDeep:
+        return [], [*skipped, Skipped(relative, "nested too deeply to analyse")]
     except (SyntaxError, ValueError, RecursionError) as exc:  # cells that parse alone but not together
         return [], [*skipped, Skipped(relative, f"cannot read the cells together: {exc}")]
     findings = []
