@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import InvalidVersion, Version
 
 from auditor import pipeline
 from auditor.errors import AuditorError, UsageError
@@ -86,15 +89,49 @@ def _transitions(
     return list(transitions), list(environment)
 
 
-def _bump_transitions(bumps: Sequence[Bump], have: set[str], known: set[str]) -> list[Transition]:
-    """Bumps the PR names that no changed lockfile shows (manifest-only changes)."""
-    out = []
+def _bump_transitions(
+    bumps: Sequence[Bump], have: set[str], kb: KnowledgeBase
+) -> tuple[list[Transition], list[str]]:
+    """Bumps the PR names that no changed lockfile shows (manifest-only changes), and notes on
+    how requirement updates, which name ranges and no versions, were read."""
+    known = set(kb.packages())
+    transitions: list[Transition] = []
+    notes: list[str] = []
     for bump in bumps:
-        versions = bump.versions()
         name = pipeline.package_name(bump.package)
-        if versions and name in known and name not in have:
-            out.append(Transition(name, versions[0], versions[1]))
-    return out
+        if name not in known or name in have:
+            continue
+        versions = bump.versions()
+        ranges = bump.ranges() if versions is None else None
+        if ranges is not None:
+            versions = _newest_allowed(ranges, name, kb)
+            if versions is not None:
+                notes.append(
+                    f"{name}: the requirement moves from {bump.old} to {bump.new}, read as "
+                    f"{versions[0]} -> {versions[1]}: the newest version each range allows among "
+                    "those where a known change begins or ends"
+                )
+        if versions is not None and versions[0] != versions[1]:
+            transitions.append(Transition(name, versions[0], versions[1]))
+    return transitions, notes
+
+
+def _newest_allowed(
+    ranges: tuple[SpecifierSet, SpecifierSet], package: str, kb: KnowledgeBase
+) -> tuple[Version, Version] | None:
+    """A fresh install takes the newest release a range allows. Which release that is does not
+    matter here, only where it lies among the versions where the package's known changes begin
+    or end, so the newest of those (and of the versions the ranges name) stands for it."""
+    entries = kb.for_package(package)
+    candidates = {e.introduced for e in entries} | {e.until for e in entries if e.until is not None}
+    for spec in ranges:
+        for clause in spec:
+            try:
+                candidates.add(Version(clause.version))
+            except InvalidVersion:  # 1.12.*
+                continue
+    old, new = (max((v for v in candidates if spec.contains(v)), default=None) for spec in ranges)
+    return (old, new) if old is not None and new is not None else None
 
 
 def audit_range(
@@ -110,9 +147,9 @@ def audit_range(
     """Audit every lockfile changed from base to head (None: the working tree)."""
     pairs = lock_pairs(repo, base, head, patterns)
     transitions, environment = _transitions(pairs, kb, python)
-    transitions += _bump_transitions(bumps, {t.package for t in transitions}, set(kb.packages()))
-    result = pipeline.audit(transitions, project, kb, python, environment)
-    return result, tuple(p.path for p in pairs)
+    from_bumps, notes = _bump_transitions(bumps, {t.package for t in transitions}, kb)
+    result = pipeline.audit(transitions + from_bumps, project, kb, python, environment)
+    return replace(result, notes=result.notes + tuple(notes)), tuple(p.path for p in pairs)
 
 
 def _relative(path: Path, start: Path) -> str:

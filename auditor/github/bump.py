@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
@@ -59,6 +60,15 @@ class Bump:
                 return None
             return Version(self.old.lstrip("=v")), Version(self.new.lstrip("=v"))
         except InvalidVersion:
+            return None
+
+    def ranges(self) -> tuple[SpecifierSet, SpecifierSet] | None:
+        """Both sides as ranges (`<2.0,>=1.12`), for requirement updates that name no version."""
+        try:
+            if self.old is None or self.new is None:
+                return None
+            return SpecifierSet(self.old), SpecifierSet(self.new)
+        except InvalidSpecifier:
             return None
 
 

@@ -151,6 +151,16 @@ def test_manifest_only_bump_is_read_from_the_title(make_repo, github_api, action
     assert "torch 1.12.1 -> 1.13.0" in result.output
 
 
+def test_a_requirement_update_is_read_as_the_newest_versions_its_ranges_allow(make_repo, github_api, actions_env):
+    repo = make_repo({"setup.cfg": "[options]\ninstall_requires = torch>=1.11,<1.14\n"})
+    title = "Update torch requirement from <1.13,>=1.11 to >=1.11,<1.14"
+    result = run(actions_env(repo, github_api.url, title=title, body=""))
+    assert result.exit_code == 1  # the example's floor divisions, crossed at 1.13.0
+    comment = github_api.comments[0]["body"]
+    assert "_torch: the requirement moves from &lt;1.13,>=1.11 to >=1.11,&lt;1.14, read as 1.12.0 -> 1.13.0" in comment
+    assert "torch 1.12.0 -> 1.13.0" in result.output
+
+
 def test_fetch_metadata_inputs_name_the_bump(make_repo, github_api, actions_env):
     repo = make_repo({"README.md": "x\n"})
     env = actions_env(repo, github_api.url, title="Chore", author="someone",

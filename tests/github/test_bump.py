@@ -72,3 +72,11 @@ def test_fetch_metadata():
     # one version pair for several packages is ambiguous: keep the names only
     assert from_metadata("torch, numpy", "1.12.1", "1.13.0") == (Bump("torch", None, None), Bump("numpy", None, None))
     assert from_metadata("", "", "") == ()
+
+
+def test_requirement_updates_are_ranges_and_versions_are_not():
+    update = Bump("torch", "<2.0,>=1.12", ">=1.12,<2.2")
+    assert update.versions() is None
+    assert [str(r) for r in update.ranges()] == ["<2.0,>=1.12", "<2.2,>=1.12"]
+    assert Bump("torch", "1.12.1", "1.13.0").ranges() is None
+    assert Bump("torch", None, "2.6.0").ranges() is None
