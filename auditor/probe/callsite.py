@@ -10,7 +10,8 @@ and names bound once, in the same function, to such expressions:
     torch.floor_divide(batch, 2)             # not: `batch` comes from elsewhere
 
 The expression is rebuilt from the syntax tree (`ast.unparse`), never run from the file, and the
-project's modules are never imported.
+project's modules are never imported. A notebook's code cells are read as one module, as the
+scan reads them, so a name bound in an earlier cell counts.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from auditor.models import Finding, ProbeRun, SpecChange
+from auditor.scan.notebook import Joined, code_cells, join_cells
 
 CONSTRUCTORS = frozenset({
     "torch.tensor", "torch.as_tensor", "torch.arange", "torch.zeros", "torch.ones", "torch.full",
@@ -153,24 +155,39 @@ def _expression_at(tree: ast.Module, line: int, column: int, whitelist: _Whiteli
     return None
 
 
+def _module(path: Path) -> tuple[ast.Module, Joined | None] | None:
+    """The syntax tree of a module, or of a notebook's cells read as one (with their lines)."""
+    try:
+        text = path.read_text("utf-8-sig")
+        if path.suffix == ".ipynb":
+            cells = join_cells(code_cells(text))
+            return ast.parse(cells.source), cells
+        if path.suffix == ".py":
+            return ast.parse(text), None
+    except (OSError, SyntaxError, ValueError, RecursionError):  # NotebookError is a ValueError
+        pass
+    return None
+
+
 def call_sites(findings: Iterable[Finding], changes: Iterable[SpecChange], root: Path) -> list[CallSite]:
     """The findings whose flagged expression can be evaluated safely, with the probe for each."""
     symbols = {c.id: c.symbols for c in changes}
     sites = []
-    trees: dict[str, ast.Module | None] = {}
+    modules: dict[str, tuple[ast.Module, Joined | None] | None] = {}
     for finding in findings:
-        if finding.cell is not None or finding.change not in symbols or not finding.path.endswith(".py"):
+        if finding.change not in symbols:
             continue
-        if finding.path not in trees:
-            try:
-                trees[finding.path] = ast.parse((root / finding.path).read_text("utf-8"))
-            except (OSError, SyntaxError, ValueError):
-                trees[finding.path] = None
-        tree = trees[finding.path]
-        if tree is None or not _imports_torch(tree):
+        if finding.path not in modules:
+            modules[finding.path] = _module(root / finding.path)
+        module = modules[finding.path]
+        if module is None or not _imports_torch(module[0]):
             continue
-        whitelist = _Whitelist(symbols[finding.change], _function_bindings(tree, finding.line))
-        node = _expression_at(tree, finding.line, finding.column, whitelist)
+        tree, cells = module
+        line = finding.line if cells is None or finding.cell is None else cells.line_of(finding.cell, finding.line)
+        if line is None:
+            continue
+        whitelist = _Whitelist(symbols[finding.change], _function_bindings(tree, line))
+        node = _expression_at(tree, line, finding.column, whitelist)
         if node is None:
             continue
         lines = ["import torch"]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 
 # Cell magics whose body is still Python; any other `%%name` cell is another language.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "python", "python3"})
@@ -73,3 +75,41 @@ def code_cells(text: str) -> list[Cell]:
         if source is not None and source.strip():
             found.append(Cell(index, source))
     return found
+
+
+@dataclass
+class Joined:
+    """The code cells that parse, one after another: they share one namespace, so they are read
+    as one module, and what is found in it is mapped back to its cell."""
+
+    source: str = ""
+    origin: list[tuple[int, int]] = field(default_factory=list)  # per line: (cell, line in the cell)
+    problems: list[str] = field(default_factory=list)  # why the other cells were left out
+
+    def line_of(self, cell: int, line: int) -> int | None:
+        """The line of the joined module that is `line` of `cell`."""
+        try:
+            return self.origin.index((cell, line)) + 1
+        except ValueError:
+            return None
+
+
+def join_cells(cells: list[Cell]) -> Joined:
+    joined = Joined()
+    sources: list[str] = []
+    for cell in cells:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SyntaxWarning)
+                ast.parse(cell.source)
+        except SyntaxError as exc:
+            joined.problems.append(f"cell {cell.index}, line {exc.lineno}: syntax error: {exc.msg}")
+            continue
+        except (ValueError, RecursionError) as exc:
+            joined.problems.append(f"cell {cell.index}: cannot parse: {exc}")
+            continue
+        lines = cell.source.splitlines() or [""]
+        sources.append("\n".join(lines))
+        joined.origin += [(cell.index, number) for number in range(1, len(lines) + 1)]
+    joined.source = "\n".join(sources)
+    return joined

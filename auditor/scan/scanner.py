@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from auditor.models import Finding, Skipped, SpecChange
 from auditor.scan.checker import Checker
 from auditor.scan.config import ScanConfig
-from auditor.scan.notebook import Cell, NotebookError, code_cells
+from auditor.scan.notebook import Cell, NotebookError, code_cells, join_cells
 from auditor.scan.rules import RuleIndex
 
 if TYPE_CHECKING:
@@ -93,33 +93,17 @@ def scan_file(file: Path, relative: str, index: RuleIndex) -> tuple[list[Finding
 
 
 def _scan_notebook(cells: list[Cell], relative: str, index: RuleIndex) -> tuple[list[Finding], list[Skipped]]:
-    """Cells share one namespace, so the good cells are read as one module, then mapped back."""
-    skipped: list[Skipped] = []
-    sources: list[str] = []
-    origin: list[tuple[int, int]] = []  # per line of the joined module: (cell, line in cell)
-    for cell in cells:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", SyntaxWarning)
-                ast.parse(cell.source)
-        except SyntaxError as exc:
-            skipped.append(Skipped(relative, f"cell {cell.index}, line {exc.lineno}: syntax error: {exc.msg}"))
-            continue
-        except (ValueError, RecursionError) as exc:
-            skipped.append(Skipped(relative, f"cell {cell.index}: cannot parse: {exc}"))
-            continue
-        lines = cell.source.splitlines() or [""]
-        sources.append("\n".join(lines))
-        origin += [(cell.index, number) for number in range(1, len(lines) + 1)]
+    joined = join_cells(cells)
+    skipped = [Skipped(relative, problem) for problem in joined.problems]
     try:
-        found = scan_source("\n".join(sources), relative, index)
+        found = scan_source(joined.source, relative, index)
     except TooDeep:
         return [], [*skipped, Skipped(relative, "nested too deeply to analyse")]
     except (SyntaxError, ValueError, RecursionError) as exc:  # cells that parse alone but not together
         return [], [*skipped, Skipped(relative, f"cannot read the cells together: {exc}")]
     findings = []
     for finding in found:
-        cell_index, line = origin[finding.line - 1]
+        cell_index, line = joined.origin[finding.line - 1]
         findings.append(replace(finding, cell=cell_index, line=line))
     return findings, skipped
 

@@ -84,11 +84,28 @@ def test_the_probe_of_a_call_site_runs_and_annotates_its_finding(project: Path, 
     )
 
 
-def test_files_without_import_torch_and_notebooks_are_left_alone(tmp_path: Path, kb: KnowledgeBase) -> None:
+def test_files_without_import_torch_and_missing_files_are_left_alone(tmp_path: Path, kb: KnowledgeBase) -> None:
     (tmp_path / "mod.py").write_text("import torch as T\nx = T.tensor(300, dtype=T.int8)\n", "utf-8")
     assert call_sites([finding("torch-tensor-int-overflow-raises", 2, 5)], kb.entries, tmp_path) == []
     cell = Finding("torch-tensor-int-overflow-raises", "torch.tensor", "nb.ipynb", 1, 1, 2, "high", "m", "")
     assert call_sites([cell], kb.entries, tmp_path) == []
+
+
+def test_a_notebook_cell_is_read_with_the_cells_before_it(examples: Path, kb: KnowledgeBase) -> None:
+    """explore.ipynb binds `positions` in cell 3, line 1, and divides it on line 2; the imports
+    are in cell 2, behind an IPython magic."""
+    from auditor.scan import RuleIndex, scan_file
+
+    project = examples / "project"
+    findings, _ = scan_file(project / "explore.ipynb", "explore.ipynb", RuleIndex.build(kb.entries))
+    floor = [f for f in findings if f.change == "torch-floor-divide-rounds-toward-floor"]
+    assert [(f.cell, f.line) for f in floor] == [(3, 2)]
+    (site,) = call_sites(floor, kb.entries, project)
+    assert site.finding == floor[0]
+    assert site.code.splitlines()[:2] == ["import torch", "positions = torch.arange(-8, 8)"]
+    assert "print(repr(positions // 2))" in site.code
+    batch = run_batch({site.id: site.code}, ["torch"])
+    assert batch.results[site.id].output == "tensor([-4, -4, -3, -3, -2, -2, -1, -1,  0,  0,  1,  1,  2,  2,  3,  3])"
 
 
 @pytest.mark.network
