@@ -118,7 +118,10 @@ def parse_entry(raw: dict[str, Any], source: str) -> tuple[SpecChange | None, li
             silent=raw["silent"],
             title=raw["title"],
             symbols=tuple(raw["symbols"]),
-            matches=tuple(_match(m) for m in raw["match"]),
+            matches=tuple(
+                _match({**m, "call": symbol}) for m in raw["match"]
+                for symbol in (raw["symbols"] if m.get("each_symbol") else [m.get("call")])
+            ),
             docs=Docs(**raw["docs"]),
             references=tuple(raw["references"]),
             source=source,

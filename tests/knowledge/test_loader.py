@@ -60,3 +60,17 @@ def test_invalid_version_and_until_before_introduced(tmp_path: Path) -> None:
 def test_empty_directory_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(KnowledgeError):
         load_entries(tmp_path)
+
+
+def test_each_symbol_is_one_matcher_per_symbol(tmp_path):
+    entry = tmp_path / "torch" / "2.2" / "verbose.toml"
+    entry.parent.mkdir(parents=True)
+    source = (default_directory() / "torch" / "2.2" / "lr-scheduler-verbose-deprecated.toml").read_text("utf-8")
+    entry.write_text(source, "utf-8")
+    (change,) = load_entries(tmp_path)
+    assert [m.call for m in change.matches] == list(change.symbols)
+    assert {m.when.keyword_present for m in change.matches} == {("verbose",)}
+    # each_symbol names the callee: it cannot come with a call of its own
+    entry.write_text(source.replace("each_symbol = true", 'each_symbol = true\ncall = "torch.optim.SGD"'), "utf-8")
+    with pytest.raises(KnowledgeError, match="match"):
+        load_entries(tmp_path)
