@@ -128,6 +128,7 @@ def with_probes(
     from auditor.probe import SILENT
     from auditor.probe.callsite import annotate, call_sites
     from auditor.probe.executor import probe_with_sites
+    from auditor.progress import NoteKeeper
 
     base = None if project is None else (project if project.is_dir() else project.parent)
     sites = call_sites(result.findings, result.changes, base) if base is not None else []
@@ -136,7 +137,8 @@ def with_probes(
     releases = [
         replace(t, old=t.old and release(t.old), new=t.new and release(t.new)) for t in result.transitions
     ]
-    outcomes, runs = probe_with_sites(releases, result.changes, sites, settings, reporter or SILENT)
+    keeper = NoteKeeper(reporter or SILENT)
+    outcomes, runs = probe_with_sites(releases, result.changes, sites, settings, keeper)
     probed = {c.package for c in result.changes if c.probe is not None}
     notes = tuple(
         f"{t.package} {version} probed on the {release(version)} release"
@@ -145,7 +147,7 @@ def with_probes(
     )
     return replace(
         result, probes=result.probes + outcomes, findings=annotate(result.findings, sites, runs),
-        notes=result.notes + tuple(dict.fromkeys(notes)),
+        notes=result.notes + tuple(dict.fromkeys(notes)) + tuple(keeper.notes),
     )
 
 

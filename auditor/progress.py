@@ -54,6 +54,23 @@ class SilentProgress:
 SILENT = SilentProgress()
 
 
+class NoteKeeper:
+    """Passes steps and notes on to `reporter`, and keeps the notes: the report lists them too
+    (on stderr they are gone with the terminal, and JSON runs are silent)."""
+
+    def __init__(self, reporter: Reporter) -> None:
+        self.reporter = reporter
+        self.notes: list[str] = []
+
+    def task(self, description: str) -> contextlib.AbstractContextManager[None]:
+        return self.reporter.task(description)
+
+    def note(self, message: str) -> None:
+        if message not in self.notes:
+            self.notes.append(message)
+        self.reporter.note(message)
+
+
 class RichReporter:
     """A spinner per step with its elapsed time, on stderr."""
 

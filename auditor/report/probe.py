@@ -15,6 +15,7 @@ def document(result: AuditResult) -> dict[str, object]:
         tool={"name": "auditor", "version": __version__},
         transitions=[serialize.transition(t) for t in result.transitions],
         probes=[serialize.probe(p) for p in result.probes],
+        notes=list(result.notes),
     )
 
 
@@ -46,6 +47,7 @@ def text(result: AuditResult) -> str:
         counts[outcome.status] = counts.get(outcome.status, 0) + 1
     if counts:
         lines.append(", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
+    lines += [f"note: {note}" for note in result.notes]
     return "\n".join(lines) + "\n"
 
 
