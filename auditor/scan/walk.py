@@ -1,4 +1,4 @@
-"""`ast.NodeVisitor` with a cheaper walk: the scanner's passes spend most of their time walking.
+"""`ast.NodeVisitor` with a cheaper walk: the scanner's one walk of each module spends most of its time here.
 
 The same dispatch (`visit_<Class>`, else `generic_visit`) with less work per node than the
 standard library's: each visitor class keeps the handler of each node class it has met;
