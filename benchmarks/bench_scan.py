@@ -23,6 +23,7 @@ from different runs.
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import resource
 import shutil
@@ -143,10 +144,12 @@ def measure(command: list[str], timeout: float | None = None, env: dict[str, str
 
 
 def snapshot(into: Path) -> dict[str, str]:
-    """A copy of the package and its knowledge; the environment that makes Python use it."""
+    """A copy of the package and its knowledge, compiled to bytecode as an install is (even
+    where PYTHONDONTWRITEBYTECODE is set); the environment that makes Python use it."""
     repository = Path(__file__).resolve().parents[1]
     for name in ("auditor", "knowledge"):
         shutil.copytree(repository / name, into / name, ignore=shutil.ignore_patterns("__pycache__"))
+    compileall.compile_dir(into / "auditor", quiet=1)
     return {**os.environ, "PYTHONPATH": str(into)}
 
 
