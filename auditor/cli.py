@@ -111,13 +111,8 @@ def handles_errors(command: F) -> F:
 
 
 def emit(text: str, output: Path | None) -> None:
-    if output is None:
-        sys.stdout.write(text)
-        return
-    try:
-        output.write_text(text, "utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write: {exc.strerror or exc}", output) from exc
+    with destination(output) as out:
+        out.write(text)
 
 
 @contextmanager
@@ -127,14 +122,10 @@ def destination(output: Path | None) -> Iterator[TextIO]:
         yield sys.stdout
         return
     try:
-        handle = output.open("w", encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write: {exc.strerror or exc}", output) from exc
-    with handle:
-        try:
+        with output.open("w", encoding="utf-8") as handle:
             yield handle
-        except OSError as exc:
-            raise UsageError(f"cannot write: {exc.strerror or exc}", output) from exc
+    except OSError as exc:  # opening, writing or closing
+        raise UsageError(f"cannot write: {exc.strerror or exc}", output) from exc
 
 
 def render(result: AuditResult, fmt: ReportFormat, output: Path | None, project: Path | None = None) -> None:
