@@ -16,16 +16,15 @@ import hashlib
 import os
 import pickle
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from auditor import __version__
+from auditor.cachefiles import MAX_AGE_DAYS, write_whole
 from auditor.models import SpecChange
 
 FORMAT = 1
-MAX_AGE_DAYS = 30
 SUBDIRECTORY = "knowledge"
 
 Entries = tuple[SpecChange, ...]
@@ -67,14 +66,7 @@ def _key(root: Path) -> str:
 def _store(path: Path, entries: Entries) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "wb") as out:
-                pickle.dump(entries, out, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(temporary, path)  # whole or not at all, also with two runs at once
-        finally:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
+        write_whole(path, pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL))
         expired = time.time() - MAX_AGE_DAYS * 86400
         for old in path.parent.glob("*.pickle"):
             if old != path and old.stat().st_mtime < expired:

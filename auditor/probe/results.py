@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from functools import cache
 from pathlib import Path
 
+from auditor.cachefiles import write_whole
 from auditor.probe.runner import CHILD, ProbeResult
 
 
@@ -49,7 +48,4 @@ class ResultCache:
         directory = self.root / key[:2]
         directory.mkdir(parents=True, exist_ok=True)
         data = {"output": result.output, "error": result.error, "warnings": list(result.warnings)}
-        handle, temporary = tempfile.mkstemp(dir=directory, suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(data, stream)
-        os.replace(temporary, directory / f"{key}.json")
+        write_whole(directory / f"{key}.json", json.dumps(data).encode("utf-8"))

@@ -27,10 +27,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from auditor import __version__
+from auditor.cachefiles import MAX_AGE_DAYS
 from auditor.models import Finding, Skipped, SpecChange
 
 FORMAT = 2  # of the stored values; part of every key
-MAX_AGE_DAYS = 30
 DATABASE = "scan.sqlite3"
 _BATCH = 500  # keys per SELECT, well under SQLite's limit on bound parameters
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# auditor's scan cache; see https://bford.info/cachedir/\n"
