@@ -384,10 +384,7 @@ class Resolver:
         owner = self._binding_scope(key, scope)
         if owner is None:
             return None
-        if key in owner.unresolved:
-            self._resolve(owner, key)
-        elif (id(owner), key) in self._resolving:
-            self._reread.add((id(owner), key))
+        self._read(owner, key)
         if key in owner.qualified:
             return ("qualified", owner.qualified[key])
         return ("tag", owner.tags.get(key, LOCAL))
@@ -399,14 +396,21 @@ class Resolver:
         owner = self._binding_scope(name, scope)
         if owner is None:
             return None, None
-        pending = owner.unresolved.get(name)
-        if pending is not None and (name in owner.qualified or any(
-            how == "assign" and isinstance(value, (ast.Name, ast.Attribute)) for _, _, value, how in pending
-        )):
-            self._resolve(owner, name)
-        elif (id(owner), name) in self._resolving:
-            self._reread.add((id(owner), name))
+        self._read(owner, name, qualified_only=True)
         return owner, owner.qualified.get(name)
+
+    def _read(self, owner: Scope, key: str, qualified_only: bool = False) -> None:
+        """Read `owner`'s assignments of `key` before `key` is: all of them, unless only its
+        qualified name is wanted and none can make one (`op = torch.floor_divide`) or unmake an
+        import. While they are being read, note that `key` was read in part."""
+        pending = owner.unresolved.get(key)
+        if pending is None:
+            if (id(owner), key) in self._resolving:
+                self._reread.add((id(owner), key))
+        elif not qualified_only or key in owner.qualified or any(
+            how == "assign" and isinstance(value, (ast.Name, ast.Attribute)) for _, _, value, how in pending
+        ):
+            self._resolve(owner, key)
 
     def is_alias(self, name: str, scope: Scope) -> bool:
         """Whether `name` is an assignment alias (`op = torch.floor_divide`) rather than an import."""
