@@ -38,9 +38,11 @@ def audit(
     environment: Iterable[EnvironmentFinding] = (),
     config: Path | None = None,
     scan_options: ScanOptions | None = None,
+    notes: Iterable[str] = (),
 ) -> AuditResult:
     """`config`: the `--config` file; without it, `[tool.auditor]` of the project's pyproject.toml.
-    `scan_options`: cache, processes and progress of the scan (default: no cache, silent)."""
+    `scan_options`: cache, processes and progress of the scan (default: no cache, silent).
+    `notes`: what was done to read the inputs, for the report."""
     transitions = tuple(transitions)
     changes = kb.crossed(transitions, python)
     settings = load_config(config, project)
@@ -53,6 +55,7 @@ def audit(
         findings=tuple(findings),
         environment=tuple(environment),
         skipped=tuple(skipped),
+        notes=tuple(notes),
     )
 
 
@@ -75,9 +78,10 @@ def compare(
     diff = diff_locks(*locks, Selection(python, platform), kb.entries)
     known = set(kb.packages())
     transitions = [t for t in diff.packages if t.package in known]
-    result = audit(transitions, project, kb, python, diff.environment, config=config, scan_options=scan_options)
-    notes = tuple(f"{path.name}: {note}" for path, lock in zip((old, new), locks) for note in lock.notes)
-    return replace(result, notes=notes)
+    notes = [f"{path.name}: {note}" for path, lock in zip((old, new), locks) for note in lock.notes]
+    return audit(
+        transitions, project, kb, python, diff.environment, config=config, scan_options=scan_options, notes=notes
+    )
 
 
 def transition_between(package: str, from_version: str, to_version: str) -> Transition:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -148,8 +148,8 @@ def audit_range(
     pairs = lock_pairs(repo, base, head, patterns)
     transitions, environment = _transitions(pairs, kb, python)
     from_bumps, notes = _bump_transitions(bumps, {t.package for t in transitions}, kb)
-    result = pipeline.audit(transitions + from_bumps, project, kb, python, environment)
-    return replace(result, notes=result.notes + tuple(notes)), tuple(p.path for p in pairs)
+    result = pipeline.audit(transitions + from_bumps, project, kb, python, environment, notes=notes)
+    return result, tuple(p.path for p in pairs)
 
 
 def _relative(path: Path, start: Path) -> str:
