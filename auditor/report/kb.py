@@ -41,8 +41,11 @@ def page(e: SpecChange) -> str:
     ]
     if e.docs.notes:
         parts.append(f"## Known problems\n{e.docs.notes}")
-    if e.doubt:
-        parts.append(f"## Not verified\n{e.doubt}")
+    if e.doubt:  # for maintainers of the knowledge base: no report format prints it
+        parts.append(
+            "## Maintainer's note: not verified\n"
+            f"_Internal to the knowledge base; reports do not show it._\n\n{e.doubt}"
+        )
     if e.probe:
         parts.append(
             f"## Probe\n```python\n{e.probe.code}\n```\nbefore: `{e.probe.before}`  \nafter: `{e.probe.after}`"

@@ -242,8 +242,6 @@ def _details(change: SpecChange, sites: list[Finding], outcome: ProbeOutcome | N
                 body.append(f"- {change.package} {side.version}: {_code(side.output)}")
     if docs.notes:
         body += ["", f"**Known problems.** {docs.notes}"]
-    if change.doubt:
-        body += ["", f"**Not verified.** {change.doubt}"]
     body += ["", "**References:** " + " · ".join(f"<{r}>" for r in change.references), "", "</details>"]
     return body
 
