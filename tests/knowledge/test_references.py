@@ -5,10 +5,11 @@ blogs and file listings may follow as "seen in the wild", never first and never 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
-from auditor.knowledge import load_entries
+from auditor.knowledge import default_directory, load_entries
 from auditor.models import SpecChange
 
 # The change's own project on GitHub: its pull requests, issues, releases and commits. A
@@ -64,12 +65,30 @@ def offenders(entries: tuple[SpecChange, ...]) -> list[str]:
     for e in entries:
         primary = [r for r in e.references if is_primary(r, e.package)]
         if not primary:
-            found.append(f"{e.source}: {e.id}: no primary reference among {list(e.references)}")
+            found.append(f"knowledge/{e.source}: {e.id}: no primary reference among {list(e.references)}")
         elif not is_primary(e.references[0], e.package):
-            found.append(f"{e.source}: {e.id}: first reference is not primary: {e.references[0]}")
+            found.append(f"knowledge/{e.source}: {e.id}: first reference is not primary: {e.references[0]}")
     return found
 
 
 def test_every_entry_cites_a_primary_source_first() -> None:
     problems = offenders(load_entries())
     assert not problems, f"{len(problems)} entries:\n" + "\n".join(problems)
+
+
+def test_offenders_name_the_file_of_a_third_party_first_entry(tmp_path: Path) -> None:
+    seed = default_directory() / "torch" / "2.6" / "load-weights-only-default-true.toml"
+    text = seed.read_text("utf-8")
+    wild = "https://github.com/ARM-software/Tool-Solutions/pull/303"
+    (tmp_path / "wild-first.toml").write_text(
+        text.replace("references = [\n", f'references = [\n  "{wild}",\n', 1), "utf-8"
+    )
+    (tmp_path / "wild-only.toml").write_text(
+        re.sub(r"references = \[[^\]]*\]", f'references = ["{wild}"]', text)
+        .replace('id = "torch-load-weights-only-default-true"', 'id = "torch-wild-only"'),
+        "utf-8",
+    )
+    found = offenders(load_entries(tmp_path))
+    assert any("wild-first.toml" in f and "first reference is not primary" in f for f in found)
+    assert any("wild-only.toml" in f and "no primary reference" in f for f in found)
+    assert len(found) == 2

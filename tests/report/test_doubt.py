@@ -57,3 +57,11 @@ def test_kb_show_labels_doubt_as_maintainers_note():
     assert "## Maintainer's note: not verified" in page
     assert page.split("## Maintainer's note: not verified", 1)[1].find(DOUBT) > 0
     assert "## Not verified" not in page
+
+
+def test_kb_show_prints_a_real_entrys_doubt_under_the_maintainers_note():
+    entry = next(e for e in load_entries() if e.doubt)
+    result = CliRunner().invoke(app, ["kb", "show", entry.id])
+    assert result.exit_code == 0, result.output
+    note = result.output.split("## Maintainer's note: not verified", 1)
+    assert len(note) == 2 and entry.doubt in note[1]
