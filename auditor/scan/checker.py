@@ -14,6 +14,7 @@ import re
 from dataclasses import replace
 
 from auditor.models import Confidence, Finding
+from auditor.scan.dicts import Dicts
 from auditor.scan.names import (
     ASSIGN,
     ATTRIBUTE,
@@ -43,6 +44,7 @@ _IGNORE = re.compile(r"#\s*auditor:\s*ignore(?:\[([^\]]*)\])?")
 class Checker:
     def __init__(self, tree: ast.Module, index: RuleIndex, path: str, lines: list[str]):
         self.resolver = Resolver(tree)
+        self.dicts = Dicts()
         self.index = index
         self.path = path
         self.lines = lines
@@ -106,7 +108,7 @@ class Checker:
         qualified = self.resolver.qualified(node, self.scope)
         rules = self.index.calls.get(qualified or "", [])
         for rule in rules:
-            confidence = check(rule.match, ast.Call(func=node, args=[], keywords=[]), self.resolver, self.scope, None, method=False)
+            confidence = check(rule.match, ast.Call(func=node, args=[], keywords=[]), self.resolver, self.scope, None, method=False, dicts=self.dicts)
             if confidence:
                 self._report(rule, qualified or "", node, confidence)
         if rules:
@@ -133,14 +135,14 @@ class Checker:
                 self.called.add(func.id)
             for rule in self.index.calls.get(qualified, []):
                 input_tag = self.resolver.tag(node.args[0], self.scope) if node.args else None
-                confidence = check(rule.match, node, self.resolver, self.scope, input_tag, method=False)
+                confidence = check(rule.match, node, self.resolver, self.scope, input_tag, method=False, dicts=self.dicts)
                 if confidence:
                     self._report(rule, qualified, node, confidence)
             owner, _, method = qualified.rpartition(".")
             if owner == "torch.Tensor":
                 for rule in self.index.methods.get(method, []):
                     input_tag = self.resolver.tag(node.args[0], self.scope) if node.args else None
-                    confidence = check(rule.match, _drop_first(node), self.resolver, self.scope, input_tag, method=True)
+                    confidence = check(rule.match, _drop_first(node), self.resolver, self.scope, input_tag, method=True, dicts=self.dicts)
                     if confidence:
                         self._report(rule, qualified, node, confidence)
         elif isinstance(func, ast.Attribute) and func.attr in self.index.methods:
@@ -162,7 +164,7 @@ class Checker:
             if when.int_literal_out_of_dtype or when.float_bound:
                 continue  # about the data, which the later call passes
             match = replace(rule.match, when=replace(when, **relaxed))  # type: ignore[arg-type]
-            confidence = check(match, bound, self.resolver, self.scope, None, method=False)
+            confidence = check(match, bound, self.resolver, self.scope, None, method=False, dicts=self.dicts)
             if confidence:
                 self._report(rule, qualified or "", node, weakest(confidence, "medium"))
 
@@ -179,7 +181,7 @@ class Checker:
         for rule in self.index.methods[func.attr]:
             if receiver is None and rule.match.when.float_bound:
                 continue  # the condition is on the receiver's dtype: nothing is known of it
-            confidence = check(rule.match, node, self.resolver, self.scope, receiver, method=True)
+            confidence = check(rule.match, node, self.resolver, self.scope, receiver, method=True, dicts=self.dicts)
             if confidence:
                 self._report(rule, f"torch.Tensor.{func.attr}", node, weakest(confidence, ceiling))
 

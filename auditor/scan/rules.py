@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from auditor.models import Confidence, Match, SpecChange
+from auditor.scan.dicts import Dicts, Keys
 from auditor.scan.names import (
     BOOL_TENSOR,
     FLOAT,
@@ -147,29 +148,63 @@ def _literal(node: ast.expr, resolver: Resolver, scope: Scope) -> object:
     return resolver.qualified(node, scope)
 
 
+def _spread_keys(call: ast.Call, scope: Scope, dicts: Dicts) -> Keys | None:
+    """The keys of every `**dict` of a call, when each is built in view in the call's own scope
+    (a function, or the module): a dict of an enclosing scope may be changed where it is not."""
+    found = Keys()
+    for keyword in call.keywords:
+        if keyword.arg is not None:
+            continue
+        value = keyword.value
+        if scope.is_class or (isinstance(value, ast.Name) and value.id not in scope.declared):
+            return None
+        keys = dicts.keys(value, scope.node)
+        if keys is None:
+            return None
+        found.merge(keys, certain=True)
+    return found
+
+
 def check(
-    match: Match, call: ast.Call, resolver: Resolver, scope: Scope, input_tag: str | None, method: bool
+    match: Match,
+    call: ast.Call,
+    resolver: Resolver,
+    scope: Scope,
+    input_tag: str | None,
+    method: bool,
+    dicts: Dicts | None = None,
 ) -> Confidence | None:
-    """The confidence with which `call` meets the match's conditions, or None if it does not."""
+    """The confidence with which `call` meets the match's conditions, or None if it does not.
+    With `dicts`, keyword conditions see through `**kwargs` built in view."""
     when = match.when
     confidence: Confidence = match.confidence
     keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
     spread = any(k.arg is None for k in call.keywords)
     starred = any(isinstance(a, ast.Starred) for a in call.args)
+    possible: dict[str, list[ast.expr]] = {}  # keys a `**dict` built in view may hold
+    if spread and dicts is not None:
+        known = _spread_keys(call, scope, dicts)
+        if known is not None:
+            keywords = {**known.certain, **keywords}
+            possible = {k: v for k, v in known.possible.items() if k not in keywords}
+            spread = False
 
     for name in when.keyword_absent:
         if name in keywords:
             return None
-        if spread:
+        if spread or name in possible:
             confidence = "low"
     if when.keyword_present and not any(name in keywords for name in when.keyword_present):
-        if not spread:
+        if not spread and not any(name in possible for name in when.keyword_present):
             return None
         confidence = "low"
     for name, values in when.keyword_values:
         if name not in keywords:
-            if not spread:
+            if not spread and name not in possible:
                 return None
+            literals = [_literal(v, resolver, scope) for v in possible.get(name, [])]
+            if literals and None not in literals and not any(v in values for v in literals):
+                return None  # every value it may take is in view, and none is one of the values
             confidence = "low"
             continue
         value = _literal(keywords[name], resolver, scope)
