@@ -105,6 +105,12 @@ class Condition:
     float_in_data: bool = False  # the data argument plainly holds a Python float
     float_bound: tuple[str, ...] = ()  # keyword names (or "#<index>" for positions) given a float literal
     not_bool: tuple[str, ...] = ()  # arguments (keyword names or "#<index>") that must not be known bool
+    # the argument (first of these present, keyword names or "#<index>") and the dtype families
+    # ("bool", "int", "float") that are affected: another known family rules the call out, an
+    # unknown one makes it low confidence
+    argument_dtype: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    needs_usage: tuple[str, ...] = ()  # patterns ("attribute:grad") the hazard needs in view as well
+    usage_scope: str = "function"  # where they are looked for: "function" or "module"
 
 
 @dataclass(frozen=True, slots=True)

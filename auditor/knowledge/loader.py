@@ -76,6 +76,12 @@ def _match(raw: dict[str, Any]) -> Match:
         float_in_data=raw.get("float_in_data", False),
         float_bound=tuple(raw.get("float_bound", ())),
         not_bool=tuple(raw.get("not_bool", ())),
+        argument_dtype=(
+            (tuple(raw["argument_dtype"]["argument"]), tuple(raw["argument_dtype"]["dtype"]))
+            if "argument_dtype" in raw else None
+        ),
+        needs_usage=tuple(raw.get("needs_usage", ())),
+        usage_scope=raw.get("usage_scope", "function"),
     )
     return Match(
         call=raw.get("call"),

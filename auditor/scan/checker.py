@@ -31,7 +31,8 @@ from auditor.scan.names import (
     is_module,
     is_tensor,
 )
-from auditor.scan.rules import OPERATOR_SYMBOLS, Rule, RuleIndex, check, weakest
+from auditor.scan.rules import OPERATOR_SYMBOLS, Rule, RuleIndex, argument_family, check, weakest
+from auditor.scan.usage import Usages
 
 # Method names that numpy arrays, pandas objects or Python builtins also have: on a receiver of
 # unknown type they say nothing about torch, so they are reported only on known tensors.
@@ -45,6 +46,7 @@ class Checker:
     def __init__(self, tree: ast.Module, index: RuleIndex, path: str, lines: list[str]):
         self.resolver = Resolver(tree)
         self.dicts = Dicts()
+        self.usages = Usages()
         self.index = index
         self.path = path
         self.lines = lines
@@ -108,7 +110,7 @@ class Checker:
         qualified = self.resolver.qualified(node, self.scope)
         rules = self.index.calls.get(qualified or "", [])
         for rule in rules:
-            confidence = check(rule.match, ast.Call(func=node, args=[], keywords=[]), self.resolver, self.scope, None, method=False, dicts=self.dicts)
+            confidence = check(rule.match, ast.Call(func=node, args=[], keywords=[]), self.resolver, self.scope, None, method=False, dicts=self.dicts, usages=self.usages)
             if confidence:
                 self._report(rule, qualified or "", node, confidence)
         if rules:
@@ -135,14 +137,14 @@ class Checker:
                 self.called.add(func.id)
             for rule in self.index.calls.get(qualified, []):
                 input_tag = self.resolver.tag(node.args[0], self.scope) if node.args else None
-                confidence = check(rule.match, node, self.resolver, self.scope, input_tag, method=False, dicts=self.dicts)
+                confidence = check(rule.match, node, self.resolver, self.scope, input_tag, method=False, dicts=self.dicts, usages=self.usages)
                 if confidence:
                     self._report(rule, qualified, node, confidence)
             owner, _, method = qualified.rpartition(".")
             if owner == "torch.Tensor":
                 for rule in self.index.methods.get(method, []):
                     input_tag = self.resolver.tag(node.args[0], self.scope) if node.args else None
-                    confidence = check(rule.match, _drop_first(node), self.resolver, self.scope, input_tag, method=True, dicts=self.dicts)
+                    confidence = check(rule.match, _drop_first(node), self.resolver, self.scope, input_tag, method=True, dicts=self.dicts, usages=self.usages)
                     if confidence:
                         self._report(rule, qualified, node, confidence)
         elif isinstance(func, ast.Attribute) and func.attr in self.index.methods:
@@ -164,7 +166,7 @@ class Checker:
             if when.int_literal_out_of_dtype or when.float_bound:
                 continue  # about the data, which the later call passes
             match = replace(rule.match, when=replace(when, **relaxed))  # type: ignore[arg-type]
-            confidence = check(match, bound, self.resolver, self.scope, None, method=False, dicts=self.dicts)
+            confidence = check(match, bound, self.resolver, self.scope, None, method=False, dicts=self.dicts, usages=self.usages)
             if confidence:
                 self._report(rule, qualified or "", node, weakest(confidence, "medium"))
 
@@ -181,9 +183,13 @@ class Checker:
         for rule in self.index.methods[func.attr]:
             if receiver is None and rule.match.when.float_bound:
                 continue  # the condition is on the receiver's dtype: nothing is known of it
-            confidence = check(rule.match, node, self.resolver, self.scope, receiver, method=True, dicts=self.dicts)
+            confidence = check(rule.match, node, self.resolver, self.scope, receiver, method=True, dicts=self.dicts, usages=self.usages)
             if confidence:
-                self._report(rule, f"torch.Tensor.{func.attr}", node, weakest(confidence, ceiling))
+                limit = ceiling
+                typed = rule.match.when.argument_dtype
+                if receiver is None and typed and argument_family(typed[0], node, self.resolver, self.scope):
+                    limit = "medium"  # a tensor argument of the affected dtype: the receiver is one too
+                self._report(rule, f"torch.Tensor.{func.attr}", node, weakest(confidence, limit))
 
     def _reference(self, node: ast.Attribute | ast.Name) -> bool:
         if self.guarded or id(node) in self.consumed or node.ctx.__class__ is not ast.Load:

@@ -89,10 +89,7 @@ class Dicts:
             body, orelse = self.keys(expr.body, where, depth + 1), self.keys(expr.orelse, where, depth + 1)
             if body is None or orelse is None:
                 return None
-            found = Keys()
-            for key in body.certain.keys() & orelse.certain.keys():
-                found.add(key, body.certain[key], certain=True)
-                found.add(key, orelse.certain[key], certain=False)
+            found = Keys()  # a key on both sides is there, but with which value is a guess
             for side in (body, orelse):
                 found.merge(side, certain=False)
             return found
@@ -177,10 +174,10 @@ class Dicts:
                 found.merge(update, certain=top)
                 allowed.add(id(func.value))
             elif isinstance(func, ast.Attribute) and _is(func.value, name) and func.attr in ("pop", "setdefault"):
-                key = call.args[0] if call.args else None
-                if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                first = call.args[0] if call.args else None
+                if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
                     return None
-                found.add(key.value, call.args[1] if func.attr == "setdefault" and len(call.args) > 1 else None,
+                found.add(first.value, call.args[1] if func.attr == "setdefault" and len(call.args) > 1 else None,
                           certain=False)
                 allowed.add(id(func.value))
         if isinstance(statement, ast.Delete):
@@ -195,7 +192,7 @@ class Dicts:
             if id(node) in allowed:
                 continue
             for child in ast.iter_child_nodes(node):
-                if _is(child, name) and id(child) not in allowed and not _reads(node, child):
+                if isinstance(child, ast.Name) and child.id == name and id(child) not in allowed and not _reads(node, child):
                     return None
         return assigned
 

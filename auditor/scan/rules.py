@@ -12,12 +12,14 @@ from auditor.scan.dicts import Dicts, Keys
 from auditor.scan.names import (
     BOOL_TENSOR,
     FLOAT,
+    FLOAT_TENSOR,
     INT_DTYPES,
     INT_TENSOR,
     Resolver,
     Scope,
     is_tensor,
 )
+from auditor.scan.usage import Usages, region
 
 OPERATOR_SYMBOLS = {
     "//": ("torch.Tensor.__floordiv__", "torch.Tensor.__rfloordiv__"),
@@ -142,6 +144,20 @@ def _known_bool(node: ast.expr, resolver: Resolver, scope: Scope) -> bool:
     return resolver.tag(node, scope) == BOOL_TENSOR
 
 
+def _first_argument(specs: tuple[str, ...], call: ast.Call) -> ast.expr | None:
+    return next((a for a in (_argument(spec, call) for spec in specs) if a is not None), None)
+
+
+def argument_family(specs: tuple[str, ...], call: ast.Call, resolver: Resolver, scope: Scope) -> str | None:
+    """The dtype family ("bool", "int", "float") of the first of these arguments, when in view."""
+    argument = _first_argument(specs, call)
+    if argument is None:
+        return None
+    if _known_bool(argument, resolver, scope):
+        return "bool"
+    return {INT_TENSOR: "int", FLOAT_TENSOR: "float"}.get(resolver.tag(argument, scope) or "")
+
+
 def _literal(node: ast.expr, resolver: Resolver, scope: Scope) -> object:
     if isinstance(node, ast.Constant):
         return node.value
@@ -173,6 +189,7 @@ def check(
     input_tag: str | None,
     method: bool,
     dicts: Dicts | None = None,
+    usages: Usages | None = None,
 ) -> Confidence | None:
     """The confidence with which `call` meets the match's conditions, or None if it does not.
     With `dicts`, keyword conditions see through `**kwargs` built in view."""
@@ -224,6 +241,19 @@ def check(
             return None
     if when.float_in_data and not (call.args and _has_float(call.args[0], resolver, scope)):
         return None
+    if when.argument_dtype is not None:
+        family = argument_family(when.argument_dtype[0], call, resolver, scope)
+        if family is None and not (starred or spread) and _first_argument(when.argument_dtype[0], call) is None:
+            return None  # not passed at all
+        if family is None:
+            confidence = "low"  # its dtype is not in view
+        elif family not in when.argument_dtype[1]:
+            return None
+    if when.needs_usage:
+        where = region(scope, when.usage_scope)
+        usages = usages or Usages()
+        if not all(usages.found(pattern, where) for pattern in when.needs_usage):
+            return None
     for spec in when.not_bool:
         argument = _argument(spec, call)
         if argument is not None and _known_bool(argument, resolver, scope):

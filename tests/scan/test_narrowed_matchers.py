@@ -1,0 +1,110 @@
+"""Matchers the code in view decides (issue 16): keywords through `**kwargs` built in view,
+usage conditions (`zero_grad()` matters where `.grad` is read), and conditions on an argument's
+dtype (`masked_fill`'s mask). Each line ending in `# expect[level]` must be reported with that
+confidence, and no other line."""
+
+import pytest
+
+from auditor.knowledge import KnowledgeBase
+from tests.scan.test_resolution import expected, found
+
+PREFETCH = "torch-dataloader-prefetch-factor-requires-workers"
+PIN = "torch-dataloader-pin-memory-without-accelerator-warns"
+ZERO_GRAD = "torch-zero-grad-set-to-none-default"
+MASKED_FILL = "torch-masked-fill-uint8-mask-raises"
+
+CASES = {
+    "keys of dicts built in view decide keyword_present and keyword_absent": (PREFETCH, """
+        from torch.utils.data import DataLoader
+
+        def loaders(ds, args, use_accel, given):
+            plain = {"batch_size": 8}
+            a = DataLoader(ds, **plain)
+            with_factor = {"batch_size": 8, "prefetch_factor": 2}
+            b = DataLoader(ds, **with_factor)  # expect
+            workers = dict(with_factor, num_workers=2)
+            c = DataLoader(ds, **workers)
+            maybe = {"batch_size": 8}
+            if use_accel:
+                maybe["prefetch_factor"] = 4
+            d = DataLoader(ds, **maybe)  # expect[low]
+            e = DataLoader(ds, **given)  # expect[low]
+            f = DataLoader(ds, **{**plain, "num_workers": 0})
+            return a, b, c, d, e, f
+        """),
+    "a dict that escapes or is built elsewhere stays unknown": (PREFETCH, """
+        from torch.utils.data import DataLoader
+
+        DEFAULTS = {"batch_size": 8}
+
+        def configure(options):
+            options["prefetch_factor"] = 2
+
+        def loaders(ds, extra):
+            passed = {"batch_size": 8}
+            configure(passed)
+            a = DataLoader(ds, **passed)  # expect[low]
+            b = DataLoader(ds, **DEFAULTS)  # expect[low]
+            merged = {"batch_size": 8}
+            merged.update(extra)
+            c = DataLoader(ds, **merged)  # expect[low]
+            replaced = {"batch_size": 8}
+            replaced |= extra
+            d = DataLoader(ds, **replaced)  # expect[low]
+            return a, b, c, d
+        """),
+    "keyword_values through a dict: certain, possible, ruled out": (PIN, """
+        from torch.utils.data import DataLoader
+
+        def loaders(ds, use_accel):
+            pinned = {"pin_memory": True, "num_workers": 2}
+            a = DataLoader(ds, **pinned)  # expect[medium]
+            unpinned = {"pin_memory": False}
+            b = DataLoader(ds, **unpinned)
+            accel = {"num_workers": 1, "pin_memory": True} if use_accel else {}
+            c = DataLoader(ds, **accel)  # expect[low]
+            never = {"pin_memory": False} if use_accel else {}
+            d = DataLoader(ds, **never)
+            return a, b, c, d
+        """),
+    "zero_grad matters only where .grad is read in the module": (ZERO_GRAD, """
+        import torch
+
+        def step(model, optimizer, scale):
+            optimizer.zero_grad()  # expect[low]
+            model.zero_grad(set_to_none=False)
+            for p in model.parameters():
+                if p.grad is None:
+                    continue
+                p.grad.mul_(scale)
+        """),
+    "zero_grad without any .grad read is not a finding": (ZERO_GRAD, """
+        import torch
+
+        def step(model, optimizer, loss):
+            optimizer.zero_grad()
+            loss.backward()
+            grads = torch.autograd.grad(loss, list(model.parameters()))
+            optimizer.step()
+            return grads
+        """),
+    "masked_fill: integer masks in full, unknown low, bool and float never": (MASKED_FILL, """
+        import torch
+
+        def attend(scores: torch.Tensor, pad: torch.Tensor, lengths, other):
+            a = scores.masked_fill(pad.long(), 0.0)  # expect
+            b = scores.masked_fill(pad, 0.0)  # expect[low]
+            c = scores.masked_fill(pad.bool(), 0.0)
+            d = scores.masked_fill(scores > 0, 0.0)
+            e = other.masked_fill(pad.byte(), 0.0)  # expect[medium]
+            f = other.masked_fill(pad, 0.0)  # expect[low]
+            g = scores.masked_fill(pad.float(), 0.0)
+            return a, b, c, d, e, f, g
+        """),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_narrowed(kb: KnowledgeBase, name: str) -> None:
+    entry, source = CASES[name]
+    assert found(kb, source, entry) == expected(source)
