@@ -13,7 +13,7 @@ import ast
 import re
 from dataclasses import replace
 
-from auditor.models import Confidence, Finding
+from auditor.models import Condition, Confidence, Finding
 from auditor.scan.dicts import Dicts
 from auditor.scan.names import (
     ASSIGN,
@@ -122,8 +122,10 @@ class Checker:
         for base in node.bases:
             qualified = self.resolver.qualified(base, self.scope)
             for rule in self.index.calls.get(qualified or "", []):
-                self._report(rule, qualified or "", node, weakest("medium", rule.match.confidence), node.lineno)
                 self.consumed.add(id(base))
+                if rule.match.when != Condition():
+                    continue  # about the arguments of a call: a subclass passes on its callers' ones
+                self._report(rule, qualified or "", node, weakest("medium", rule.match.confidence), node.lineno)
 
     def _call(self, node: ast.AST) -> None:
         assert isinstance(node, ast.Call)

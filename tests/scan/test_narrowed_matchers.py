@@ -12,6 +12,7 @@ PREFETCH = "torch-dataloader-prefetch-factor-requires-workers"
 PIN = "torch-dataloader-pin-memory-without-accelerator-warns"
 ZERO_GRAD = "torch-zero-grad-set-to-none-default"
 MASKED_FILL = "torch-masked-fill-uint8-mask-raises"
+SCALER = "torch-cuda-amp-gradscaler-deprecated"
 
 CASES = {
     "keys of dicts built in view decide keyword_present and keyword_absent": (PREFETCH, """
@@ -103,8 +104,24 @@ CASES = {
         """),
 }
 
+SUBCLASSES = """
+    import torch
+    from torch.utils.data import DataLoader
+
+    class MultiEpochsDataLoader(DataLoader):  # timm: a condition on call arguments says nothing here
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+
+    class Scaler(torch.cuda.amp.GradScaler):  # expect[medium]
+        pass
+    """
+
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_narrowed(kb: KnowledgeBase, name: str) -> None:
     entry, source = CASES[name]
     assert found(kb, source, entry) == expected(source)
+
+
+def test_subclass_is_reported_only_for_unconditional_matchers(kb: KnowledgeBase) -> None:
+    assert found(kb, SUBCLASSES, PREFETCH, PIN, SCALER) == expected(SUBCLASSES)

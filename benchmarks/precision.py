@@ -1,0 +1,146 @@
+"""Report precision on real projects: of the findings `auditor scan` reports, how many a reviewer
+must look at. Run on demand, not in CI (it downloads and scans four projects).
+
+    python benchmarks/precision.py [--root DIR] [--auditor PATH] [--show-unlabelled]
+
+The projects and their pinned versions are in benchmarks/precision/labels.json. Three come from
+PyPI (`pip download --no-deps`, unpacked under DIR when missing); pytorch/examples is not on
+PyPI: DIR/pytorch-examples must hold a checkout of the commit named there
+(`git archive <commit> | tar -x -C DIR/pytorch-examples`).
+
+Each project is scanned for each transition (a process running `python -m auditor scan --no-cache
+-f json`, with PYTHONPATH set to --auditor, default this checkout, so an older checkout can be
+measured with the same labels). The findings are scored against the labels, keyed by project,
+path, line and change id; the rule for labelling is docs/precision.md. Confident (medium, high)
+findings are scored all, or on the labelled sample where a project has more than 100 (the
+sample is drawn once, with a fixed seed, from the findings of the code the labels were made
+on); low-confidence findings are scored apart. A finding without a label is counted and,
+with --show-unlabelled, printed with the code around it, to be labelled.
+
+Besides the table, the script checks the must-keep lines (the 17 `torch.load` calls of
+pytorch/examples): each one missing from the findings is printed, and the exit code is 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+LABELS = HERE / "precision" / "labels.json"
+CONFIDENT = ("medium", "high")
+
+
+@dataclass(frozen=True)
+class Key:
+    project: str
+    path: str
+    line: int
+    change: str
+
+    @classmethod
+    def of(cls, project: str, finding: dict[str, object]) -> Key:
+        return cls(project, str(finding["path"]), int(finding["line"]), str(finding["change"]))  # type: ignore[call-overload]
+
+
+def prepare(root: Path, project: dict[str, str]) -> Path:
+    """The project's sources under root, downloaded and unpacked when missing."""
+    target = root / project["name"]
+    if target.exists():
+        return target
+    if "pypi" not in project:
+        sys.exit(f"{target}: missing; check out {project['repository']} at {project['commit']} there")
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", tmp, project["pypi"]],
+            check=True,
+        )
+        (archive,) = Path(tmp).iterdir()
+        target.mkdir(parents=True)
+        if archive.suffix == ".whl":
+            with zipfile.ZipFile(archive) as whl:
+                whl.extractall(target)
+        else:
+            with tarfile.open(archive) as sdist:
+                sdist.extractall(target, filter="data")
+    return target
+
+
+def scan(source: Path, old: str, new: str, auditor: Path) -> list[dict[str, object]]:
+    env = {**os.environ, "PYTHONPATH": str(auditor)}
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.json"
+        command = [sys.executable, "-m", "auditor", "scan", str(source), "--from", old, "--to", new,
+                   "--no-cache", "-f", "json", "-o", str(report), "--fail-on", "none"]
+        done = subprocess.run(command, env=env, cwd=tmp, capture_output=True, text=True)
+        if not report.exists():
+            sys.exit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stderr}")
+        findings: list[dict[str, object]] = json.loads(report.read_text("utf-8"))["findings"]
+    return findings
+
+
+def context(source: Path, key: Key, around: int = 6) -> str:
+    lines = (source / key.path).read_text("utf-8", errors="replace").splitlines()
+    start = max(key.line - around, 1)
+    shown = [f"{'>' if n == key.line else ' '}{n:5} {lines[n - 1]}" for n in range(start, min(key.line + around, len(lines)) + 1)]
+    return "\n".join(shown)
+
+
+def share(labels: list[bool]) -> str:
+    if not labels:
+        return "-"
+    return f"{sum(labels)}/{len(labels)} = {100 * sum(labels) / len(labels):.0f} %"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--root", type=Path, default=Path(tempfile.gettempdir()) / "auditor-precision")
+    parser.add_argument("--auditor", type=Path, default=HERE.parent, help="the checkout whose scanner is measured")
+    parser.add_argument("--show-unlabelled", action="store_true")
+    args = parser.parse_args()
+
+    data = json.loads(LABELS.read_text("utf-8"))
+    labels = {Key(l["project"], l["path"], l["line"], l["change"]): bool(l["actionable"]) for l in data["labels"]}
+    sampled = {Key(*s) for s in data["sample"]}  # (project, path, line, change) of sampled projects
+    missing_must = 0
+    rows = []
+    for project in data["projects"]:
+        source = prepare(args.root, project)
+        for old, new in data["transitions"]:
+            findings = scan(source, old, new, args.auditor)
+            confident = [Key.of(project["name"], f) for f in findings if f["confidence"] in CONFIDENT]
+            low = [Key.of(project["name"], f) for f in findings if f["confidence"] not in CONFIDENT]
+            is_sampled = project["name"] in data["sampled_projects"]
+            scored = [k for k in confident if k in sampled] if is_sampled else confident
+            unlabelled = [k for k in [*scored, *low] if k not in labels]
+            rows.append((
+                project["name"], f"{old} -> {new}", len(confident), len(scored),
+                share([labels[k] for k in scored if k in labels]), len(low),
+                share([labels[k] for k in low if k in labels]), len(unlabelled),
+            ))
+            if args.show_unlabelled:
+                for key in unlabelled:
+                    print(f"\n### {key.project} {key.path}:{key.line} {key.change}\n{context(source, key)}")
+            if project["name"] in data.get("must_keep", {}) and (old, new) == tuple(data["transitions"][0]):
+                found = {(k.path, k.line, k.change) for k in map(lambda f: Key.of(project["name"], f), findings)}
+                for path, line, change in data["must_keep"][project["name"]]:
+                    if (path, line, change) not in found:
+                        missing_must += 1
+                        print(f"lost: {project['name']} {path}:{line} {change}")
+    header = ("project", "transition", "confident", "scored", "actionable (confident)", "low", "actionable (low)", "unlabelled")
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)))
+    return 1 if missing_must else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
