@@ -12,9 +12,9 @@ Each project is scanned for each transition (a process running `python -m audito
 -f json`, with PYTHONPATH set to --auditor, default this checkout, so an older checkout can be
 measured with the same labels). The findings are scored against the labels, keyed by project,
 path, line and change id; the rule for labelling is docs/precision.md. Confident (medium, high)
-findings are scored all, or on the labelled sample where a project has more than 100 (the
-sample is drawn once, with a fixed seed, from the findings of the code the labels were made
-on); low-confidence findings are scored apart. A finding without a label is counted and,
+findings are scored all, or on the labelled sample where a project has more than 100 (per
+transition, the 100 findings of main at d9765b0 with the smallest hash of their key: a random
+sample that stays the same); low-confidence findings are scored apart, all labelled. A finding without a label is counted and,
 with --show-unlabelled, printed with the code around it, to be labelled.
 
 Besides the table, the script checks the must-keep lines (the 17 `torch.load` calls of
@@ -33,6 +33,7 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 LABELS = HERE / "precision" / "labels.json"
@@ -51,16 +52,17 @@ class Key:
         return cls(project, str(finding["path"]), int(finding["line"]), str(finding["change"]))  # type: ignore[call-overload]
 
 
-def prepare(root: Path, project: dict[str, str]) -> Path:
+def prepare(root: Path, project: dict[str, Any]) -> Path:
     """The project's sources under root, downloaded and unpacked when missing."""
-    target = root / project["name"]
+    target: Path = root / project["name"]
     if target.exists():
         return target
     if "pypi" not in project:
         sys.exit(f"{target}: missing; check out {project['repository']} at {project['commit']} there")
     with tempfile.TemporaryDirectory() as tmp:
+        binary = ["--no-binary", ":all:"] if project.get("sdist") else ["--only-binary", ":all:"]
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", tmp, project["pypi"]],
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", *binary, "-d", tmp, project["pypi"]],
             check=True,
         )
         (archive,) = Path(tmp).iterdir()
@@ -80,7 +82,7 @@ def scan(source: Path, old: str, new: str, auditor: Path) -> list[dict[str, obje
         report = Path(tmp) / "report.json"
         command = [sys.executable, "-m", "auditor", "scan", str(source), "--from", old, "--to", new,
                    "--no-cache", "-f", "json", "-o", str(report), "--fail-on", "none"]
-        done = subprocess.run(command, env=env, cwd=tmp, capture_output=True, text=True)
+        done = subprocess.run(command, check=False, env=env, cwd=tmp, capture_output=True, text=True)
         if not report.exists():
             sys.exit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stderr}")
         findings: list[dict[str, object]] = json.loads(report.read_text("utf-8"))["findings"]
@@ -109,7 +111,8 @@ def main() -> int:
 
     data = json.loads(LABELS.read_text("utf-8"))
     labels = {Key(l["project"], l["path"], l["line"], l["change"]): bool(l["actionable"]) for l in data["labels"]}
-    sampled = {Key(*s) for s in data["sample"]}  # (project, path, line, change) of sampled projects
+    # per transition, the (project, path, line, change) of the sample of each sampled project
+    sampled = {t: {Key(*k) for k in keys} for t, keys in data["sample"].items()}
     missing_must = 0
     rows = []
     for project in data["projects"]:
@@ -119,7 +122,7 @@ def main() -> int:
             confident = [Key.of(project["name"], f) for f in findings if f["confidence"] in CONFIDENT]
             low = [Key.of(project["name"], f) for f in findings if f["confidence"] not in CONFIDENT]
             is_sampled = project["name"] in data["sampled_projects"]
-            scored = [k for k in confident if k in sampled] if is_sampled else confident
+            scored = [k for k in confident if k in sampled[f"{old} -> {new}"]] if is_sampled else confident
             unlabelled = [k for k in [*scored, *low] if k not in labels]
             rows.append((
                 project["name"], f"{old} -> {new}", len(confident), len(scored),
@@ -129,16 +132,16 @@ def main() -> int:
             if args.show_unlabelled:
                 for key in unlabelled:
                     print(f"\n### {key.project} {key.path}:{key.line} {key.change}\n{context(source, key)}")
-            if project["name"] in data.get("must_keep", {}) and (old, new) == tuple(data["transitions"][0]):
-                found = {(k.path, k.line, k.change) for k in map(lambda f: Key.of(project["name"], f), findings)}
-                for path, line, change in data["must_keep"][project["name"]]:
-                    if (path, line, change) not in found:
-                        missing_must += 1
-                        print(f"lost: {project['name']} {path}:{line} {change}")
+            found = {(k.path, k.line, k.change) for k in (Key.of(project["name"], f) for f in findings)}
+            for path, line, change in data["must_keep"].get(project["name"], []):
+                if (path, line, change) not in found:
+                    missing_must += 1
+                    print(f"lost: {project['name']} {old} -> {new} {path}:{line} {change}")
     header = ("project", "transition", "confident", "scored", "actionable (confident)", "low", "actionable (low)", "unlabelled")
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
         print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)))
+    print(f"must-keep lines lost: {missing_must}")
     return 1 if missing_must else 0
 
 
