@@ -189,7 +189,7 @@ class Checker:
             if confidence:
                 limit = ceiling
                 typed = rule.match.when.argument_dtype
-                if receiver is None and typed and argument_family(typed[0], node, self.resolver, self.scope):
+                if receiver is None and typed and argument_family(typed[0], node, self.resolver, self.scope, self.dicts):
                     limit = "medium"  # a tensor argument of the affected dtype: the receiver is one too
                 self._report(rule, f"torch.Tensor.{func.attr}", node, weakest(confidence, limit))
 

@@ -1,4 +1,7 @@
-"""The keys of a dict built in view, for keyword conditions through `f(**kwargs)`.
+"""What a name is built from in view: the keys of a dict for keyword conditions through
+`f(**kwargs)`, the values of a name for conditions on an argument (a mask built by a comparison).
+
+The keys of a dict built in view, for keyword conditions through `f(**kwargs)`:
 
 `DataLoader(ds, **kwargs)` hides its keywords; where `kwargs` is built in the same function
 from literals (`{...}`, `dict(...)`, `.update(...)` with literals or keywords,
@@ -57,6 +60,9 @@ class Dicts:
 
     def __init__(self) -> None:
         self._memo: dict[tuple[int, str], Keys | None] = {}
+        # name -> its assigned values, whether it is a parameter, the line of its first
+        # assignment at the top level of the body
+        self._values: dict[tuple[int, str], tuple[list[ast.expr], bool, int | None] | None] = {}
 
     def keys(self, expr: ast.expr, where: ast.AST, depth: int = 0) -> Keys | None:
         """The keys of the dict `expr` evaluates to in the function (or module) `where`."""
@@ -102,6 +108,22 @@ class Dicts:
                 self._memo[memo] = self._name(expr.id, where, depth)
             return self._memo[memo]
         return None
+
+    def values(self, name: str, where: ast.AST, line: int) -> list[ast.expr] | None:
+        """Every value `name` is assigned in the function (or module) `where`, when plain
+        assignments (`name = value`) are its only bindings there; None otherwise. A parameter
+        qualifies where a statement of the body's top level before `line` assigns it (then
+        what the caller passed is gone by `line`: `mask = (mask == 0).view(shape)`)."""
+        memo = (id(where), name)
+        if memo not in self._values:
+            self._values[memo] = _assigned(name, where)
+        found = self._values[memo]
+        if found is None:
+            return None
+        values, parameter, first_top = found
+        if parameter and (first_top is None or first_top >= line):
+            return None
+        return values
 
     def _name(self, name: str, where: ast.AST, depth: int) -> Keys | None:
         if not isinstance(where, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
@@ -195,6 +217,25 @@ class Dicts:
                 if isinstance(child, ast.Name) and child.id == name and id(child) not in allowed and not _reads(node, child):
                     return None
         return assigned
+
+
+def _assigned(name: str, where: ast.AST) -> tuple[list[ast.expr], bool, int | None] | None:
+    if not isinstance(where, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        return None
+    parameter = isinstance(where, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_parameter(name, where.args)
+    values: list[ast.expr] = []
+    first_top: int | None = None
+    for statement, top in _statements(where.body, top=True):
+        for node in _walk_own(statement):
+            if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+                return None
+            if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+                if not (isinstance(statement, ast.Assign) and any(t is node for t in statement.targets)):
+                    return None  # bound by a loop, with, unpacking, del, +=: not a plain value
+                values.append(statement.value)
+                if top and first_top is None:
+                    first_top = statement.lineno
+    return (values, parameter, first_top) if values else None
 
 
 def _with_keywords(found: Keys, keywords: list[ast.keyword], where: ast.AST, dicts: Dicts, depth: int) -> Keys | None:

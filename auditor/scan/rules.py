@@ -133,27 +133,55 @@ def _argument(spec: str, call: ast.Call) -> ast.expr | None:
     return next((k.value for k in call.keywords if k.arg == spec), None)
 
 
-def _known_bool(node: ast.expr, resolver: Resolver, scope: Scope) -> bool:
-    """A comparison, a bool tensor, or `~`, `&`, `|` of them: bool whatever the operands."""
+# Methods whose result is bool whatever the receiver (`labels.eq(pad)`), and methods that keep
+# the receiver's dtype (`(mask == 0).view(shape)`): enough to tell a mask, not to type a value.
+BOOL_METHODS = frozenset(
+    ["eq", "ne", "lt", "le", "gt", "ge", "bool", "isnan", "isinf", "isfinite", "isneginf", "isposinf", "logical_and", "logical_or", "logical_not", "logical_xor", "isin", "signbit"]
+)
+SAME_DTYPE_METHODS = frozenset(
+    ["view", "view_as", "expand", "expand_as", "unsqueeze", "squeeze", "reshape", "transpose", "permute", "contiguous", "flatten", "repeat", "clone", "detach", "t", "cuda", "cpu", "flip", "roll"]
+)
+
+
+def _known_bool(
+    node: ast.expr, resolver: Resolver, scope: Scope, dicts: Dicts | None = None, seen: frozenset[str] = frozenset()
+) -> bool:
+    """A comparison, a bool tensor, `~`, `&`, `|` of them, a bool method's result, or a reshaped or
+    indexed one: bool whatever the operands. With `dicts`, a local name is followed to its
+    assignments in the same function (`mask = (pad == 0).view(...)`); all must be bool."""
     if isinstance(node, ast.Compare):
         return True
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Invert, ast.Not)):
-        return _known_bool(node.operand, resolver, scope)
+        return _known_bool(node.operand, resolver, scope, dicts, seen)
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
-        return _known_bool(node.left, resolver, scope) and _known_bool(node.right, resolver, scope)
-    return resolver.tag(node, scope) == BOOL_TENSOR
+        return _known_bool(node.left, resolver, scope, dicts, seen) and _known_bool(node.right, resolver, scope, dicts, seen)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr in BOOL_METHODS and not resolver.qualified(node.func, scope):
+            return True
+        if node.func.attr in SAME_DTYPE_METHODS:
+            return _known_bool(node.func.value, resolver, scope, dicts, seen)
+    if isinstance(node, ast.Subscript):
+        return _known_bool(node.value, resolver, scope, dicts, seen)
+    if resolver.tag(node, scope) == BOOL_TENSOR:
+        return True
+    if isinstance(node, ast.Name) and dicts is not None and node.id not in seen and node.id in scope.declared:
+        values = dicts.values(node.id, scope.node, node.lineno)
+        return values is not None and all(_known_bool(v, resolver, scope, dicts, seen | {node.id}) for v in values)
+    return False
 
 
 def _first_argument(specs: tuple[str, ...], call: ast.Call) -> ast.expr | None:
     return next((a for a in (_argument(spec, call) for spec in specs) if a is not None), None)
 
 
-def argument_family(specs: tuple[str, ...], call: ast.Call, resolver: Resolver, scope: Scope) -> str | None:
+def argument_family(
+    specs: tuple[str, ...], call: ast.Call, resolver: Resolver, scope: Scope, dicts: Dicts | None = None
+) -> str | None:
     """The dtype family ("bool", "int", "float") of the first of these arguments, when in view."""
     argument = _first_argument(specs, call)
     if argument is None:
         return None
-    if _known_bool(argument, resolver, scope):
+    if _known_bool(argument, resolver, scope, dicts):
         return "bool"
     return {INT_TENSOR: "int", FLOAT_TENSOR: "float"}.get(resolver.tag(argument, scope) or "")
 
@@ -242,7 +270,7 @@ def check(
     if when.float_in_data and not (call.args and _has_float(call.args[0], resolver, scope)):
         return None
     if when.argument_dtype is not None:
-        family = argument_family(when.argument_dtype[0], call, resolver, scope)
+        family = argument_family(when.argument_dtype[0], call, resolver, scope, dicts)
         if family is None and not (starred or spread) and _first_argument(when.argument_dtype[0], call) is None:
             return None  # not passed at all
         if family is None:
@@ -256,7 +284,7 @@ def check(
             return None
     for spec in when.not_bool:
         argument = _argument(spec, call)
-        if argument is not None and _known_bool(argument, resolver, scope):
+        if argument is not None and _known_bool(argument, resolver, scope, dicts):
             return None
     if when.float_bound:
         bounds = [keywords[k] for k in when.float_bound if k in keywords]

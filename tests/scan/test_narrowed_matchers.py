@@ -102,6 +102,22 @@ CASES = {
             g = scores.masked_fill(pad.float(), 0.0)
             return a, b, c, d, e, f, g
         """),
+    "masks built by comparisons in view are bool (transformers' attention masks)": (MASKED_FILL, """
+        import torch
+
+        def collate(probability, labels, pad_id, attention):
+            padding_mask = labels.eq(pad_id)
+            probability.masked_fill_(padding_mask, value=0.0)
+            keep = ~padding_mask & labels.ne(0)
+            attention.masked_fill_(keep.unsqueeze(-1), value=1.0)
+            maybe = labels.eq(pad_id) if pad_id else labels
+            attention.masked_fill_(maybe, value=1.0)  # expect[low]
+
+        def attend(scores: torch.Tensor, mask, shape):
+            scores.masked_fill_(mask, 0.0)  # expect[low]
+            mask = (mask == 0).view(shape).expand_as(scores)
+            return scores.masked_fill(mask, torch.finfo(scores.dtype).min)
+        """),
 }
 
 SUBCLASSES = """
