@@ -65,10 +65,10 @@ CASES = {
         from torch.nn import functional as F
         from torch.nn import Dropout2d as D2
 
-        a = nn.Dropout2d(0.1)  # expect[medium]
+        a = nn.Dropout2d(0.1)  # expect[low]
         b = F.dropout2d
-        c = D2(0.3)  # expect[medium]
-        d = b(a)  # expect[medium]
+        c = D2(0.3)  # expect[low]
+        d = b(a)  # expect[low]
         """),
     "assignment alias and use as a value": (FLOOR, """
         import torch
@@ -81,13 +81,13 @@ CASES = {
     "subclass and decorator lines": (DROPOUT, """
         import torch
 
-        class Mine(torch.nn.Dropout2d):  # expect[medium]
+        class Mine(torch.nn.Dropout2d):  # expect[low]
             pass
 
         @torch.nn.Dropout2d
         def wrapped():
             pass
-        """.replace("@torch.nn.Dropout2d", "@torch.nn.Dropout2d  # expect[medium]")),
+        """.replace("@torch.nn.Dropout2d", "@torch.nn.Dropout2d  # expect[low]")),
     "lambdas and comprehensions": (FLOOR, """
         import torch
         t = torch.arange(-5, 5)
@@ -400,9 +400,9 @@ def test_spread_keywords_lower_confidence(kb: KnowledgeBase) -> None:
     from torch import nn
 
     def f(**options):
-        return nn.functional.dropout2d(torch.zeros(3), **options)
+        return torch.cuda.amp.GradScaler(**options)
     """
-    assert found(kb, source, DROPOUT) == {6: "medium"}
+    assert found(kb, source, SCALER) == {6: "high"}
 
 
 def test_not_bool_arguments_rule_out_known_masks(kb: KnowledgeBase) -> None:
