@@ -11,7 +11,29 @@ from packaging.version import Version
 Severity = Literal["low", "medium", "high"]
 Confidence = Literal["low", "medium", "high"]
 SEVERITIES: tuple[Severity, ...] = ("low", "medium", "high")
-KINDS = ("behaviour", "now-raises", "removed", "deprecated", "default-changed", "python-support", "added")
+KINDS = (
+    "behaviour", "now-raises", "removed", "deprecated", "default-changed", "python-support", "added",
+    "made-public", "warning-removed", "undeprecated",
+)
+# The way across a change in which it can hurt code: "upgrade" into it (past `introduced`, or
+# back below `until`), "downgrade" out of it, or both. Kinds that settle it give it; an entry
+# whose kind does not states `hazard` itself.
+Hazard = Literal["upgrade", "downgrade", "both"]
+HAZARD_OF_KIND: dict[str, Hazard] = {
+    "behaviour": "both",
+    "default-changed": "both",
+    "removed": "upgrade",
+    "now-raises": "upgrade",
+    "python-support": "upgrade",
+    "deprecated": "upgrade",  # a warning appears; going back it goes away, which hurts nothing
+    "added": "downgrade",
+    "made-public": "downgrade",
+    "warning-removed": "downgrade",
+    "undeprecated": "downgrade",
+}
+# Kinds whose harmless way ends a warning or opens an API: crossed that way on an upgrade,
+# they are good news (a workaround may go), never a finding.
+GOOD_NEWS_KINDS = ("deprecated", "made-public", "warning-removed", "undeprecated")
 
 
 def rank(level: str) -> int:
@@ -176,18 +198,37 @@ class SpecChange:
     requires_python: SpecifierSet | None = None  # python-support entries
     probe: Probe | None = None
     doubt: str | None = None
+    hazard: Hazard = "both"  # the loader fills it from the kind unless the entry states it
+    follows: tuple[str, ...] = ()  # ids of the earlier stages of the same move (deprecation -> removal)
 
     def active(self, version: Version) -> bool:
         """Whether `version` has the new behaviour."""
         v = release(version)
         return self.introduced <= v and (self.until is None or v < self.until)
 
-    def crossed_by(self, transition: Transition) -> bool:
+    def crossing(self, transition: Transition) -> Literal["into", "out of"] | None:
+        """Which way the transition crosses the change, if it does."""
         if transition.old is None or transition.new is None or transition.package != self.package:
+            return None
+        before, after = self.active(transition.old), self.active(transition.new)
+        if before == after:
+            return None
+        return "into" if after else "out of"
+
+    def crossed_by(self, transition: Transition) -> bool:
+        """Whether the transition crosses the change in a way that can hurt code."""
+        way = self.crossing(transition)
+        if way is None:
             return False
-        if self.kind == "added":  # code written for the new API only breaks when moving below it
-            return self.active(transition.old) and not self.active(transition.new)
-        return self.active(transition.old) != self.active(transition.new)
+        return self.hazard == "both" or self.hazard == ("upgrade" if way == "into" else "downgrade")
+
+    def good_news_for(self, transition: Transition) -> bool:
+        """An upgrade crossing the change the harmless way, where that ends a warning or opens
+        an API: the code may drop a workaround."""
+        return (
+            transition.direction == "upgrade" and self.kind in GOOD_NEWS_KINDS
+            and self.crossing(transition) is not None and not self.crossed_by(transition)
+        )
 
     def applies_to_python(self, python: str | None) -> bool:
         return self.python is None or python is None or self.python.contains(python)
@@ -207,6 +248,25 @@ class Finding:
     confidence: Confidence
     message: str
     snippet: str
+    stages: tuple[str, ...] = ()  # earlier stages of the same move crossed together, merged into this one
+
+
+@dataclass(frozen=True, slots=True)
+class GoodNews:
+    """A crossed change that only helps this code: a warning ends, an API becomes public.
+    `sites` are the places that use what it touches, where a workaround may now go."""
+
+    change: SpecChange
+    sites: tuple[Finding, ...] = ()
+
+    @property
+    def message(self) -> str:
+        c = self.change
+        if c.kind == "made-public":
+            return f"{c.title} ({c.package} {c.introduced}): you may use the public name and drop workarounds for the private one."
+        if c.kind == "deprecated":
+            return f"{c.title} ({c.package} {c.introduced}): the warning ends in {c.until}; you may drop the workaround."
+        return f"{c.title} ({c.package} {c.introduced}): you may drop the workaround."
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,12 +300,14 @@ class AuditResult:
     probes: tuple[ProbeOutcome, ...] = ()
     skipped: tuple[Skipped, ...] = ()
     notes: tuple[str, ...] = ()  # what was done beyond reading the inputs (ranges resolved to pins)
+    good_news: tuple[GoodNews, ...] = ()  # crossed the harmless way: never a finding, never an exit code
 
     def change(self, change_id: str) -> SpecChange:
         return next(c for c in self.changes if c.id == change_id)
 
-    def worst_severity(self) -> str:
-        """The highest severity among findings and environment findings, or `none`."""
-        levels = [self.change(f.change).severity for f in self.findings]
+    def worst_severity(self, confidence: str = "low") -> str:
+        """The highest severity among findings of at least `confidence` and environment
+        findings, or `none`."""
+        levels = [self.change(f.change).severity for f in self.findings if rank(f.confidence) >= rank(confidence)]
         levels += [e.severity for e in self.environment]
         return max(levels, key=rank, default="none")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from packaging.utils import canonicalize_name
 
 from auditor.errors import UsageError
+from auditor.findings import good_news, merge_stages
 from auditor.knowledge import KnowledgeBase
 from auditor.lockfiles import Selection, diff_locks, read_lock
 from auditor.lockfiles.interface import parse_version
@@ -45,17 +46,21 @@ def audit(
     `notes`: what was done to read the inputs, for the report."""
     transitions = tuple(transitions)
     changes = kb.crossed(transitions, python)
+    good = tuple(c for c in kb.good_news(transitions, python) if c not in changes)
     settings = load_config(config, project)
+    scanned = changes + good
     findings, skipped = (
-        scan_project(project, changes, settings, scan_options) if project is not None and changes else ([], [])
+        scan_project(project, scanned, settings, scan_options) if project is not None and scanned else ([], [])
     )
+    hazards = {c.id for c in changes}
     return AuditResult(
         transitions=transitions,
         changes=changes,
-        findings=tuple(findings),
+        findings=merge_stages((f for f in findings if f.change in hazards), changes),
         environment=tuple(environment),
         skipped=tuple(skipped),
         notes=tuple(notes),
+        good_news=good_news(good, (f for f in findings if f.change not in hazards)),
     )
 
 

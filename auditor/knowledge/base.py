@@ -37,11 +37,36 @@ class KnowledgeBase:
     def crossed(
         self, transitions: Iterable[Transition], python: str | None = None
     ) -> tuple[SpecChange, ...]:
-        """Entries whose behaviour differs between the two sides of any of the transitions."""
+        """Entries whose behaviour differs between the two sides of any of the transitions, in
+        the way the entry says can hurt code (its `hazard`)."""
         found = {
             e.id: e
             for t in transitions
             for e in self.for_package(t.package)
             if e.crossed_by(t) and e.applies_to_python(python)
+        }
+        return tuple(sorted(found.values(), key=lambda e: (e.package, e.introduced, e.id)))
+
+    def good_news(
+        self, transitions: Iterable[Transition], python: str | None = None
+    ) -> tuple[SpecChange, ...]:
+        """Entries an upgrade crosses the harmless way where that ends a warning or opens an
+        API, except those a crossed later stage continues (the removal after a deprecation
+        ending says more than the warning's end)."""
+        transitions = tuple(transitions)
+        hazards = self.crossed(transitions, python)
+        by_id = {e.id: e for e in self.entries}
+        continued: set[str] = set()
+        todo = [i for e in hazards for i in e.follows]
+        while todo:
+            earlier = todo.pop()
+            if earlier not in continued:
+                continued.add(earlier)
+                todo += by_id[earlier].follows if earlier in by_id else ()
+        found = {
+            e.id: e
+            for t in transitions
+            for e in self.for_package(t.package)
+            if e.good_news_for(t) and e.applies_to_python(python) and e.id not in continued
         }
         return tuple(sorted(found.values(), key=lambda e: (e.package, e.introduced, e.id)))

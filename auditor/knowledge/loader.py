@@ -14,7 +14,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from auditor.errors import KnowledgeError
-from auditor.models import Condition, Docs, Match, Probe, SpecChange
+from auditor.models import HAZARD_OF_KIND, Condition, Docs, Match, Probe, SpecChange
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -135,6 +135,8 @@ def parse_entry(raw: dict[str, Any], source: str) -> tuple[SpecChange | None, li
             platform=raw.get("platform"),
             requires_python=requires_python,
             doubt=raw.get("doubt"),
+            hazard=raw.get("hazard", HAZARD_OF_KIND[raw["kind"]]),
+            follows=tuple(raw.get("follows", ())),
             probe=Probe(
                 code=probe["code"].strip("\n"),
                 before=probe["before"],
@@ -149,6 +151,23 @@ def parse_entry(raw: dict[str, Any], source: str) -> tuple[SpecChange | None, li
         ),
         [],
     )
+
+
+def _stage_problems(entries: list[SpecChange], root: str) -> list[str]:
+    """`follows` names an entry of the same package introduced in an earlier release (so no loops)."""
+    by_id = {e.id: e for e in entries}
+    problems = []
+    for entry in entries:
+        for follows in entry.follows:
+            earlier = by_id.get(follows)
+            if earlier is None:
+                problems.append(f"{root}/{entry.source}: follows: no entry with id {follows!r}")
+            elif earlier.package != entry.package or earlier.introduced >= entry.introduced:
+                problems.append(
+                    f"{root}/{entry.source}: follows: {follows!r} is {earlier.package} {earlier.introduced}, "
+                    f"not an earlier release of {entry.package} than {entry.introduced}"
+                )
+    return problems
 
 
 def load_entries(directory: Path | None = None) -> tuple[SpecChange, ...]:
@@ -175,6 +194,7 @@ def load_entries(directory: Path | None = None) -> tuple[SpecChange, ...]:
             problems.append(f"{root.name}/{source}: id: {entry.id!r} is also the id of {seen[entry.id]}")
         seen[entry.id] = source
         entries.append(entry)
+    problems += _stage_problems(entries, root.name)
     if problems:
         raise KnowledgeError(problems)
     return tuple(sorted(entries, key=lambda e: (e.package, e.introduced, e.id)))

@@ -9,6 +9,7 @@ from auditor.models import (
     AuditResult,
     EnvironmentFinding,
     Finding,
+    GoodNews,
     Pin,
     ProbeOutcome,
     ProbeRun,
@@ -16,6 +17,7 @@ from auditor.models import (
     SpecChange,
     Transition,
 )
+from auditor.report.summary import Tally, tally
 
 SCHEMA_VERSION = "1"
 
@@ -51,6 +53,26 @@ def finding(f: Finding) -> dict[str, Any]:
     return {
         "change": f.change, "symbol": f.symbol, "path": f.path, "line": f.line, "column": f.column,
         "cell": f.cell, "confidence": f.confidence, "message": f.message, "snippet": f.snippet,
+        "stages": list(f.stages),
+    }
+
+
+def good_news(g: GoodNews) -> dict[str, Any]:
+    c = g.change
+    return {
+        "change": c.id, "package": c.package, "introduced": str(c.introduced),
+        "until": str(c.until) if c.until else None, "kind": c.kind, "title": c.title,
+        "message": g.message, "references": list(c.references),
+        "sites": [{"path": f.path, "line": f.line, "column": f.column, "cell": f.cell, "symbol": f.symbol}
+                  for f in g.sites],
+    }
+
+
+def counts(t: Tally) -> dict[str, int]:
+    return {
+        "call_sites": t.call_sites, "files": t.files, "changes": t.changes,
+        "low_confidence_call_sites": t.low_call_sites, "low_confidence_files": t.low_files,
+        "low_confidence_changes": t.low_changes,
     }
 
 
@@ -94,4 +116,6 @@ def audit_result(result: AuditResult) -> dict[str, Any]:
         probes=[probe(p) for p in result.probes],
         skipped=[skipped(s) for s in result.skipped],
         notes=list(result.notes),
+        good_news=[good_news(g) for g in result.good_news],
+        counts=counts(tally(result)),
     )

@@ -10,8 +10,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from auditor.models import AuditResult, Finding, SpecChange, Transition
+from auditor.report.summary import call_sites, files, layout, tally
 
 STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan"}
+FILES_SHOWN = 5
+SITES_SHOWN = 10
 
 
 def _location(f: Finding) -> str:
@@ -49,16 +52,15 @@ def write(result: AuditResult, out: TextIO, color: bool = False, width: int = 10
         console.print(f"[bold]{escape(_transition(t))}[/]")
     for note in result.notes:
         console.print(f"[dim]note: {escape(note)}[/]")
-    by_change: dict[str, list[Finding]] = defaultdict(list)
-    for f in result.findings:
-        by_change[f.change].append(f)
-    files = len({f.path for f in result.findings})
+    counts = tally(result)
+    plan = layout(result)
+    low = f"; {counts.low_call_sites} more at low confidence" if counts.low_call_sites else ""
     console.print(
-        f"{len(result.changes)} spec change(s) crossed, {len(result.findings)} call site(s) "
-        f"in {files} file(s)\n"
+        f"{len(result.changes)} spec change(s) crossed, {counts.call_sites} call site(s) "
+        f"in {counts.files} file(s){low}\n"
     )
-    ordered = sorted(result.changes, key=lambda c: (-"lmh".index(c.severity[0]), c.introduced, c.id))
-    for change in (c for c in ordered if c.id in by_change):
+    for group in plan.confident:
+        change = group.change
         flavour = "silent" if change.silent else "loud"
         console.print(
             f"[{STYLE[change.severity]}]{change.severity.upper():6}[/] [bold]{escape(change.title)}[/]"
@@ -68,16 +70,36 @@ def write(result: AuditResult, out: TextIO, color: bool = False, width: int = 10
         reverts = _crossing(change, result)
         if reverts:
             console.print(f"       [italic]{reverts}[/]")
-        for f in by_change[change.id]:
+        for f in group.sites:
             console.print(f"       {escape(_location(f))}  {escape(f.symbol)}  ({f.confidence} confidence)")
             console.print(f"           {escape(f.snippet)}", style="dim")
+            if f.stages:
+                console.print(f"           {escape(f.message)}")
         console.print(f"       keep old:  {escape(change.docs.keep_old)}")
         console.print(f"       adopt new: {escape(change.docs.adopt_new)}")
         console.print(f"       see:       {escape(change.references[0])}\n")
-    unused = [c for c in ordered if c.id not in by_change]
-    if unused:
-        console.print(f"{len(unused)} other crossed change(s), no call site in this project:")
-        for change in unused:
+    if plan.low:
+        console.print(f"{counts.low_call_sites} low-confidence call site(s), collapsed "
+                      "(the code in view does not show the affected case; by default no exit code counts them):")
+        for group in plan.low:
+            change = group.change
+            where = files(group.sites)
+            shown = ", ".join(where[:FILES_SHOWN]) + (f" and {len(where) - FILES_SHOWN} more" if len(where) > FILES_SHOWN else "")
+            console.print(f"  [{STYLE[change.severity]}]{change.severity:6}[/] {escape(change.title)}  "
+                          f"[dim]({change.id})[/]: {call_sites(group.sites)} in {escape(shown)}")
+        console.print()
+    if result.good_news:
+        console.print("Good news (not findings; no exit code counts them):")
+        for news in result.good_news:
+            console.print(f"  {escape(news.message)}  [dim]({news.change.id})[/]")
+            if news.sites:
+                more = len(news.sites) - SITES_SHOWN
+                shown = ", ".join(_location(f) for f in news.sites[:SITES_SHOWN]) + (f" and {more} more" if more > 0 else "")
+                console.print(f"    at {escape(shown)}", style="dim")
+        console.print()
+    if plan.unused:
+        console.print(f"{len(plan.unused)} other crossed change(s), no call site in this project:")
+        for change in plan.unused:
             console.print(f"  [{STYLE[change.severity]}]{change.severity:6}[/] {change.package} "
                           f"{change.introduced}  {escape(change.title)}  [dim]({change.id})[/]")
         console.print()

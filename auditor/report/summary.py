@@ -1,0 +1,94 @@
+"""What every format counts and orders the same way.
+
+A call site is a distinct place in the code (file, cell, line, column): one line hit by two
+changes is one call site. Low-confidence findings stand apart: they are counted and shown
+separately, collapsed to one line per change, and never ordered among the confident ones.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from auditor.models import AuditResult, Finding, SpecChange, rank
+
+
+def is_low(f: Finding) -> bool:
+    return f.confidence == "low"
+
+
+def call_sites(findings: Iterable[Finding]) -> int:
+    """Distinct places in the code."""
+    return len({(f.path, f.cell, f.line, f.column) for f in findings})
+
+
+def files(findings: Iterable[Finding]) -> list[str]:
+    return sorted({f.path for f in findings})
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """The counts every format states: confident call sites first, low-confidence ones apart."""
+
+    call_sites: int
+    files: int
+    changes: int  # changes with at least one confident call site
+    low_call_sites: int
+    low_files: int
+    low_changes: int  # changes with low-confidence call sites only
+
+
+def tally(result: AuditResult) -> Tally:
+    confident = [f for f in result.findings if not is_low(f)]
+    low = [f for f in result.findings if is_low(f)]
+    confident_changes = {f.change for f in confident}
+    return Tally(
+        call_sites=call_sites(confident),
+        files=len(files(confident)),
+        changes=len(confident_changes),
+        low_call_sites=call_sites(low),
+        low_files=len(files(low)),
+        low_changes=len({f.change for f in low} - confident_changes),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    change: SpecChange
+    sites: tuple[Finding, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """The report's order: confident groups by severity, then by the confidence of their sites;
+    low-confidence groups apart; crossed changes without a call site; stages folded into a
+    later stage's findings."""
+
+    confident: tuple[Group, ...]
+    low: tuple[Group, ...]
+    unused: tuple[SpecChange, ...]
+    folded: dict[str, str]  # earlier stage id -> the change whose findings state it
+
+
+def layout(result: AuditResult) -> Layout:
+    confident: dict[str, list[Finding]] = defaultdict(list)
+    low: dict[str, list[Finding]] = defaultdict(list)
+    for f in result.findings:
+        (low if is_low(f) else confident)[f.change].append(f)
+    folded = {stage: f.change for f in result.findings for stage in f.stages}
+
+    def key(group: Group) -> tuple[object, ...]:
+        c = group.change
+        best = max((rank(f.confidence) for f in group.sites), default=0)
+        return (-rank(c.severity), -best, c.package, c.introduced, c.id)
+
+    def groups(by_change: dict[str, list[Finding]]) -> tuple[Group, ...]:
+        return tuple(sorted((Group(result.change(i), tuple(s)) for i, s in by_change.items()), key=key))
+
+    used = set(confident) | set(low)
+    unused = tuple(sorted(
+        (c for c in result.changes if c.id not in used and c.id not in folded),
+        key=lambda c: (-rank(c.severity), c.package, c.introduced, c.id),
+    ))
+    return Layout(groups(confident), groups(low), unused, folded)
