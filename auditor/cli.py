@@ -19,6 +19,7 @@ from auditor.models import AuditResult, rank
 from auditor.report import WRITERS
 from auditor.report import kb as kb_report
 from auditor.report import lock as lock_report
+from auditor.report.summary import tally
 from auditor.settings import (
     actions_links,
     knowledge,
@@ -65,6 +66,16 @@ FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output for
 ReportFormatOption = Annotated[ReportFormat, typer.Option("--format", "-f", help="Output format.")]
 OutputOption = Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to this file.")]
 FailOnOption = Annotated[FailOn, typer.Option(help="Exit 1 when a finding is at or above this severity.")]
+
+
+class Confidence(str, Enum):
+    low = "low"
+    medium = "medium"
+    high = "high"
+
+
+ConfidenceHelp = "Only findings at or above this confidence count for --fail-on (low-confidence ones do not by default)."
+FailOnConfidenceOption = Annotated[Confidence, typer.Option(help=ConfidenceHelp)]
 PythonOption = Annotated[
     str | None, typer.Option("--python-version", help="The project's Python, for changes that hold on some Pythons only.")
 ]
@@ -140,8 +151,10 @@ def render(result: AuditResult, fmt: ReportFormat, output: Path | None, project:
         WRITERS[fmt.value](result, out, **options)
 
 
-def exit_code(result: AuditResult, fail_on: FailOn) -> ExitCode:
-    if fail_on is FailOn.none or rank(result.worst_severity()) < rank(fail_on.value):
+def exit_code(result: AuditResult, fail_on: FailOn, confidence: Confidence = Confidence.medium) -> ExitCode:
+    """Findings count at or above both thresholds; compatibility problems by severity alone;
+    good news never."""
+    if fail_on is FailOn.none or rank(result.worst_severity(confidence.value)) < rank(fail_on.value):
         return ExitCode.OK
     return ExitCode.FINDINGS
 
@@ -177,6 +190,7 @@ def compare(
     fmt: ReportFormatOption = ReportFormat.text,
     output: OutputOption = None,
     fail_on: FailOnOption = FailOn.low,
+    fail_on_confidence: FailOnConfidenceOption = Confidence.medium,
     config: ConfigOption = None,
     probe: ProbeFlag = False,
     cache_dir: CacheDirOption = None,
@@ -203,7 +217,7 @@ def compare(
     if probe:
         result = run_probes(result, cache_dir, no_cache, project)
     render(result, fmt, output, project)
-    raise typer.Exit(exit_code(result, fail_on))
+    raise typer.Exit(exit_code(result, fail_on, fail_on_confidence))
 
 
 @app.command()
@@ -217,6 +231,7 @@ def scan(
     fmt: ReportFormatOption = ReportFormat.text,
     output: OutputOption = None,
     fail_on: FailOnOption = FailOn.low,
+    fail_on_confidence: FailOnConfidenceOption = Confidence.medium,
     config: ConfigOption = None,
     probe: ProbeFlag = False,
     cache_dir: CacheDirOption = None,
@@ -230,7 +245,7 @@ def scan(
     if probe:
         result = run_probes(result, cache_dir, no_cache, path)
     render(result, fmt, output, path if path.is_dir() else None)
-    raise typer.Exit(exit_code(result, fail_on))
+    raise typer.Exit(exit_code(result, fail_on, fail_on_confidence))
 
 
 @lock_app.command("show")
@@ -336,6 +351,7 @@ def github_command(
         envvar="AUDITOR_LOCKFILES", help="Lockfile globs to watch, comma or newline separated (default: detect).",
     )] = None,
     fail_on: Annotated[FailOn, typer.Option(envvar="AUDITOR_FAIL_ON", help="Exit 1 when a finding is at or above this severity.")] = FailOn.low,
+    fail_on_confidence: Annotated[Confidence, typer.Option(envvar="AUDITOR_FAIL_ON_CONFIDENCE", help=ConfidenceHelp)] = Confidence.medium,
     comment: Annotated[str, typer.Option(envvar="AUDITOR_COMMENT", help="PR comment: always, on-findings or never.")] = "always",
     probe: Annotated[bool, typer.Option(envvar="AUDITOR_PROBE", help="Run each crossed change's probe on both versions.")] = False,
     label: Annotated[str | None, typer.Option(envvar="AUDITOR_LABEL", help="Add this label to the PR when call sites are affected.")] = None,
@@ -367,6 +383,7 @@ def github_command(
         sarif=sarif_file,
         metadata=from_metadata(dependency_names or "", previous_version or "", new_version or ""),
         probe=(lambda result: run_probes(result, None, False)) if probe else None,
+        confidence=fail_on_confidence.value,
     )
     try:
         done = action.run(env, options, knowledge())
@@ -378,10 +395,12 @@ def github_command(
         typer.echo(f"::warning title=auditor::{annotations.escape_data(warning)}")
     sys.stdout.write(annotations.render(done.result, prefix=done.prefix))
     transitions = ", ".join(f"{t.package} {t.old} -> {t.new}" for t in done.result.transitions) or "no known package moved"
-    typer.echo(f"auditor: {transitions}; {len(done.result.changes)} change(s), {len(done.result.findings)} call site(s)")
+    counts = tally(done.result)
+    low = f" (and {counts.low_call_sites} at low confidence)" if counts.low_call_sites else ""
+    typer.echo(f"auditor: {transitions}; {len(done.result.changes)} change(s), {counts.call_sites} call site(s){low}")
     if done.comment is not None and done.comment.url:
         typer.echo(f"auditor: PR comment {done.comment.action}: {done.comment.url}")
-    raise typer.Exit(exit_code(done.result, fail_on))
+    raise typer.Exit(exit_code(done.result, fail_on, fail_on_confidence))
 
 
 @app.command("probe")

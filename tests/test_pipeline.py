@@ -25,13 +25,18 @@ def test_added_and_removed() -> None:
     assert Transition("torch", Version("2.0"), None).direction == "removed"
 
 
-def test_crossing_is_symmetric_and_bounded(kb: KnowledgeBase) -> None:
+def test_crossing_is_bounded_and_follows_each_entrys_hazard(kb: KnowledgeBase) -> None:
     up = crossed(kb, "1.12.1", "1.13.0")
     assert "torch-floor-divide-rounds-toward-floor" in up
     assert "torch-clamp-type-promotion" not in up  # 1.12.0 is not > 1.12.1
     down = crossed(kb, "1.13.0", "1.12.1")
-    assert up <= down  # a downgrade also loses what 1.13 added
-    assert {kb.get(i).kind for i in down - up} == {"added"}
+    # behaviour and default changes hurt both ways; removals, new errors and warnings on the
+    # way up only; what 1.13 added on the way down only
+    assert {kb.get(i).hazard for i in up & down} == {"both"}
+    assert {kb.get(i).hazard for i in up - down} == {"upgrade"}
+    assert {kb.get(i).hazard for i in down - up} == {"downgrade"}
+    assert {"torch-eig-removed", "torch-lu-deprecated"} <= up - down
+    assert "torch-load-weights-only-param-added" in down - up
     assert "torch-floor-divide-rounds-toward-floor" not in crossed(kb, "1.13.0", "1.13.1")
 
 
@@ -56,6 +61,6 @@ def test_python_condition(kb: KnowledgeBase) -> None:
 def test_added_apis_matter_only_when_moving_below_them(kb: KnowledgeBase) -> None:
     from dataclasses import replace
 
-    entry = replace(kb.get("torch-floor-divide-rounds-toward-floor"), kind="added")
+    entry = replace(kb.get("torch-floor-divide-rounds-toward-floor"), kind="added", hazard="downgrade")
     assert not entry.crossed_by(Transition("torch", Version("1.12.1"), Version("1.13.0")))
     assert entry.crossed_by(Transition("torch", Version("1.13.0"), Version("1.12.1")))

@@ -25,9 +25,10 @@ from auditor.github.event import ActionsEnv, append_summary, pull_request, push_
 from auditor.github.git import LockPair, lock_pairs, root
 from auditor.knowledge import KnowledgeBase
 from auditor.lockfiles import Selection, diff_locks
-from auditor.models import AuditResult, EnvironmentFinding, Lock, Transition
+from auditor.models import AuditResult, EnvironmentFinding, Lock, Transition, rank
 from auditor.report import markdown, sarif
 from auditor.report.serialize import transition as transition_data
+from auditor.report.summary import tally
 
 CommentMode = Literal["always", "on-findings", "never"]
 SUMMARY_LIMIT = 1_000_000  # $GITHUB_STEP_SUMMARY takes 1 MiB per step
@@ -62,6 +63,7 @@ class ActionOptions:
     sarif: Path | None = None
     metadata: tuple[Bump, ...] = ()  # from dependabot/fetch-metadata, when given
     probe: Callable[[AuditResult], AuditResult] | None = None  # adds probe outcomes (the CLI's --probe)
+    confidence: str = "medium"  # findings below it are listed apart and do not count (--fail-on-confidence)
 
 
 @dataclass(frozen=True)
@@ -160,11 +162,13 @@ def _relative(path: Path, start: Path) -> str:
     return "" if rel == "." else rel + "/"
 
 
-def _outputs(result: AuditResult, comment: CommentResult | None, lockfiles: Sequence[str]) -> dict[str, str]:
+def _outputs(
+    result: AuditResult, comment: CommentResult | None, lockfiles: Sequence[str], confidence: str
+) -> dict[str, str]:
     return {
-        "findings": str(len(result.findings)),
+        "findings": str(tally(result).call_sites),
         "changes": str(len(result.changes)),
-        "severity": result.worst_severity(),
+        "severity": result.worst_severity(confidence),
         "transitions": json.dumps([transition_data(t) for t in result.transitions], sort_keys=True),
         "lockfiles": json.dumps(list(lockfiles)),
         "comment-url": (comment.url or "") if comment else "",
@@ -243,12 +247,13 @@ def run(env: ActionsEnv, options: ActionOptions, kb: KnowledgeBase) -> ActionRun
             warnings.append("no GITHUB_TOKEN or GITHUB_REPOSITORY: the PR comment was not written")
         else:
             client = GitHubClient(env.api_url, env.token)
-            create = options.comment == "always" or bool(result.findings or result.environment)
+            counted = [f for f in result.findings if rank(f.confidence) >= rank(options.confidence)]
+            create = options.comment == "always" or bool(counted or result.environment)
             try:
                 comment = upsert_comment(client, env.repository, pr.number, comment_text, create)
             except GitHubAPIError as exc:
                 warnings.append(f"could not write the PR comment: {exc}")
-            if options.label and result.findings:
+            if options.label and counted:
                 try:
                     add_labels(client, env.repository, pr.number, [options.label])
                 except GitHubAPIError as exc:
@@ -260,7 +265,7 @@ def run(env: ActionsEnv, options: ActionOptions, kb: KnowledgeBase) -> ActionRun
         except OSError as exc:
             raise UsageError(f"cannot write: {exc.strerror or exc}", options.sarif) from exc
 
-    outputs = _outputs(result, comment, lockfiles)
+    outputs = _outputs(result, comment, lockfiles, options.confidence)
     if env.output is not None:
         try:
             write_outputs(env.output, outputs)

@@ -8,6 +8,7 @@ out and where to read them.
 from __future__ import annotations
 
 from auditor.models import AuditResult, rank
+from auditor.report.summary import call_sites, is_low
 
 LEVEL = {"high": "error", "medium": "warning", "low": "notice"}
 LIMIT = 10
@@ -28,8 +29,9 @@ def command(level: str, message: str, **properties: str | int | None) -> str:
 
 def render(result: AuditResult, prefix: str = "") -> str:
     entries: list[tuple[str, str]] = []  # (severity, command)
+    low = call_sites(f for f in result.findings if is_low(f))
     findings = sorted(
-        result.findings,
+        (f for f in result.findings if not is_low(f)),
         key=lambda f: (-rank(result.change(f.change).severity), f.path, f.cell or 0, f.line, f.column),
     )
     for f in findings:
@@ -46,6 +48,13 @@ def render(result: AuditResult, prefix: str = "") -> str:
         )))
     for e in sorted(result.environment, key=lambda e: -rank(e.severity)):
         entries.append((e.severity, command(LEVEL[e.severity], e.message, title=f"auditor: {e.kind}")))
+    if low:  # first among the notices, so the cap never hides it
+        entries.insert(0, ("low", command(
+            "notice",
+            f"{low} call site{'s' if low != 1 else ''} at low confidence are not annotated: the code in view "
+            "does not show the affected case. The job summary lists them.",
+            title="auditor: low confidence",
+        )))
 
     by_level = {s: [text for level, text in entries if level == s] for s in ("high", "medium", "low")}
     overflow = any(len(texts) > LIMIT for texts in by_level.values())

@@ -8,13 +8,21 @@ then counts only), never cut in the middle of a table.
 from __future__ import annotations
 
 import html
-from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
 from auditor import __version__
-from auditor.models import AuditResult, Finding, ProbeOutcome, SpecChange, Transition, rank
+from auditor.models import (
+    AuditResult,
+    Finding,
+    GoodNews,
+    ProbeOutcome,
+    SpecChange,
+    Transition,
+    rank,
+)
+from auditor.report.summary import Group, call_sites, files, is_low, layout, tally
 
 GITHUB_COMMENT_LIMIT = 65_536
 
@@ -26,6 +34,10 @@ KIND = {
     "deprecated": "deprecated",
     "default-changed": "default changed",
     "python-support": "Python support",
+    "added": "added",
+    "made-public": "made public",
+    "warning-removed": "warning removed",
+    "undeprecated": "no longer deprecated",
 }
 PROBE = {
     "confirmed": "✅ confirmed by a probe",
@@ -33,6 +45,8 @@ PROBE = {
     "error": "⚠️ probe failed",
     "skipped": "➖ probe skipped",
 }
+FILES_SHOWN = 5
+SITES_SHOWN = 10
 HEADING = "## auditor: what this dependency bump changes for this code"
 
 
@@ -109,48 +123,35 @@ def _reverts(change: SpecChange, result: AuditResult) -> bool:
     )
 
 
-def _by_change(result: AuditResult) -> dict[str, list[Finding]]:
-    grouped: dict[str, list[Finding]] = defaultdict(list)
-    for f in result.findings:
-        grouped[f.change].append(f)
-    return grouped
-
-
-def _ordered(result: AuditResult, sites: dict[str, list[Finding]]) -> list[SpecChange]:
-    return sorted(
-        result.changes,
-        key=lambda c: (not sites.get(c.id), -rank(c.severity), c.package, c.introduced, c.id),
-    )
-
-
-def _call_sites(findings: Iterable[Finding]) -> int:
-    """Distinct places in the code: one line hit by two changes is one call site."""
-    return len({(f.path, f.cell, f.line, f.column) for f in findings})
-
-
 def verdict(result: AuditResult) -> str:
     """One sentence a reviewer can act on, in the three cases that matter."""
-    files = len({f.path for f in result.findings})
+    counts = tally(result)
+    low = (
+        f" {_plural(counts.low_call_sites, 'call site')} at low confidence are listed apart."
+        if counts.low_call_sites else ""
+    )
     if not result.changes:
         if not result.transitions:
             line = "✅ **No spec change crossed.** No package the knowledge base knows changes version."
         else:
             moves = ", ".join(f"{t.package} {_version(t)}" for t in result.transitions)
             line = f"✅ **No spec change crossed.** The knowledge base records no behaviour change for {moves}."
-    elif not result.findings:
+    elif not counts.call_sites:
         line = (
             f"✅ **{_plural(len(result.changes), 'spec change')} crossed, none touches this code.** "
-            "No call site in the scanned project uses an affected API."
+            + ("No call site in the scanned project uses an affected API." if not low else
+               "No call site in the scanned project is known to use an affected API." + low)
         )
     else:
-        touched = {f.change for f in result.findings}
+        confident = [f for f in result.findings if not is_low(f)]
+        touched = {f.change for f in confident}
         silent = sum(result.change(c).silent for c in touched)
-        worst = max((result.change(f.change).severity for f in result.findings), key=rank)
+        worst = max((result.change(f.change).severity for f in confident), key=rank)
         line = (
-            f"{ICON[worst]} **{_plural(_call_sites(result.findings), 'call site')} in {_plural(files, 'file')} "
+            f"{ICON[worst]} **{_plural(counts.call_sites, 'call site')} in {_plural(counts.files, 'file')} "
             f"affected** by {_plural(len(touched), 'spec change')}"
             + (f" (of {len(result.changes)} crossed)" if len(touched) != len(result.changes) else "")
-            + ". Check each one below before merging."
+            + ". Check each one below before merging." + low
         )
         if silent:
             line += (
@@ -172,11 +173,13 @@ def summary_lines(result: AuditResult) -> list[str]:
     for t in result.transitions:
         crossed = [c for c in result.changes if c.crossed_by(t)]
         ids = {c.id for c in crossed}
-        sites = _call_sites(f for f in result.findings if f.change in ids)
+        sites = call_sites(f for f in result.findings if f.change in ids and not is_low(f))
+        low = call_sites(f for f in result.findings if f.change in ids and is_low(f))
         where = f" ({t.environment})" if t.environment else ""
         lines.append(
             f"**{t.package} {t.old or '(none)'} -> {t.new or '(none)'}**{_md(where)}: "
             f"{_plural(len(crossed), 'change')}, {_plural(sites, 'call site')}"
+            + (f" (and {low} at low confidence)" if low else "")
         )
     return lines
 
@@ -187,7 +190,7 @@ def _location(f: Finding, links: Links | None) -> str:
     return f"[{label}]({links.url(f)})" if links else label
 
 
-def _table(sites: list[Finding], links: Links | None, rows: int | None) -> list[str]:
+def _table(sites: Sequence[Finding], links: Links | None, rows: int | None) -> list[str]:
     shown = sites if rows is None else sites[:rows]
     lines = []
     if shown:
@@ -210,7 +213,7 @@ def _probe_line(outcome: ProbeOutcome | None) -> str:
     return f"{text} ({_md(outcome.reason)})" if outcome.reason else text
 
 
-def _details(change: SpecChange, sites: list[Finding], outcome: ProbeOutcome | None) -> list[str]:
+def _details(change: SpecChange, sites: Sequence[Finding], outcome: ProbeOutcome | None) -> list[str]:
     docs = change.docs
     body = [
         "<details><summary>What changed, and how to fix it</summary>",
@@ -247,7 +250,7 @@ def _details(change: SpecChange, sites: list[Finding], outcome: ProbeOutcome | N
 
 
 def _change_section(
-    change: SpecChange, sites: list[Finding], result: AuditResult, links: Links | None, budget: _Budget
+    change: SpecChange, sites: Sequence[Finding], result: AuditResult, links: Links | None, budget: _Budget
 ) -> list[str]:
     outcome = next((p for p in result.probes if p.change == change.id), None)
     flavour = "silent: results change, nothing raises" if change.silent else "loud: raises or warns"
@@ -260,6 +263,10 @@ def _change_section(
     ]
     if _reverts(change, result):
         head += ["", "_This transition goes back across the change: the code returns to the old behaviour._"]
+    stages = list(dict.fromkeys(s for f in sites for s in f.stages))
+    if stages:
+        earlier = ", ".join(f"{_md(result.change(s).title)} (`{s}`, {result.change(s).introduced})" for s in stages)
+        head += ["", f"_Crossed in the same bump as its earlier stage: {earlier}; each line is listed once, here._"]
     if not budget.tables:
         files = len({f.path for f in sites})
         return head + ["", f"{_plural(len(sites), 'call site')} in {_plural(files, 'file')}."]
@@ -288,6 +295,37 @@ def _unused(changes: list[SpecChange]) -> list[str]:
     return lines + ["", "</details>"]
 
 
+def _low(groups: Sequence[Group]) -> list[str]:
+    sites = call_sites(f for g in groups for f in g.sites)
+    lines = [
+        (f"<details><summary>{_plural(sites, 'call site')} at low confidence: the code in view "
+        "does not show the affected case (not counted in the exit code by default)</summary>"),
+        "",
+        "| Severity | Change | Call sites | Files |",
+        "| --- | --- | --- | --- |",
+    ]
+    for g in groups:
+        c = g.change
+        where = files(g.sites)
+        shown = ", ".join(f"`{path}`" for path in where[:FILES_SHOWN])
+        if len(where) > FILES_SHOWN:
+            shown += f" and {len(where) - FILES_SHOWN} more"
+        lines.append(f"| {ICON[c.severity]} {c.severity} | {_md(c.title)} (`{c.id}`) | {call_sites(g.sites)} | {shown} |")
+    return lines + ["", "</details>"]
+
+
+def _good_news(news: Sequence[GoodNews], links: Links | None) -> list[str]:
+    lines = ["### Good news", "", "Not findings: these changes only help this code.", ""]
+    for g in news:
+        line = f"- {_md(g.message)} (`{g.change.id}`)"
+        if g.sites:
+            shown = ", ".join(_location(f, links) for f in g.sites[:SITES_SHOWN])
+            more = len(g.sites) - SITES_SHOWN
+            line += f" At: {shown}" + (f" and {more} more" if more > 0 else "") + "."
+        lines.append(line)
+    return lines
+
+
 def _environment(result: AuditResult) -> list[str]:
     lines = ["### Compatibility", "", "| Severity | Package | Problem |", "| --- | --- | --- |"]
     for e in sorted(result.environment, key=lambda e: -rank(e.severity)):
@@ -311,7 +349,7 @@ def _skipped(result: AuditResult) -> list[str]:
 
 
 def _document(result: AuditResult, links: Links | None, notes: Sequence[str], budget: _Budget) -> str:
-    sites = _by_change(result)
+    plan = layout(result)
     parts: list[str] = [HEADING, ""]
     if notes:
         parts += ["  \n".join(f"_{_md(note)}_" for note in notes), ""]
@@ -319,13 +357,14 @@ def _document(result: AuditResult, links: Links | None, notes: Sequence[str], bu
     summary = summary_lines(result)
     if summary:
         parts += ["  \n".join(summary), ""]
-    ordered = _ordered(result, sites)
-    used = [c for c in ordered if sites.get(c.id)]
-    unused = [c for c in ordered if not sites.get(c.id)]
-    for change in used:
-        parts += _change_section(change, sites[change.id], result, links, budget) + [""]
-    if unused:
-        parts += _unused(unused) + [""]
+    for group in plan.confident:
+        parts += _change_section(group.change, group.sites, result, links, budget) + [""]
+    if plan.low:
+        parts += _low(plan.low) + [""]
+    if result.good_news:
+        parts += _good_news(result.good_news, links if budget.tables else None) + [""]
+    if plan.unused:
+        parts += _unused(list(plan.unused)) + [""]
     if result.environment:
         parts += _environment(result) + [""]
     if result.probes:
@@ -368,7 +407,7 @@ def render(
 
 def _minimal(result: AuditResult, notes: Sequence[str], max_length: int) -> str:
     """The last resort: verdict, summary, and as many one-line changes as fit, whole lines only."""
-    sites = _by_change(result)
+    plan = layout(result)
     head = [HEADING, ""]
     if notes:
         head += ["  \n".join(f"_{_md(note)}_" for note in notes), ""]
@@ -378,12 +417,14 @@ def _minimal(result: AuditResult, notes: Sequence[str], max_length: int) -> str:
     tail = ["", note, "", f"<sub>auditor {__version__}</sub>"]
     budget = max_length - len("\n".join(head + tail)) - 80  # room for the "and N more" line
     lines: list[str] = []
-    ordered = _ordered(result, sites)
-    for i, change in enumerate(ordered):
+    groups = [*plan.confident, *plan.low, *(Group(c, ()) for c in plan.unused)]
+    for i, group in enumerate(groups):
+        change = group.change
+        low = " at low confidence" if group.sites and all(is_low(f) for f in group.sites) else ""
         line = (f"- {ICON[change.severity]} {_md(change.title)} (`{change.id}`): "
-                f"{_plural(_call_sites(sites.get(change.id, [])), 'call site')}")
+                f"{_plural(call_sites(group.sites), 'call site')}{low}")
         if budget - len(line) - 1 < 0:
-            lines.append(f"- …and {_plural(len(ordered) - i, 'more change')}")
+            lines.append(f"- …and {_plural(len(groups) - i, 'more change')}")
             break
         budget -= len(line) + 1
         lines.append(line)

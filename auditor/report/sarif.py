@@ -106,7 +106,8 @@ def _result(f: Finding, change: SpecChange, index: int, prefix: str, occurrence:
     return {
         "ruleId": change.id,
         "ruleIndex": index,
-        "level": LEVEL[change.severity],
+        # low confidence never reads as an error or warning: the code in view does not show the case
+        "level": "note" if f.confidence == "low" else LEVEL[change.severity],
         "message": {"text": message},
         "locations": [{
             "physicalLocation": {
@@ -137,7 +138,11 @@ def document(result: AuditResult, prefix: str = "") -> dict[str, Any]:
     ] + [
         {"descriptor": {"id": "skipped"}, "level": "note", "message": {"text": f"{s.path}: {s.reason}"}}
         for s in result.skipped
-    ] + [{"descriptor": {"id": "note"}, "level": "note", "message": {"text": note}} for note in result.notes]
+    ] + [{"descriptor": {"id": "note"}, "level": "note", "message": {"text": note}} for note in result.notes] + [
+        {"descriptor": {"id": "good-news"}, "level": "note",
+         "message": {"text": g.message + "".join(f" {_uri(prefix, f.path)}:{f.line}" for f in g.sites[:10])}}
+        for g in result.good_news
+    ]
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
