@@ -4,6 +4,7 @@ when a renderer does. Regenerate goldens with AUDITOR_REGENERATE_GOLDEN=1."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from auditor.models import (
     Docs,
     EnvironmentFinding,
     Finding,
+    GoodNews,
     Match,
     ProbeOutcome,
     ProbeRun,
@@ -72,6 +74,23 @@ UNUSED = spec_change(
     "torch-complex-promotion-of-0dim-operands", severity="low", title="0-dim complex operands promote",
     symbols=("torch.add",),
 )
+ZERO_GRAD = spec_change(
+    "torch-zero-grad-set-to-none-default", kind="default-changed", title="zero_grad() sets .grad to None",
+    symbols=("torch.optim.Optimizer.zero_grad",),
+)
+OPSET_14 = spec_change(
+    "torch-onnx-default-opset-14", severity="medium", kind="default-changed", silent=True,
+    title="torch.onnx.export writes opset 14 by default (was 13)", symbols=("torch.onnx.export",),
+)
+OPSET_17 = spec_change(
+    "torch-onnx-default-opset-17", severity="medium", kind="default-changed", silent=True,
+    title="torch.onnx.export writes opset 17 by default (was 14)", symbols=("torch.onnx.export",),
+)
+DTENSOR = spec_change(
+    "torch-distributed-tensor-public", severity="medium", kind="made-public", silent=False,
+    title="DTensor is public as torch.distributed.tensor", symbols=("torch.distributed.tensor.DTensor",),
+    introduced="1.13.0",
+)
 TRANSITION = Transition("torch", Version("1.12.1"), Version("1.13.0"))
 
 
@@ -87,7 +106,7 @@ def finding(change: SpecChange, path: str, line: int, snippet: str, cell: int | 
 def sample() -> AuditResult:
     return AuditResult(
         transitions=(TRANSITION,),
-        changes=(CLAMP, FLOOR, DATA, UNUSED),
+        changes=(CLAMP, FLOOR, DATA, UNUSED, ZERO_GRAD, OPSET_14, OPSET_17),
         findings=(
             finding(FLOOR, "data/windows.py", 14, "centred = starts - starts.max() // 2",
                     symbol="torch.Tensor.__floordiv__"),
@@ -98,6 +117,13 @@ def sample() -> AuditResult:
                     message="Integer .data on a parameter now raises RuntimeError."),
             finding(CLAMP, "quantize.py", 9, "x.clamp(min=0.5)", confidence="medium",
                     message="An integer input with a float bound becomes float.\nCheck dtypes."),
+            finding(ZERO_GRAD, "train.py", 30, "opt.zero_grad()", confidence="low",
+                    message="Reading .grad after zero_grad() finds None."),
+            finding(ZERO_GRAD, "tune.py", 12, "optimizer.zero_grad()", confidence="low",
+                    message="Reading .grad after zero_grad() finds None."),
+            replace(finding(OPSET_17, "export.py", 4, "torch.onnx.export(model, x, 'm.onnx')", confidence="medium",
+                            message="2 stages crossed together: opset 14 (was 13), then opset 17 (was 14)."),
+                    stages=(OPSET_14.id,)),
         ),
         environment=(
             EnvironmentFinding("python-support", "high", "torch 1.13.0 has no wheel for Python 3.6", "torch"),
@@ -108,6 +134,7 @@ def sample() -> AuditResult:
             ProbeOutcome(DATA.id, "skipped", reason="needs CUDA"),
         ),
         skipped=(Skipped("broken.py", "SyntaxError: invalid syntax (line 3)"),),
+        good_news=(GoodNews(DTENSOR, (finding(DTENSOR, "dist.py", 3, "DTensor.from_local(x)"),)),),
     )
 
 
