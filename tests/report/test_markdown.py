@@ -30,11 +30,11 @@ def test_verdict_comes_first_in_each_case(cases):
     assert first["no-change"].startswith("✅ **No spec change crossed.**")
     assert "torch 2.1.0 → 2.1.2" in first["no-change"]
     assert first["untouched"].startswith("✅ **3 spec changes crossed, none touches this code.**")
-    assert first["findings"].startswith("🔴 **5 call sites in 4 files affected** by 3 spec changes (of 4 crossed)")
+    assert first["findings"].startswith("🔴 **6 call sites in 5 files affected** by 4 spec changes (of 7 crossed)")
 
 
 def test_summary_line(result):
-    assert markdown.summary_lines(result) == ["**torch 1.12.1 -> 1.13.0**: 4 changes, 5 call sites"]
+    assert markdown.summary_lines(result) == ["**torch 1.12.1 -> 1.13.0**: 7 changes, 6 call sites (and 2 at low confidence)"]
 
 
 def test_links_point_at_head_commit(result):
@@ -75,7 +75,7 @@ def test_tables_are_well_formed_despite_pipes_and_newlines(result):
 
 def test_details_hold_what_changed_and_fix(result):
     text = markdown.render(result)
-    assert text.count("<details><summary>What changed, and how to fix it</summary>") == 3
+    assert text.count("<details><summary>What changed, and how to fix it</summary>") == 4  # the four changes with confident call sites
     assert text.count("<details>") == text.count("</details>")
     assert "**Keep the old behaviour**" in text and "rounding_mode='trunc'" in text
     assert "✅ confirmed by a probe" in text and "needs CUDA" in text
