@@ -31,7 +31,9 @@ def page(e: SpecChange) -> str:
         f"# {e.id}",
         f"**{e.title}**",
         f"{e.package} {span} · {e.kind} · severity {e.severity} · {'silent' if e.silent else 'loud'}"
-        + (f" · Python {e.python}" if e.python else ""),
+        + f" · hurts on {'upgrade and downgrade' if e.hazard == 'both' else e.hazard}"
+        + (f" · Python {e.python}" if e.python else "")
+        + (f" · follows {', '.join(e.follows)}" if e.follows else ""),
         f"## What changed\n{e.docs.what}",
         f"## Why it matters\n{e.docs.why}",
         f"## Example\n```python\n{e.docs.before}\n```",

@@ -39,6 +39,8 @@ def change(c: SpecChange) -> dict[str, Any]:
         "introduced": str(c.introduced),
         "until": str(c.until) if c.until else None,
         "kind": c.kind,
+        "hazard": c.hazard,
+        "follows": list(c.follows),
         "severity": c.severity,
         "silent": c.silent,
         "title": c.title,
