@@ -163,7 +163,7 @@ def _relative(path: Path, start: Path) -> str:
 
 
 def _outputs(
-    result: AuditResult, comment: CommentResult | None, lockfiles: Sequence[str], confidence: str
+    result: AuditResult, comment: CommentResult | None, lockfiles: Sequence[str], confidence: str = "medium"
 ) -> dict[str, str]:
     return {
         "findings": str(tally(result).call_sites),

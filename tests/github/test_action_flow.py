@@ -274,3 +274,12 @@ def test_push_event_audits_before_to_after_without_a_comment(make_repo, github_a
     assert github_api.log == []
     assert f"Lockfiles changed in {repo.base[:12]}..{repo.head[:12]}: requirements.txt" in (
         tmp_path / "summary.md").read_text("utf-8")
+
+
+def test_fail_on_confidence_is_read_from_the_environment(make_repo, github_api, actions_env, outputs_of, tmp_path):
+    env = {**actions_env(make_repo(), github_api.url), "AUDITOR_FAIL_ON_CONFIDENCE": "certain"}
+    result = CliRunner().invoke(app, ["github"], env=env)
+    assert result.exit_code == 2 and "fail-on-confidence" in result.output
+    env["AUDITOR_FAIL_ON_CONFIDENCE"] = "high"  # the example's call sites are all high confidence
+    assert run(env).exit_code == 1
+    assert outputs_of(tmp_path / "output.txt")["severity"] == "high"

@@ -37,12 +37,13 @@ def test_composite_action_shape(action):
 
 def test_expected_inputs(action):
     inputs = action["inputs"]
-    for name in ("lockfiles", "project", "fail-on", "probe", "comment", "github-token"):
+    for name in ("lockfiles", "project", "fail-on", "fail-on-confidence", "probe", "comment", "github-token"):
         assert name in inputs, name
         assert inputs[name]["description"]
         assert inputs[name].get("required", False) is False
     assert inputs["github-token"]["default"] == "${{ github.token }}"
     assert inputs["fail-on"]["default"] in ("none", "low", "medium", "high")
+    assert inputs["fail-on-confidence"]["default"] == "medium"
 
 
 def test_no_expression_is_interpolated_into_a_script(action):
