@@ -12,17 +12,13 @@ from auditor.models import Finding, GoodNews, SpecChange, rank
 
 def _latest_stage(changes: Sequence[SpecChange]) -> dict[str, str]:
     """Each crossed change's last crossed stage: itself, or the latest crossed entry that
-    continues it through `follows`."""
-    crossed = {c.id for c in changes}
-    successor = {earlier: c.id for c in changes for earlier in c.follows if earlier in crossed}
-    last = {}
-    for c in changes:
-        head, seen = c.id, {c.id}
-        while head in successor and successor[head] not in seen:
-            head = successor[head]
-            seen.add(head)
-        last[c.id] = head
-    return last
+    continues it (`follows` holds every earlier stage, so no walk is needed)."""
+    last = {c.id: c for c in changes}
+    for later in changes:
+        for earlier in later.follows:
+            if earlier in last and later.introduced > last[earlier].introduced:
+                last[earlier] = later
+    return {i: c.id for i, c in last.items()}
 
 
 def merge_stages(findings: Iterable[Finding], changes: Sequence[SpecChange]) -> tuple[Finding, ...]:

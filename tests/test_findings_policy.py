@@ -13,7 +13,7 @@ from auditor.cli import app
 runner = CliRunner()
 PROJECT = Path(__file__).resolve().parent / "fixtures" / "findings"
 # the lines of bump.py
-LOAD, EXPORT, ENCODER, AUTOCAST, SIGMOID, DTENSOR, COMPILE, LAST, LOADER = 7, 8, 9, 10, 11, 12, 13, 14, 18
+LOAD, EXPORT, ENCODER, AUTOCAST, SIGMOID, DTENSOR, COMPILE, LAST, LOADER, DIV = 7, 8, 9, 10, 11, 12, 13, 14, 18, 21
 
 
 def scan(old: str, new: str, *options: str, fmt: str = "json"):
@@ -139,3 +139,15 @@ def test_good_news_is_in_every_format_and_never_fails() -> None:
     notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
     assert [n["level"] for n in notes if n["descriptor"]["id"] == "good-news"] == ["note"]
     assert sarif["runs"][0]["results"] == []
+
+
+def test_stages_merge_across_a_stage_the_transition_does_not_cross() -> None:
+    """torch.div on integers: a warning (1.5), an error (1.6 only), true division (1.7).
+    1.7 -> 1.5 crosses the first and last stage only; 1.5 -> 1.7 ends the warning, which the
+    true division continues: no good news."""
+    down = document("1.7.0", "1.5.1")
+    div = [(f["change"], f["stages"]) for f in down["findings"] if f["line"] == DIV]
+    assert div == [("torch-div-true-division", ["torch-div-integer-division-deprecated"])]
+    up = document("1.5.1", "1.7.0")
+    assert [(f["change"], f["stages"]) for f in up["findings"] if f["line"] == DIV] == [("torch-div-true-division", [])]
+    assert "torch-div-integer-division-deprecated" not in news(up)

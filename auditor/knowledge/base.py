@@ -55,14 +55,7 @@ class KnowledgeBase:
         ending says more than the warning's end)."""
         transitions = tuple(transitions)
         hazards = self.crossed(transitions, python)
-        by_id = {e.id: e for e in self.entries}
-        continued: set[str] = set()
-        todo = [i for e in hazards for i in e.follows]
-        while todo:
-            earlier = todo.pop()
-            if earlier not in continued:
-                continued.add(earlier)
-                todo += by_id[earlier].follows if earlier in by_id else ()
+        continued = {earlier for e in hazards for earlier in e.follows}  # every earlier stage
         found = {
             e.id: e
             for t in transitions

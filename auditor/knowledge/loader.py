@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable
+from dataclasses import replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -170,6 +171,21 @@ def _stage_problems(entries: list[SpecChange], root: str) -> list[str]:
     return problems
 
 
+def _all_stages(entries: list[SpecChange]) -> list[SpecChange]:
+    """Each entry's `follows` with the stages before those, latest first: a removal follows the
+    warning that follows the deprecation, though a transition may cross only the first and last."""
+    by_id = {e.id: e for e in entries}
+
+    def earlier(entry: SpecChange) -> tuple[str, ...]:
+        found: dict[str, None] = {}
+        for stage in entry.follows:
+            found[stage] = None
+            found.update(dict.fromkeys(earlier(by_id[stage])))
+        return tuple(sorted(found, key=lambda i: by_id[i].introduced, reverse=True))
+
+    return [replace(e, follows=earlier(e)) if e.follows else e for e in entries]
+
+
 def load_entries(directory: Path | None = None) -> tuple[SpecChange, ...]:
     root = directory or default_directory()
     files = sorted(root.rglob("*.toml"))
@@ -197,4 +213,4 @@ def load_entries(directory: Path | None = None) -> tuple[SpecChange, ...]:
     problems += _stage_problems(entries, root.name)
     if problems:
         raise KnowledgeError(problems)
-    return tuple(sorted(entries, key=lambda e: (e.package, e.introduced, e.id)))
+    return tuple(sorted(_all_stages(entries), key=lambda e: (e.package, e.introduced, e.id)))
