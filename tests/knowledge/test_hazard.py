@@ -80,10 +80,12 @@ def test_an_entry_states_its_hazard_where_the_kind_does_not_settle_it() -> None:
 
 def test_shipped_entries_carry_the_kind_hazard_unless_stated() -> None:
     kb = KnowledgeBase.load()
-    stated = {"torch-transformer-encoder-nested-tensor-warns", "torch-dataloader-pin-memory-without-accelerator-warns"}
+    stated = {"torch-transformer-encoder-nested-tensor-warns": "upgrade",
+              "torch-dataloader-pin-memory-without-accelerator-warns": "upgrade",
+              "torch-tensor-int64-overflow-raises-valueerror": "both"}
     for change in kb.entries:
         if change.id in stated:
-            assert change.hazard == "upgrade"
+            assert change.hazard == stated[change.id]
         else:
             assert change.hazard == HAZARD_OF_KIND[change.kind], change.id
     assert kb.get("torch-distributed-tensor-public").kind == "made-public"
