@@ -151,3 +151,12 @@ def test_stages_merge_across_a_stage_the_transition_does_not_cross() -> None:
     up = document("1.5.1", "1.7.0")
     assert [(f["change"], f["stages"]) for f in up["findings"] if f["line"] == DIV] == [("torch-div-true-division", [])]
     assert "torch-div-integer-division-deprecated" not in news(up)
+
+
+def test_good_news_the_code_does_not_use_is_one_line() -> None:
+    args = ["scan", str(PROJECT.parent / "findings-low"), "--from", "2.4.1", "--to", "2.5.0", "--no-cache"]
+    text = runner.invoke(app, args).stdout
+    assert "Good news" not in text
+    assert "1 crossed change(s) only help code that uses them, none here: torch-distributed-tensor-public" in text
+    markdown = runner.invoke(app, [*args, "--format", "markdown"]).stdout
+    assert "### Good news" not in markdown and "`torch-distributed-tensor-public`" in markdown

@@ -315,8 +315,14 @@ def _low(groups: Sequence[Group]) -> list[str]:
 
 
 def _good_news(news: Sequence[GoodNews], links: Links | None) -> list[str]:
+    used = [g for g in news if g.sites]
+    unused = ", ".join(f"`{g.change.id}`" for g in news if not g.sites)
+    if not used:
+        return [f"_{_plural(len(news), 'crossed change')} only help code that uses them, none here: {unused}._"]
     lines = ["### Good news", "", "Not findings: these changes only help this code.", ""]
-    for g in news:
+    if unused:
+        lines[-2] += f" (Also crossed, unused here: {unused}.)"
+    for g in used:
         line = f"- {_md(g.message)} (`{g.change.id}`)"
         if g.sites:
             shown = ", ".join(_location(f, links) for f in g.sites[:SITES_SHOWN])

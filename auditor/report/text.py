@@ -88,15 +88,20 @@ def write(result: AuditResult, out: TextIO, color: bool = False, width: int = 10
             console.print(f"  [{STYLE[change.severity]}]{change.severity:6}[/] {escape(change.title)}  "
                           f"[dim]({change.id})[/]: {call_sites(group.sites)} in {escape(shown)}")
         console.print()
-    if result.good_news:
+    used = [news for news in result.good_news if news.sites]
+    if used:
         console.print("Good news (not findings; no exit code counts them):")
-        for news in result.good_news:
+        for news in used:
             console.print(f"  {escape(news.message)}  [dim]({news.change.id})[/]")
             if news.sites:
                 more = len(news.sites) - SITES_SHOWN
                 shown = ", ".join(_location(f) for f in news.sites[:SITES_SHOWN]) + (f" and {more} more" if more > 0 else "")
                 console.print(f"    at {escape(shown)}", style="dim")
         console.print()
+    unused_news = [news.change.id for news in result.good_news if not news.sites]
+    if unused_news:
+        console.print(f"[dim]{len(unused_news)} crossed change(s) only help code that uses them, "
+                      f"none here: {escape(', '.join(unused_news))}[/]\n")
     if plan.unused:
         console.print(f"{len(plan.unused)} other crossed change(s), no call site in this project:")
         for change in plan.unused:
