@@ -114,7 +114,7 @@ def test_low_confidence_stands_apart_in_every_format() -> None:
     assert levels == {"torch-transformer-encoder-nested-tensor-warns": "note", "torch-onnx-default-opset-17": "warning"}
     annotations = scan("2.0.1", "2.1.0", fmt="github").stdout
     assert "TransformerEncoder" not in annotations and "torch-onnx-default-opset-17" in annotations
-    assert "1 call site at low confidence are not annotated" in annotations
+    assert "1 call site is at low confidence, not annotated" in annotations
 
 
 def test_low_confidence_does_not_fail_by_default() -> None:

@@ -51,7 +51,7 @@ def render(result: AuditResult, prefix: str = "") -> str:
     if low:  # first among the notices, so the cap never hides it
         entries.insert(0, ("low", command(
             "notice",
-            f"{low} call site{'s' if low != 1 else ''} at low confidence are not annotated: the code in view "
+            f"{low} call site{'s are' if low != 1 else ' is'} at low confidence, not annotated: the code in view "
             "does not show the affected case. The job summary lists them.",
             title="auditor: low confidence",
         )))

@@ -127,7 +127,8 @@ def verdict(result: AuditResult) -> str:
     """One sentence a reviewer can act on, in the three cases that matter."""
     counts = tally(result)
     low = (
-        f" {_plural(counts.low_call_sites, 'call site')} at low confidence are listed apart."
+        f" {_plural(counts.low_call_sites, 'call site at low confidence is', 'call sites at low confidence are')}"
+        " listed apart."
         if counts.low_call_sites else ""
     )
     if not result.changes:
