@@ -3,12 +3,13 @@
 Skipped without a word: version control, caches, virtualenvs and conda environments
 (recognised by their marker files, whatever their name), site-packages, build output, what the
 project's `.gitignore` files ignore and what `[tool.auditor] exclude` excludes. Skipped with a
-reason: symlink loops, symlinks leading out of the project, broken symlinks, folders that cannot
+reason: symlink loops, symlinks (to files or folders) leading out of the project, broken symlinks, folders that cannot
 be listed.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -88,10 +89,15 @@ def discover(root: Path, config: ScanConfig | None = None) -> Discovery:
                 is_dir = entry.is_dir()  # follows symlinks
             except OSError:
                 is_dir = False
-            if entry.is_symlink() and not path.exists():
-                if entry.name.endswith(SUFFIXES):
-                    found.skipped.append(Skipped(relative, "broken symlink"))
-                continue
+            link = entry.is_symlink()
+            if link:
+                dead = _dead_link(path)
+                if dead is not None:
+                    # a link named like a folder may have been one: say so too
+                    wanted = entry.name.endswith(SUFFIXES) or "." not in entry.name.lstrip(".")
+                    if wanted and not (config.excluded(relative) or _ignored(specs, relative, is_dir=False)):
+                        found.skipped.append(Skipped(relative, dead))
+                    continue
             if is_dir:
                 if entry.name in SKIP_DIRS or entry.name.endswith(".egg-info") or _is_environment(path):
                     continue
@@ -115,10 +121,26 @@ def discover(root: Path, config: ScanConfig | None = None) -> Discovery:
                 continue
             if config.excluded(relative) or _ignored(specs, relative, is_dir=False):
                 continue
+            if link:
+                real = Path(os.path.realpath(path))
+                if real_root not in real.parents:
+                    found.skipped.append(Skipped(relative, "symlink leads outside the project"))
+                    continue
             found.files.append(path)
 
     walk(root, (real_root,))
     return found
+
+
+def _dead_link(path: Path) -> str | None:
+    """Why the symlink at `path` leads nowhere, or None when it leads to something."""
+    try:
+        path.stat()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symlink loop: it leads back to itself"
+        return "broken symlink"
+    return None
 
 
 def _shown(real: Path, real_root: Path) -> str:

@@ -74,6 +74,37 @@ def test_symlink_loops_and_outside_links_are_skipped_with_a_reason(tmp_path: Pat
     }
 
 
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks")
+def test_links_to_files_outside_and_looping_links_are_skipped_through_the_cli(tmp_path: Path) -> None:
+    """The scan follows no link out of the project, and lists every link it could not follow."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from auditor.cli import app
+
+    project = tree(tmp_path / "project", {"own.py": CODE, "pkg/inner.py": CODE})
+    outside = tree(tmp_path / "elsewhere", {"secret.py": CODE, "notes.txt": ""})
+    os.symlink(outside / "secret.py", project / "borrowed.py")
+    os.symlink(project / "pkg" / "inner.py", project / "alias.py")  # inside: scanned
+    os.symlink("self.py", project / "self.py")
+    os.symlink("ring_b.py", project / "ring_a.py")
+    os.symlink("ring_a.py", project / "ring_b.py")
+    os.symlink("gone", project / "data")  # no suffix: may have been a folder
+    os.symlink(outside / "notes.txt", project / "notes.txt")  # not a source file: no word
+    result = CliRunner().invoke(app, ["scan", str(project), "--from", "1.12.1", "--to", "1.13.0", "-f", "json",
+                                      "--no-cache"])
+    document = json.loads(result.stdout)
+    assert sorted({f["path"] for f in document["findings"]}) == ["alias.py", "own.py", "pkg/inner.py"]
+    assert {s["path"]: s["reason"] for s in document["skipped"]} == {
+        "borrowed.py": "symlink leads outside the project",
+        "self.py": "symlink loop: it leads back to itself",
+        "ring_a.py": "symlink loop: it leads back to itself",
+        "ring_b.py": "symlink loop: it leads back to itself",
+        "data": "broken symlink",
+    }
+
 def test_unreadable_and_non_utf8_files_are_skipped_with_a_reason(kb: KnowledgeBase, tmp_path: Path) -> None:
     tree(tmp_path, {"good.py": CODE, "bom.py": "\ufeff" + CODE})
     (tmp_path / "latin.py").write_bytes("# caf\xe9\nimport torch\n".encode("latin-1"))
