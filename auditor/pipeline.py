@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -9,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from packaging.utils import canonicalize_name
 
-from auditor.errors import UsageError
+from auditor.errors import ScanError, UsageError
 from auditor.findings import good_news, merge_stages
 from auditor.knowledge import KnowledgeBase
 from auditor.lockfiles import Selection, diff_locks, read_lock
@@ -31,6 +33,25 @@ def package_name(name: str) -> str:
     return ALIASES.get(canonical, canonical)
 
 
+def check_project(project: Path) -> None:
+    """A project to scan is a folder that can be listed or a file that can be read: anything
+    else is the user's mistake (a typo in CI must not end in a green audit that read nothing)."""
+    try:
+        mode = project.stat().st_mode
+        if stat.S_ISDIR(mode):
+            with os.scandir(project):
+                pass
+        elif stat.S_ISREG(mode):
+            with project.open("rb"):
+                pass
+        else:
+            raise ScanError("the project to scan is neither a folder nor a file", project)
+    except FileNotFoundError as exc:
+        raise ScanError("the project to scan does not exist", project) from exc
+    except OSError as exc:
+        raise ScanError(f"the project to scan cannot be read: {exc.strerror or exc}", project) from exc
+
+
 def audit(
     transitions: Iterable[Transition],
     project: Path | None,
@@ -44,6 +65,8 @@ def audit(
     """`config`: the `--config` file; without it, `[tool.auditor]` of the project's pyproject.toml.
     `scan_options`: cache, processes and progress of the scan (default: no cache, silent).
     `notes`: what was done to read the inputs, for the report."""
+    if project is not None:
+        check_project(project)
     transitions = tuple(transitions)
     changes = kb.crossed(transitions, python)
     good = tuple(c for c in kb.good_news(transitions, python) if c not in changes)
@@ -116,8 +139,6 @@ def scan(
     scan_options: ScanOptions | None = None,
 ) -> AuditResult:
     transition = given_transition(kb, package, from_version, to_version)
-    if not project.exists():
-        raise UsageError(f"{project}: no such file or directory")
     return audit([transition], project, kb, python, config=config, scan_options=scan_options)
 
 

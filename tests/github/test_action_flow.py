@@ -212,6 +212,16 @@ def test_unreadable_event_is_exit_2(make_repo, github_api, actions_env, tmp_path
     assert "auditor could not run" in (tmp_path / "summary.md").read_text("utf-8")
 
 
+
+@pytest.mark.parametrize(("project", "message"), [
+    ("no-such-folder", "no-such-folder: no such project folder"),
+    ("/dev/null", "/dev/null: the project to scan is neither a folder nor a file"),
+])
+def test_a_project_that_cannot_be_scanned_is_exit_2(make_repo, github_api, actions_env, project, message):
+    result = run(actions_env(make_repo(), github_api.url, AUDITOR_PROJECT=project))
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+
 def test_malformed_new_lock_names_the_commit_and_file(make_repo, github_api, actions_env):
     repo = make_repo({"requirements.txt": "torch==not-a-version\n"})
     result = run(actions_env(repo, github_api.url))
