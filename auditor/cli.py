@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
@@ -38,6 +41,7 @@ app.add_typer(lock_app, name="lock")
 app.add_typer(kb_app, name="kb")
 
 F = TypeVar("F", bound=Callable[..., Any])
+RUN = {"debug": False}  # the global options of this run, set by main_options before every command
 
 
 class Format(str, Enum):
@@ -108,17 +112,45 @@ NoCacheOption = Annotated[
 
 
 def handles_errors(command: F) -> F:
-    """Map our error families to exit code 2 with a `path:line: message` line, no traceback."""
+    """Map our error families to exit code 2 with a `path:line: message` line, no traceback;
+    anything else is the tool's own failure: exit 3, one line, the traceback with --debug."""
 
     @wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise
         except AuditorError as exc:
             typer.echo(f"auditor: {exc}", err=True)
             raise typer.Exit(ExitCode.ERROR) from None
+        except BrokenPipeError:
+            _quiet_stdout()
+            raise typer.Exit(ExitCode.BROKEN_PIPE) from None
+        except Exception as exc:  # noqa: BLE001 - the one place that turns every other failure into exit 3
+            typer.echo(crash_line(exc, command.__name__), err=True)
+            if RUN["debug"]:
+                traceback.print_exc(file=sys.stderr)
+            raise typer.Exit(ExitCode.CRASH) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def crash_line(exc: BaseException, function: str) -> str:
+    """One line naming the command that failed and how (no traceback, which --debug adds)."""
+    what = function.removesuffix("_command").replace("_", " ")
+    detail = " ".join(str(exc).split())
+    hint = "" if RUN["debug"] else "; --debug shows the traceback"
+    return f"auditor: {what} failed unexpectedly: {type(exc).__name__}{': ' + detail if detail else ''}{hint}"
+
+
+def _quiet_stdout() -> None:
+    """Standard output is closed on the other end: point it at devnull, so that the flush at
+    exit raises nothing more."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def emit(text: str, output: Path | None) -> None:
@@ -167,9 +199,12 @@ def version_callback(value: bool) -> None:
 
 @app.callback()
 def main_options(
-    version: Annotated[bool, typer.Option("--version", callback=version_callback, is_eager=True)] = False,
+    version: Annotated[bool, typer.Option("--version", callback=version_callback, is_eager=True,
+                                          help="Show the version and exit.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="On an unexpected error, show the traceback.")] = False,
 ) -> None:
     """Audit a PyTorch dependency bump against your code."""
+    RUN["debug"] = debug
 
 
 @app.command()
@@ -387,9 +422,10 @@ def github_command(
     )
     try:
         done = action.run(env, options, knowledge())
-    except AuditorError as exc:
-        typer.echo(f"::error title=auditor::{annotations.escape_data(str(exc))}")
-        action.summarise_failure(env, str(exc))
+    except Exception as exc:  # the workflow's log and summary say it too, whatever it was
+        message = str(exc) if isinstance(exc, AuditorError) else crash_line(exc, "github")
+        typer.echo(f"::error title=auditor::{annotations.escape_data(message)}")
+        action.summarise_failure(env, message)
         raise
     for warning in done.warnings:
         typer.echo(f"::warning title=auditor::{annotations.escape_data(warning)}")

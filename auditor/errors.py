@@ -10,6 +10,8 @@ class ExitCode(IntEnum):
     OK = 0
     FINDINGS = 1
     ERROR = 2
+    CRASH = 3  # the tool itself failed: a bug, never the input
+    BROKEN_PIPE = 141  # the reader of standard output went away, as for a process ended by SIGPIPE
 
 
 class AuditorError(Exception):

@@ -8,6 +8,10 @@ and never 0 when nothing was checked.
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +19,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from auditor.cli import app
+from auditor.cli import app, handles_errors
 
 ROOT = Path(__file__).resolve().parents[1]
 OLD = str(ROOT / "examples" / "requirements-old.txt")
@@ -29,6 +33,13 @@ def nothing(tmp: Path) -> None:
 
 def a_file(tmp: Path) -> None:
     (tmp / "file").write_text("not a folder\n", "utf-8")
+
+
+def a_fake_python(tmp: Path) -> None:
+    """An executable that answers a Python script with something else."""
+    fake = tmp / "python"
+    fake.write_text("#!/bin/sh\necho hello\n", "utf-8")
+    fake.chmod(0o755)
 
 
 @dataclass(frozen=True)
@@ -53,6 +64,12 @@ CASES = [
          2, "{tmp}/missing: the project to scan does not exist"),
     Case("scan-missing-path-no-crossed-change", ("scan", "{tmp}/missing", "--from", "1.13.0", "--to", "1.13.1"),
          2, "{tmp}/missing: the project to scan does not exist"),
+    # item 8: faults that are the user's input are exit 2 with the reason, not a crash
+    Case("probe-cache-dir-under-a-file", ("probe", "--from", "2.5.0", "--to", "2.6.0", "--cache-dir", "{tmp}/file/c"),
+         2, "{tmp}/file/c: cannot keep probe environments here: Not a directory", a_file),
+    Case("probe-env-that-is-not-python", ("probe", "--from", "2.5.0", "--to", "2.6.0", "--no-cache",
+                                          "--env-old", "{tmp}/python", "--env-new", "{tmp}/python"),
+         2, "{tmp}/python: not a Python interpreter (it replied 'hello' to a Python script)", a_fake_python),
 ]
 
 
@@ -65,3 +82,97 @@ def test_hostile_input(case: Case, tmp_path: Path) -> None:
     assert case.message.replace("{tmp}", str(tmp_path)) in result.stderr
     assert "Traceback" not in result.stderr
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+
+
+FAKE_UV_PACKAGE = """
+def find_uv_bin():
+    return {uv!r}
+"""
+FAKE_UV = """#!/bin/sh
+# answers `uv pip compile` with something that is not a list of pins
+echo 'this is not a pin'
+"""
+
+
+def auditor_process(args: list[str], tmp: Path, fakes: Path | None = None) -> subprocess.CompletedProcess[str]:
+    path = [str(fakes)] if fakes else []
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*path, str(ROOT)]), "NO_COLOR": "1"}
+    return subprocess.run([sys.executable, "-m", "auditor", *args], capture_output=True, text=True, env=env,
+                          cwd=tmp, timeout=300, check=False)
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_malformed_installer_reply_is_a_crash_exit_3_with_one_line(tmp_path: Path, debug: bool) -> None:
+    """uv is the tool's own helper, not the user's input: its nonsense is the tool failing (3),
+    said in one line, the traceback only with --debug."""
+    fakes = tmp_path / "fakes"
+    (fakes / "uv").mkdir(parents=True)
+    uv = fakes / "uv-bin"
+    uv.write_text(FAKE_UV, "utf-8")
+    uv.chmod(0o755)
+    (fakes / "uv" / "__init__.py").write_text(FAKE_UV_PACKAGE.format(uv=str(uv)), "utf-8")
+    args = ["probe", "--from", "2.5.0", "--to", "2.6.0", "--no-cache", "--no-pip-config", "--torch-index", "",
+            "--python-old", sys.executable, "--python-new", sys.executable]
+    done = auditor_process(["--debug", *args] if debug else args, tmp_path, fakes)
+    assert done.returncode == 3, done.stderr
+    first = done.stderr.splitlines()[0]
+    assert first == (f"auditor: probe failed unexpectedly: RuntimeError: {uv} pip compile replied with a line "
+                     "that is not a pin: 'this is not a pin'" + ("" if debug else "; --debug shows the traceback"))
+    if debug:
+        assert "Traceback (most recent call last)" in done.stderr
+    else:
+        assert done.stderr.strip() == first
+
+
+def test_every_command_maps_failures_to_exit_codes() -> None:
+    """compare, scan, lock, kb, probe and github all go through the one error handler."""
+    import typer.main
+
+    group = typer.main.get_command(app)
+    commands = []
+    stack = [group]
+    while stack:
+        current = stack.pop()
+        for name, command in getattr(current, "commands", {}).items():
+            if getattr(command, "commands", None):
+                stack.append(command)
+            else:
+                commands.append((name, command))
+    assert {"compare", "scan", "show", "diff", "list", "verify", "probe", "github"} <= {n for n, _ in commands}
+    handler = handles_errors(lambda: None).__code__
+    for name, command in commands:
+        codes, function = [], command.callback
+        while function is not None:
+            codes.append(function.__code__)
+            function = getattr(function, "__wrapped__", None)
+        assert handler in codes, name
+
+
+def test_a_closed_standard_output_ends_quietly(tmp_path: Path) -> None:
+    """`auditor kb list | head -1` after head is gone: no traceback, the SIGPIPE code, not 1."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen([sys.executable, "-m", "auditor", "kb", "list", "--format", "json"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # the reader went away before the report was written
+    assert process.wait(timeout=120) == 141
+    assert process.stderr.read() == b""
+
+
+def test_ctrl_c_exits_130_quietly(tmp_path: Path) -> None:
+    """Interrupted while it waits for a child (here an interpreter that never answers)."""
+    started = tmp_path / "started"
+    slow = tmp_path / "python"
+    slow.write_text(f"#!/bin/sh\ntouch {started}\nexec sleep 60\n", "utf-8")
+    slow.chmod(0o755)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen([sys.executable, "-m", "auditor", "probe", "--from", "2.5.0", "--to", "2.6.0",
+                                "--no-cache", "--env-old", str(slow), "--env-new", str(slow)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert err == b"" and out == b""

@@ -36,6 +36,7 @@ from auditor.progress import SILENT, Reporter
 
 MARKER_FILE = "auditor-env.json"
 INSTALL_TIMEOUT = 3600.0  # a cold torch 1.x is a 740 MB download
+PIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*==\S+")
 CUDA_PACKAGES = re.compile(r"^(nvidia-|cuda-bindings==|cuda-toolkit==|triton==|pytorch-triton)")
 
 # What a package's probes need besides the package, by package and version range.
@@ -147,8 +148,12 @@ def describe(python: str, packages: Sequence[str]) -> Environment:
         raise ProbeError(f"no such interpreter: {python}") from exc
     if done.returncode != 0:
         raise ProbeError(f"{python}: cannot run: {_short(done.stderr)}")
-    data = json.loads(done.stdout.strip().splitlines()[-1])
-    return Environment(python, data["python"], data["packages"])
+    try:
+        data = json.loads(done.stdout.strip().splitlines()[-1])
+        return Environment(python, str(data["python"]), dict(data["packages"]))
+    except (IndexError, ValueError, KeyError, TypeError) as exc:
+        reply = done.stdout.strip()[:80]
+        raise ProbeError(f"{python}: not a Python interpreter (it replied {reply!r} to a Python script)") from exc
 
 
 def existing(path: str, packages: Sequence[str]) -> Environment:
@@ -266,6 +271,9 @@ class Provisioner:
                 line.split(";")[0].strip() for line in done.stdout.splitlines()
                 if line.strip() and not line.lstrip().startswith(("#", "-"))
             )
+            for pin in pins:
+                if not PIN.fullmatch(pin):  # not the user's input: the installer misbehaves
+                    raise RuntimeError(f"{self.uv} pip compile replied with a line that is not a pin: {pin[:80]!r}")
             return Resolution(interpreter, pins)
         return self._resolve_pip(wanted, interpreter, sources)
 

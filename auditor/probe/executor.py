@@ -103,7 +103,13 @@ def probe_with_sites(
 @contextlib.contextmanager
 def _cache_root(settings: ProbeSettings) -> Iterator[Path]:
     if settings.use_cache:
-        yield settings.cache_dir or default_cache_dir()
+        root = settings.cache_dir or default_cache_dir()
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # the user's --cache-dir (or their cache folder) cannot hold anything
+            raise ProbeError(f"cannot keep probe environments here: {exc.strerror or exc} "
+                             "(choose another --cache-dir, or --no-cache)", root) from exc
+        yield root
         return
     temporary = Path(tempfile.mkdtemp(prefix="auditor-probe-envs-"))
     try:
