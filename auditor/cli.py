@@ -19,6 +19,7 @@ from auditor import __version__, pipeline
 from auditor.errors import AuditorError, ExitCode, UsageError
 from auditor.lockfiles.detect import format_names
 from auditor.models import AuditResult, rank
+from auditor.progress import wants_color
 from auditor.report import WRITERS
 from auditor.report import kb as kb_report
 from auditor.report import lock as lock_report
@@ -174,7 +175,7 @@ def destination(output: Path | None) -> Iterator[TextIO]:
 def render(result: AuditResult, fmt: ReportFormat, output: Path | None, project: Path | None = None) -> None:
     options: dict[str, Any] = {}
     if fmt is ReportFormat.text:
-        options["color"] = output is None and sys.stdout.isatty()
+        options["color"] = output is None and sys.stdout.isatty() and wants_color()
     elif fmt in (ReportFormat.sarif, ReportFormat.github):
         options["prefix"] = repository_prefix(project)
     elif fmt is ReportFormat.markdown:
@@ -489,4 +490,8 @@ def probe_command(
 
 
 def main() -> None:
+    if not wants_color():
+        from typer import rich_utils
+
+        rich_utils.COLOR_SYSTEM = None  # typer's help and usage errors: no ANSI style at all
     app(prog_name="auditor")

@@ -9,6 +9,7 @@ choice; `SILENT` stands for both in pipes and JSON runs.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Iterator
 from typing import Any, Protocol
@@ -71,13 +72,22 @@ class NoteKeeper:
         self.reporter.note(message)
 
 
+def wants_color() -> bool:
+    """NO_COLOR (https://no-color.org), any non-empty value, turns every ANSI style off."""
+    return not os.environ.get("NO_COLOR")
+
+
+def stderr_console() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True, color_system="auto" if wants_color() else None)
+
+
 class RichReporter:
     """A spinner per step with its elapsed time, on stderr."""
 
     def __init__(self, console: Any = None) -> None:
-        from rich.console import Console
-
-        self.console = console or Console(stderr=True)
+        self.console = console or stderr_console()
 
     @contextlib.contextmanager
     def task(self, description: str) -> Iterator[None]:
@@ -137,7 +147,6 @@ class RichProgressBar:
             self._bar = None
 
     def _open(self) -> None:
-        from rich.console import Console
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -148,7 +157,7 @@ class RichProgressBar:
 
         self._bar = Progress(
             TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            console=self.console or Console(stderr=True), transient=True, auto_refresh=False,
+            console=self.console or stderr_console(), transient=True, auto_refresh=False,
         )
         self._bar.start()
         self._task = self._bar.add_task(self._description, total=self._total, completed=self._done)

@@ -44,7 +44,8 @@ def render(result: AuditResult, color: bool = False, width: int = 100) -> str:
 
 def write(result: AuditResult, out: TextIO, color: bool = False, width: int = 100) -> None:
     """The report, line by line as it is made (a long report shows as it comes)."""
-    console = Console(file=out, force_terminal=color, no_color=not color, width=width,
+    # without colour no ANSI style at all (bold, dim), also when `out` is a terminal
+    console = Console(file=out, force_terminal=color, color_system="auto" if color else None, width=width,
                       highlight=False, soft_wrap=True)
     if not result.transitions:
         console.print("No package the knowledge base knows changed between the two locks.")
