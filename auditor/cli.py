@@ -34,10 +34,31 @@ from auditor.settings import (
     scan_options,
 )
 
-app = typer.Typer(help="Audit a PyTorch dependency bump against your code.", no_args_is_help=True,
+
+class Command(typer.core.TyperCommand):
+    """typer's rich help prints `<bool>` beside every flag (`--help <bool>`); its plain help does
+    not, and neither do we: a flag takes no value to show."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _flags_without_type(super().get_params(ctx))
+
+
+class Group(typer.core.TyperGroup):
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _flags_without_type(super().get_params(ctx))
+
+
+def _flags_without_type(params: list[Any]) -> list[Any]:
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    return params
+
+
+app = typer.Typer(cls=Group, help="Audit a PyTorch dependency bump against your code.", no_args_is_help=True,
                   pretty_exceptions_enable=False, add_completion=False)
-lock_app = typer.Typer(help="Read and compare lock files.", no_args_is_help=True)
-kb_app = typer.Typer(help="The knowledge base of spec changes.", no_args_is_help=True)
+lock_app = typer.Typer(cls=Group, help="Read and compare lock files.", no_args_is_help=True)
+kb_app = typer.Typer(cls=Group, help="The knowledge base of spec changes.", no_args_is_help=True)
 app.add_typer(lock_app, name="lock")
 app.add_typer(kb_app, name="kb")
 
@@ -98,7 +119,7 @@ LockFormatHelp = "Lock formats: " + ", ".join(format_names())
 
 ConfigOption = Annotated[
     Path | None,
-    typer.Option("--config", help="Scan settings (default: [tool.auditor] in the project's pyproject.toml)."),
+    typer.Option("--config", help="Scan settings (default: \\[tool.auditor] in the project's pyproject.toml)."),
 ]
 
 
@@ -109,6 +130,12 @@ CacheDirOption = Annotated[
 ]
 NoCacheOption = Annotated[
     bool, typer.Option("--no-cache", help="Scan every file again and probe in temporary environments; store nothing."),
+]
+ProbeCacheDirOption = Annotated[
+    Path | None, typer.Option("--cache-dir", help="Where probe environments and probe results are kept (default: the user cache)."),
+]
+ProbeNoCacheOption = Annotated[
+    bool, typer.Option("--no-cache", help="Build the environments in a temporary folder and run every probe again; store nothing."),
 ]
 
 
@@ -208,7 +235,7 @@ def main_options(
     RUN["debug"] = debug
 
 
-@app.command()
+@app.command(cls=Command)
 @handles_errors
 def compare(
     old: Annotated[Path | None, typer.Argument(help="The lock before the bump.")] = None,
@@ -256,7 +283,7 @@ def compare(
     raise typer.Exit(exit_code(result, fail_on, fail_on_confidence))
 
 
-@app.command()
+@app.command(cls=Command)
 @handles_errors
 def scan(
     path: Annotated[Path, typer.Argument(help="The project (or file) to scan.")],
@@ -284,7 +311,7 @@ def scan(
     raise typer.Exit(exit_code(result, fail_on, fail_on_confidence))
 
 
-@lock_app.command("show")
+@lock_app.command("show", cls=Command)
 @handles_errors
 def lock_show(
     file: Annotated[Path, typer.Argument(help="A lock file.")],
@@ -299,7 +326,7 @@ def lock_show(
     emit(lock_report.show(read_lock(file, format_in, resolve), fmt.value), output)
 
 
-@lock_app.command("diff")
+@lock_app.command("diff", cls=Command)
 @handles_errors
 def lock_diff(
     old: Annotated[Path, typer.Argument(help="The lock before.")],
@@ -325,12 +352,12 @@ def lock_diff(
     raise typer.Exit(ExitCode.FINDINGS if failed else ExitCode.OK)
 
 
-@kb_app.command("list")
+@kb_app.command("list", cls=Command)
 @handles_errors
 def kb_list(
     package: Annotated[str | None, typer.Option(help="Only this package's entries.")] = None,
     from_version: Annotated[str | None, typer.Option("--from", help="With --to: the entries this transition crosses.")] = None,
-    to_version: Annotated[str | None, typer.Option("--to")] = None,
+    to_version: Annotated[str | None, typer.Option("--to", help="With --from: the version after the transition.")] = None,
     kind: Annotated[str | None, typer.Option(help="Only entries of this kind.")] = None,
     fmt: FormatOption = Format.text,
     output: OutputOption = None,
@@ -349,7 +376,7 @@ def kb_list(
     emit(kb_report.listing(entries, fmt.value), output)
 
 
-@kb_app.command("show")
+@kb_app.command("show", cls=Command)
 @handles_errors
 def kb_show(
     change_id: Annotated[str, typer.Argument(metavar="ID", help="The entry's id.")],
@@ -360,7 +387,7 @@ def kb_show(
     emit(kb_report.show(knowledge().get(change_id), fmt.value), output)
 
 
-@kb_app.command("verify")
+@kb_app.command("verify", cls=Command)
 @handles_errors
 def kb_verify(
     python: Annotated[str | None, typer.Option("--python", help="Run the probes in this interpreter.")] = None,
@@ -379,7 +406,7 @@ def kb_verify(
     raise typer.Exit(ExitCode.FINDINGS if verification.failed else ExitCode.OK)
 
 
-@app.command("github")
+@app.command("github", cls=Command)
 @handles_errors
 def github_command(
     project: Annotated[Path, typer.Option(envvar="AUDITOR_PROJECT", help="The project to scan, relative to the workspace.")] = Path("."),
@@ -440,7 +467,7 @@ def github_command(
     raise typer.Exit(exit_code(done.result, fail_on, fail_on_confidence))
 
 
-@app.command("probe")
+@app.command("probe", cls=Command)
 @handles_errors
 def probe_command(
     from_version: Annotated[str, typer.Option("--from", help="The version before the bump.")],
@@ -460,8 +487,8 @@ def probe_command(
     no_pip_config: Annotated[bool, typer.Option("--no-pip-config", help="Ignore pip's configuration.")] = False,
     allow_cuda: Annotated[bool, typer.Option(help="Accept CUDA builds of torch (nvidia-* wheels, several GB).")] = False,
     installer: Annotated[str, typer.Option(help="auto, uv or pip.")] = "auto",
-    cache_dir: CacheDirOption = None,
-    no_cache: NoCacheOption = False,
+    cache_dir: ProbeCacheDirOption = None,
+    no_cache: ProbeNoCacheOption = False,
     timeout: Annotated[float, typer.Option(help="Seconds a batch of probes may take.")] = 900,
     probe_timeout: Annotated[float, typer.Option(help="Seconds one probe may take.")] = 120,
     memory_limit: Annotated[float, typer.Option(help="MiB of address space a probe interpreter may use (0: no limit).")] = 4096,

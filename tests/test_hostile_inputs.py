@@ -35,6 +35,10 @@ def a_file(tmp: Path) -> None:
     (tmp / "file").write_text("not a folder\n", "utf-8")
 
 
+def a_file_with_a_nul_byte(tmp: Path) -> None:
+    (tmp / "nul.py").write_bytes(b"import torch\nx = torch.floor_divide(a, 2)\x00\n")
+
+
 def a_fake_python(tmp: Path) -> None:
     """An executable that answers a Python script with something else."""
     fake = tmp / "python"
@@ -47,9 +51,10 @@ class Case:
     id: str
     args: tuple[str, ...]  # "{tmp}" stands for the case's temporary folder
     code: int
-    message: str  # expected on stderr
+    message: str  # expected on stderr, or on stdout for a report that says what it skipped
     setup: Callable[[Path], None] = nothing
     env: dict[str, str] = field(default_factory=dict)
+    stream: str = "stderr"
 
 
 CASES = [
@@ -64,6 +69,9 @@ CASES = [
          2, "{tmp}/missing: the project to scan does not exist"),
     Case("scan-missing-path-no-crossed-change", ("scan", "{tmp}/missing", "--from", "1.13.0", "--to", "1.13.1"),
          2, "{tmp}/missing: the project to scan does not exist"),
+    # item 19: a file the parser refuses for a NUL byte is skipped with its line
+    Case("scan-file-with-a-nul-byte", ("scan", "{tmp}", "--from", "1.12.1", "--to", "1.13.0", "--no-cache"),
+         0, "skipped nul.py: line 2: a NUL byte: not Python source", a_file_with_a_nul_byte, stream="stdout"),
     # item 8: faults that are the user's input are exit 2 with the reason, not a crash
     Case("probe-cache-dir-under-a-file", ("probe", "--from", "2.5.0", "--to", "2.6.0", "--cache-dir", "{tmp}/file/c"),
          2, "{tmp}/file/c: cannot keep probe environments here: Not a directory", a_file),
@@ -79,7 +87,7 @@ def test_hostile_input(case: Case, tmp_path: Path) -> None:
     args = [a.replace("{tmp}", str(tmp_path)) for a in case.args]
     result = CliRunner().invoke(app, args, env={"NO_COLOR": "1", **case.env})
     assert result.exit_code == case.code, (result.stdout, result.stderr)
-    assert case.message.replace("{tmp}", str(tmp_path)) in result.stderr
+    assert case.message.replace("{tmp}", str(tmp_path)) in getattr(result, case.stream)
     assert "Traceback" not in result.stderr
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
 

@@ -42,6 +42,11 @@ def render(result: AuditResult, color: bool = False, width: int = 100) -> str:
     return out.getvalue()
 
 
+def _continued(code: str, indent: int = 18) -> str:
+    """A snippet of several lines, its later lines under its first (under "keep old:  ")."""
+    return escape(code.rstrip("\n").replace("\n", "\n" + " " * indent))
+
+
 def write(result: AuditResult, out: TextIO, color: bool = False, width: int = 100) -> None:
     """The report, line by line as it is made (a long report shows as it comes)."""
     # without colour no ANSI style at all (bold, dim), also when `out` is a terminal
@@ -76,8 +81,8 @@ def write(result: AuditResult, out: TextIO, color: bool = False, width: int = 10
             console.print(f"           {escape(f.snippet)}", style="dim")
             if f.stages:
                 console.print(f"           {escape(f.message)}")
-        console.print(f"       keep old:  {escape(change.docs.keep_old)}")
-        console.print(f"       adopt new: {escape(change.docs.adopt_new)}")
+        console.print(f"       keep old:  {_continued(change.docs.keep_old)}")
+        console.print(f"       adopt new: {_continued(change.docs.adopt_new)}")
         console.print(f"       see:       {escape(change.references[0])}\n")
     if plan.low:
         console.print(f"{counts.low_call_sites} low-confidence call site(s), collapsed "

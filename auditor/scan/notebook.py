@@ -94,6 +94,14 @@ class Joined:
             return None
 
 
+def syntax_problem(exc: SyntaxError, source: str) -> str:
+    """`line N: what is wrong` for a source that does not parse (the parser gives a NUL byte no line)."""
+    if exc.lineno is None and "\0" in source:
+        return f"line {source.count(chr(10), 0, source.index(chr(0))) + 1}: a NUL byte: not Python source"
+    where = f"line {exc.lineno}: " if exc.lineno is not None else ""
+    return f"{where}syntax error: {exc.msg}"
+
+
 def join_cells(cells: list[Cell]) -> Joined:
     joined = Joined()
     sources: list[str] = []
@@ -103,7 +111,7 @@ def join_cells(cells: list[Cell]) -> Joined:
                 warnings.simplefilter("ignore", SyntaxWarning)
                 ast.parse(cell.source)
         except SyntaxError as exc:
-            joined.problems.append(f"cell {cell.index}, line {exc.lineno}: syntax error: {exc.msg}")
+            joined.problems.append(f"cell {cell.index}, {syntax_problem(exc, cell.source)}")
             continue
         except (ValueError, RecursionError) as exc:
             joined.problems.append(f"cell {cell.index}: cannot parse: {exc}")

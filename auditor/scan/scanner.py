@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from auditor.models import Finding, Skipped, SpecChange
 from auditor.scan.checker import Checker
 from auditor.scan.config import ScanConfig
-from auditor.scan.notebook import Cell, NotebookError, code_cells, join_cells
+from auditor.scan.notebook import Cell, NotebookError, code_cells, join_cells, syntax_problem
 from auditor.scan.rules import RuleIndex
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ def scan_file(file: Path, relative: str, index: RuleIndex) -> tuple[list[Finding
         try:
             return scan_source(text, relative, index), []
         except SyntaxError as exc:
-            return [], [Skipped(relative, f"line {exc.lineno}: syntax error: {exc.msg}")]
+            return [], [Skipped(relative, syntax_problem(exc, text))]
         except TooDeep:
             return [], [Skipped(relative, "nested too deeply to analyse")]
         except (ValueError, RecursionError) as exc:

@@ -73,3 +73,18 @@ def test_markdown_links_inside_actions(compare, monkeypatch, examples):
 def test_markdown_without_actions_has_no_links(compare, monkeypatch):
     monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
     assert "/blob/" not in compare("-f", "markdown").output
+
+
+def test_text_keeps_multi_line_fixes_under_their_label(tmp_path, kb):
+    """keep old / adopt new of several lines: every later line starts under the first."""
+    entry = kb.get("numpy-can-cast-python-scalars-raises")
+    assert "\n" in entry.docs.keep_old  # the case this test is about
+    (tmp_path / "cast.py").write_text("import numpy as np\nnp.can_cast(3, np.uint8)\n", "utf-8")
+    result = CliRunner().invoke(app, ["scan", str(tmp_path), "--package", "numpy", "--from", "1.26.0",
+                                      "--to", "2.0.0", "--no-cache"])
+    lines = result.stdout.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("       keep old:  "))
+    expected = ["       keep old:  " + entry.docs.keep_old.splitlines()[0]]
+    expected += [" " * 18 + line for line in entry.docs.keep_old.splitlines()[1:]]
+    assert lines[first:first + len(expected)] == expected
+    assert lines[first + len(expected)].startswith("       adopt new: ")
