@@ -127,7 +127,9 @@ class GitHubClient:
         text = f"{method} {shown}: HTTP {response.status_code} {detail}".rstrip()
         if limited:
             text += " (rate limited)"
-        elif response.status_code in (401, 403):
+        elif response.status_code == 401:  # the token itself was refused, whatever it may do
+            text += " (the token is invalid or expired)"
+        elif response.status_code == 403:
             text += " (the token needs `pull-requests: write`; PRs from forks get a read-only token)"
         return text
 

@@ -99,6 +99,16 @@ def test_forbidden_names_the_permission(make_repo, github_api, actions_env):
     assert len(github_api.requests("POST")) == 1  # a 403 that is not a rate limit is not retried
 
 
+
+def test_a_refused_token_is_called_invalid_not_short_of_a_permission(make_repo, github_api, actions_env):
+    env = actions_env(make_repo(), github_api.url)
+    env["GITHUB_TOKEN"] = "ghp_expired0000000000000000000000000000"  # the fake server answers 401 Bad credentials
+    result = run(env)
+    assert result.exit_code == 1  # the audit's own verdict stands
+    assert "HTTP 401 Bad credentials (the token is invalid or expired)" in result.output
+    assert "pull-requests: write" not in result.output
+    assert "ghp_expired" not in result.output
+
 @pytest.mark.parametrize(
     ("status", "body"),
     [(429, {"message": "Too Many Requests"}),
