@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import sys
 import traceback
@@ -139,6 +140,83 @@ ProbeNoCacheOption = Annotated[
 ]
 
 
+class Installer(str, Enum):
+    auto = "auto"
+    uv = "uv"
+    pip = "pip"
+
+
+# How probe environments are provisioned and probes run: declared once, on `probe` and on
+# `compare --probe` / `scan --probe` alike (name: annotation with the option, default).
+PROBE_OPTIONS: dict[str, tuple[Any, Any]] = {
+    "python_old": (Annotated[str | None, typer.Option(
+        help="Interpreter (path or version such as 3.10) for the old side.", rich_help_panel="Probes")], None),
+    "python_new": (Annotated[str | None, typer.Option(
+        help="Interpreter (path or version) for the new side.", rich_help_panel="Probes")], None),
+    "env_old": (Annotated[str | None, typer.Option(
+        help="Use this existing environment (directory or interpreter) for the old side.", rich_help_panel="Probes")], None),
+    "env_new": (Annotated[str | None, typer.Option(
+        help="Use this existing environment for the new side.", rich_help_panel="Probes")], None),
+    "index_url": (Annotated[str | None, typer.Option(
+        help="Package index to use instead of pip's configured one.", rich_help_panel="Probes")], None),
+    "extra_index_url": (Annotated[list[str] | None, typer.Option(
+        help="Another package index (repeatable).", rich_help_panel="Probes")], None),
+    "find_links": (Annotated[list[str] | None, typer.Option(
+        help="A folder or page of wheels (repeatable).", rich_help_panel="Probes")], None),
+    "torch_index": (Annotated[str | None, typer.Option(
+        help="Index of CPU torch builds consulted first ('' for none; default https://download.pytorch.org/whl/cpu).",
+        rich_help_panel="Probes")], None),
+    "offline": (Annotated[bool, typer.Option(
+        help="Install only from caches and find-links folders.", rich_help_panel="Probes")], False),
+    "no_pip_config": (Annotated[bool, typer.Option(
+        "--no-pip-config", help="Ignore pip's configuration.", rich_help_panel="Probes")], False),
+    "allow_cuda": (Annotated[bool, typer.Option(
+        help="Accept CUDA builds of torch (nvidia-* wheels, several GB).", rich_help_panel="Probes")], False),
+    "installer": (Annotated[Installer, typer.Option(
+        help="What builds the environments.", rich_help_panel="Probes")], Installer.auto),
+    "timeout": (Annotated[float, typer.Option(
+        help="Seconds a batch of probes may take.", rich_help_panel="Probes")], 900),
+    "probe_timeout": (Annotated[float, typer.Option(
+        help="Seconds one probe may take.", rich_help_panel="Probes")], 120),
+    "memory_limit": (Annotated[float, typer.Option(
+        help="MiB of address space a probe interpreter may use (0: no limit).", rich_help_panel="Probes")], 4096),
+}
+Provision = dict[str, Any]
+
+
+def probe_options(command: F) -> F:
+    """Adds PROBE_OPTIONS to `command`'s options; the command gets their values as one
+    `provision` dict (its own `provision` parameter is not an option)."""
+    signature = inspect.signature(command, eval_str=True)
+    kept = [p for p in signature.parameters.values() if p.name != "provision"]
+    added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+             for name, (annotation, default) in PROBE_OPTIONS.items()]
+
+    @wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        provision = {name: kwargs.pop(name, default) for name, (_, default) in PROBE_OPTIONS.items()}
+        return command(*args, provision=provision, **kwargs)
+
+    parameters = [*kept, *added]
+    wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+    return wrapper  # type: ignore[return-value]
+
+
+def probe_settings_for(provision: Provision, cache_dir: Path | None, no_cache: bool, probe: bool = True) -> Any:
+    """The probe settings the options ask for; without --probe, a provisioning option given is a
+    mistake to say, not to ignore."""
+    if not probe:
+        given = [name for name, (_, default) in PROBE_OPTIONS.items() if provision.get(name, default) != default]
+        if given:
+            names = ", ".join("--" + name.replace("_", "-") for name in given)
+            raise UsageError(f"{names}: only used with --probe")
+        return None
+    values = dict(provision)
+    values["installer"] = Installer(values["installer"]).value
+    return probe_settings(cache_dir=cache_dir, no_cache=no_cache, **values)
+
+
 def handles_errors(command: F) -> F:
     """Map our error families to exit code 2 with a `path:line: message` line, no traceback;
     anything else is the tool's own failure: exit 3, one line, the traceback with --debug."""
@@ -237,6 +315,7 @@ def main_options(
 
 @app.command(cls=Command)
 @handles_errors
+@probe_options
 def compare(
     old: Annotated[Path | None, typer.Argument(help="The lock before the bump.")] = None,
     new: Annotated[Path | None, typer.Argument(help="The lock after the bump.")] = None,
@@ -258,8 +337,10 @@ def compare(
     probe: ProbeFlag = False,
     cache_dir: CacheDirOption = None,
     no_cache: NoCacheOption = False,
+    provision: Provision | None = None,
 ) -> None:
     """Read two locks, find the transitions the knowledge base knows, report affected call sites."""
+    settings = probe_settings_for(provision or {}, cache_dir, no_cache, probe)
     if git_range is not None:
         if old is not None or new is not None:
             raise UsageError("--git replaces OLD and NEW: give one or the other")
@@ -277,14 +358,15 @@ def compare(
             old, new, project, knowledge(cache_dir, no_cache), old_format, new_format, python, config=config,
             platform=platform, resolve=resolve, scan_options=scan_options(cache_dir, no_cache, fmt in (ReportFormat.text, ReportFormat.markdown)),
         )
-    if probe:
-        result = run_probes(result, cache_dir, no_cache, project)
+    if settings is not None:
+        result = run_probes(result, settings, project)
     render(result, fmt, output, project)
     raise typer.Exit(exit_code(result, fail_on, fail_on_confidence))
 
 
 @app.command(cls=Command)
 @handles_errors
+@probe_options
 def scan(
     path: Annotated[Path, typer.Argument(help="The project (or file) to scan.")],
     from_version: Annotated[str, typer.Option("--from", help="The version before the bump.")],
@@ -299,14 +381,16 @@ def scan(
     probe: ProbeFlag = False,
     cache_dir: CacheDirOption = None,
     no_cache: NoCacheOption = False,
+    provision: Provision | None = None,
 ) -> None:
     """The same as compare, with the transition given instead of two locks."""
+    settings = probe_settings_for(provision or {}, cache_dir, no_cache, probe)
     result = pipeline.scan(
         path, from_version, to_version, knowledge(cache_dir, no_cache), package, python, config=config,
         scan_options=scan_options(cache_dir, no_cache, fmt in (ReportFormat.text, ReportFormat.markdown)),
     )
-    if probe:
-        result = run_probes(result, cache_dir, no_cache, path)
+    if settings is not None:
+        result = run_probes(result, settings, path)
     render(result, fmt, output, path if path.is_dir() else None)
     raise typer.Exit(exit_code(result, fail_on, fail_on_confidence))
 
@@ -445,7 +529,7 @@ def github_command(
         head=head or None,
         sarif=sarif_file,
         metadata=from_metadata(dependency_names or "", previous_version or "", new_version or ""),
-        probe=(lambda result: run_probes(result, None, False)) if probe else None,
+        probe=(lambda result: run_probes(result, probe_settings(cache_dir=None, no_cache=False))) if probe else None,
         confidence=fail_on_confidence.value,
     )
     try:
@@ -469,31 +553,16 @@ def github_command(
 
 @app.command("probe", cls=Command)
 @handles_errors
+@probe_options
 def probe_command(
     from_version: Annotated[str, typer.Option("--from", help="The version before the bump.")],
     to_version: Annotated[str, typer.Option("--to", help="The version after the bump.")],
     package: Annotated[str, typer.Option(help="The package that moves.")] = "torch",
-    python_old: Annotated[str | None, typer.Option(help="Interpreter (path or version such as 3.10) for the old side.")] = None,
-    python_new: Annotated[str | None, typer.Option(help="Interpreter (path or version) for the new side.")] = None,
-    env_old: Annotated[str | None, typer.Option(help="Use this existing environment (directory or interpreter) for the old side.")] = None,
-    env_new: Annotated[str | None, typer.Option(help="Use this existing environment for the new side.")] = None,
-    index_url: Annotated[str | None, typer.Option(help="Package index to use instead of pip's configured one.")] = None,
-    extra_index_url: Annotated[list[str] | None, typer.Option(help="Another package index (repeatable).")] = None,
-    find_links: Annotated[list[str] | None, typer.Option(help="A folder or page of wheels (repeatable).")] = None,
-    torch_index: Annotated[str | None, typer.Option(
-        help="Index of CPU torch builds consulted first ('' for none; default https://download.pytorch.org/whl/cpu).",
-    )] = None,
-    offline: Annotated[bool, typer.Option(help="Install only from caches and find-links folders.")] = False,
-    no_pip_config: Annotated[bool, typer.Option("--no-pip-config", help="Ignore pip's configuration.")] = False,
-    allow_cuda: Annotated[bool, typer.Option(help="Accept CUDA builds of torch (nvidia-* wheels, several GB).")] = False,
-    installer: Annotated[str, typer.Option(help="auto, uv or pip.")] = "auto",
     cache_dir: ProbeCacheDirOption = None,
     no_cache: ProbeNoCacheOption = False,
-    timeout: Annotated[float, typer.Option(help="Seconds a batch of probes may take.")] = 900,
-    probe_timeout: Annotated[float, typer.Option(help="Seconds one probe may take.")] = 120,
-    memory_limit: Annotated[float, typer.Option(help="MiB of address space a probe interpreter may use (0: no limit).")] = 4096,
     fmt: FormatOption = Format.text,
     output: OutputOption = None,
+    provision: Provision | None = None,
 ) -> None:
     """Run the probes of the entries a transition crosses in an environment of each version.
 
@@ -501,15 +570,7 @@ def probe_command(
     """
     from auditor.report import probe as probe_report
 
-    if installer not in ("auto", "uv", "pip"):
-        raise UsageError(f"--installer: expected auto, uv or pip, not {installer!r}")
-    settings = probe_settings(
-        python_old=python_old, python_new=python_new, env_old=env_old, env_new=env_new,
-        index_url=index_url, extra_index_url=extra_index_url, find_links=find_links,
-        torch_index=torch_index, offline=offline, no_pip_config=no_pip_config, allow_cuda=allow_cuda,
-        installer=installer, cache_dir=cache_dir, no_cache=no_cache, timeout=timeout,
-        probe_timeout=probe_timeout, memory_limit=memory_limit,
-    )
+    settings = probe_settings_for(provision or {}, cache_dir, no_cache)
     result = pipeline.probe(knowledge(), package, from_version, to_version, settings, progress_reporter())
     emit(probe_report.render(result, fmt.value), output)
     failed = any(p.status == "not-reproduced" for p in result.probes)

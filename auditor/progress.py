@@ -12,7 +12,7 @@ import contextlib
 import os
 import time
 from collections.abc import Iterator
-from typing import Any, Protocol
+from typing import Any, Protocol, TextIO
 
 
 class ProgressReporter(Protocol):
@@ -81,6 +81,26 @@ def stderr_console() -> Any:
     from rich.console import Console
 
     return Console(stderr=True, color_system="auto" if wants_color() else None)
+
+
+class LineReporter:
+    """A line per step and per note, for a stderr that is not a terminal (CI logs, pipes): a step
+    that takes minutes is not silence there either."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    @contextlib.contextmanager
+    def task(self, description: str) -> Iterator[None]:
+        self._line(f"{description} ...")
+        yield
+
+    def note(self, message: str) -> None:
+        self._line(f"note: {message}")
+
+    def _line(self, text: str) -> None:
+        self.stream.write(f"auditor: {text}\n")
+        self.stream.flush()
 
 
 class RichReporter:

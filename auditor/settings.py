@@ -56,42 +56,56 @@ def scan_options(cache_dir: Path | None, no_cache: bool, watched_format: bool) -
 
 
 def progress_reporter() -> Any:
-    """Progress on stderr when a person watches it; silent in pipes and CI logs."""
-    from auditor.progress import SILENT, RichReporter
+    """Progress of the probes' steps on stderr: a spinner per step on a terminal, a line per step
+    elsewhere (CI logs), so that minutes of provisioning are never silent."""
+    from auditor.progress import LineReporter, RichReporter
 
-    return RichReporter() if sys.stderr.isatty() else SILENT
+    return RichReporter() if sys.stderr.isatty() else LineReporter(sys.stderr)
 
 
-def probe_settings(**options: Any) -> Any:
+def probe_settings(
+    cache_dir: Path | None,
+    no_cache: bool,
+    python_old: str | None = None,
+    python_new: str | None = None,
+    env_old: str | None = None,
+    env_new: str | None = None,
+    index_url: str | None = None,
+    extra_index_url: list[str] | None = None,
+    find_links: list[str] | None = None,
+    torch_index: str | None = None,
+    offline: bool = False,
+    no_pip_config: bool = False,
+    allow_cuda: bool = False,
+    installer: str = "auto",
+    timeout: float = 900,
+    probe_timeout: float = 120,
+    memory_limit: float = 4096,
+) -> Any:
+    """The probe options of `probe`, `compare --probe` and `scan --probe`, as settings: pip's
+    configuration under the options, PyTorch's CPU index unless `torch_index` says otherwise."""
+    from dataclasses import replace
+
     from auditor.probe import ProbeSettings, Sources
 
-    sources = Sources(use_pip_config=not options.pop("no_pip_config"))
-    sources = sources.with_options(
-        index_url=options.pop("index_url"),
-        extra_index_urls=tuple(options.pop("extra_index_url") or ()),
-        find_links=tuple(options.pop("find_links") or ()),
-        offline=options.pop("offline"),
+    sources = Sources(use_pip_config=not no_pip_config).with_options(
+        index_url=index_url,
+        extra_index_urls=tuple(extra_index_url or ()),
+        find_links=tuple(find_links or ()),
+        offline=offline,
     )
-    torch_index = options.pop("torch_index")
     if torch_index is not None:
-        from dataclasses import replace
-
         sources = replace(sources, torch_index=torch_index or None)
-    memory = options.pop("memory_limit")
     return ProbeSettings(
-        sources=sources,
-        use_cache=not options.pop("no_cache"),
-        memory_limit=int(memory * (1 << 20)) if memory else None,
-        **options,
+        cache_dir=cache_dir, use_cache=not no_cache, sources=sources,
+        python_old=python_old, python_new=python_new, env_old=env_old, env_new=env_new,
+        timeout=timeout, probe_timeout=probe_timeout,
+        memory_limit=int(memory_limit * (1 << 20)) if memory_limit else None,
+        installer=installer, allow_cuda=allow_cuda,
     )
 
 
-def run_probes(
-    result: AuditResult, cache_dir: Path | None, no_cache: bool, project: Path | None = None
-) -> AuditResult:
-    """`--probe` on compare/scan: the probe command's defaults (pip's configuration, the user cache);
-    with the scanned `project`, its literal-only flagged expressions are evaluated too."""
-    from auditor.probe import ProbeSettings, Sources
-
-    settings = ProbeSettings(cache_dir=cache_dir, use_cache=not no_cache, sources=Sources(use_pip_config=True))
+def run_probes(result: AuditResult, settings: Any, project: Path | None = None) -> AuditResult:
+    """`--probe` on compare/scan: with the scanned `project`, its literal-only flagged expressions
+    are evaluated too."""
     return pipeline.with_probes(result, settings, progress_reporter(), project)

@@ -45,3 +45,13 @@ def test_probe_no_cache_speaks_of_probes() -> None:
     line = next(line for line in text.splitlines() if "--no-cache" in line)
     assert "Scan every file again" not in line
     assert "run every probe again" in line
+
+
+@pytest.mark.parametrize("command", ["probe", "compare", "scan"])
+def test_the_probe_provisioning_options_are_on_every_command_that_probes(command: str) -> None:
+    from auditor.cli import PROBE_OPTIONS
+
+    text = helped(command)
+    for name in PROBE_OPTIONS:
+        assert "--" + name.replace("_", "-") + " " in text, name
+    assert "--allow-cuda" in text and "--torch-index" in text

@@ -63,7 +63,6 @@ class Environment:
     root: Path | None = None
     reused: bool = False
     seconds: float = 0.0  # time spent provisioning
-    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,8 +199,11 @@ class Provisioner:
             found = self._complete(package, version, interpreter, wanted)
             if found is not None:
                 return found
-        sources, note = self.sources.resolved().for_package(package)
-        notes = (note,) if note else ()
+        resolved = self.sources.resolved()
+        sources, note = resolved.for_package(package)
+        unreachable = resolved.torch_index if note else None
+        if note:  # said now: it may be why nothing below can be installed
+            self.reporter.note(note)
         problems: list[tuple[Interpreter, str]] = []
         for interpreter in pythons:
             label = f"{package} {version} (Python {interpreter.minor})"
@@ -215,10 +217,7 @@ class Provisioner:
             cuda = sorted((pin for pin in resolution.pins if CUDA_PACKAGES.match(pin)),
                           key=lambda pin: not pin.startswith("nvidia-"))
             if cuda and not self.allow_cuda:
-                names = ", ".join(p.split("==")[0] for p in cuda[:2])
-                reason = (f"only a CUDA build is available (it pulls {names} and {len(cuda) - 2} more "
-                          "CUDA wheels, several GB); --allow-cuda accepts it")
-                problems.append((interpreter, reason))
+                problems.append((interpreter, _cuda_only(cuda, unreachable)))
                 continue
             with self.reporter.task(f"installing {label}"):
                 try:
@@ -226,7 +225,7 @@ class Provisioner:
                 except Unavailable as exc:  # resolved from cached metadata, but a wheel is missing
                     problems.append((interpreter, exc.reason))
                     continue
-            return _replace_env(environment, seconds=time.monotonic() - start, notes=notes)
+            return _replace_env(environment, seconds=time.monotonic() - start)
         raise Unavailable(_summary(package, version, problems, pythons))
 
     # --- steps ---------------------------------------------------------------------------------
@@ -370,6 +369,18 @@ def _replace_env(environment: Environment, **changes: object) -> Environment:
     from dataclasses import replace
 
     return replace(environment, **changes)  # type: ignore[arg-type]
+
+
+def _cuda_only(cuda: Sequence[str], unreachable: str | None) -> str:
+    """Why a resolution that pulls CUDA wheels is refused, and, when PyTorch's CPU index was left
+    out for being `unreachable`, that this is the cause: it would have offered a CPU build."""
+    names = [pin.split("==")[0] for pin in cuda]
+    pulled = ", ".join(names[:2]) + (f" and {len(names) - 2} more CUDA wheels" if len(names) > 2 else "")
+    if unreachable:
+        return (f"the CPU index {unreachable} is not reachable, and the other indexes offer only a CUDA "
+                f"build (it pulls {pulled}, several GB); --allow-cuda accepts it, --torch-index names "
+                "another CPU index")
+    return f"only a CUDA build is available (it pulls {pulled}, several GB); --allow-cuda accepts it"
 
 
 def _summary(package: str, version: str, problems: list[tuple[Interpreter, str]], pythons: Sequence[Interpreter]) -> str:

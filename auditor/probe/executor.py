@@ -201,8 +201,6 @@ def _environment(
         environment = provisioner.provision(package, str(version), requires, candidates)
     except Unavailable as exc:
         return _Side(name, version, None, exc.reason)
-    for note in environment.notes:
-        reporter.note(note)
     return _Side(name, version, environment)
 
 
