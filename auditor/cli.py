@@ -175,11 +175,11 @@ PROBE_OPTIONS: dict[str, tuple[Any, Any]] = {
     "installer": (Annotated[Installer, typer.Option(
         help="What builds the environments.", rich_help_panel="Probes")], Installer.auto),
     "timeout": (Annotated[float, typer.Option(
-        help="Seconds a batch of probes may take.", rich_help_panel="Probes")], 900),
+        min=0.1, help="Seconds a batch of probes may take.", rich_help_panel="Probes")], 900),
     "probe_timeout": (Annotated[float, typer.Option(
-        help="Seconds one probe may take.", rich_help_panel="Probes")], 120),
+        min=0.1, help="Seconds one probe may take.", rich_help_panel="Probes")], 120),
     "memory_limit": (Annotated[float, typer.Option(
-        help="MiB of address space a probe interpreter may use (0: no limit).", rich_help_panel="Probes")], 4096),
+        min=0, help="MiB of address space a probe interpreter may use (0: no limit).", rich_help_panel="Probes")], 4096),
 }
 Provision = dict[str, Any]
 
@@ -451,11 +451,16 @@ def kb_list(
     entries = kb.entries
     if (from_version is None) != (to_version is None):
         raise UsageError("--from and --to go together")
+    if package is not None:
+        package = pipeline.known_package(kb, package)
     if from_version is not None and to_version is not None:
         entries = pipeline.scan_changes(kb, package or "torch", from_version, to_version)
     elif package is not None:
-        entries = kb.for_package(pipeline.package_name(package))
+        entries = kb.for_package(package)
     if kind is not None:
+        kinds = sorted({e.kind for e in kb.entries})
+        if kind not in kinds:
+            raise UsageError(f"--kind: no entry is of kind {kind!r} (kinds: {', '.join(kinds)})")
         entries = tuple(e for e in entries if e.kind == kind)
     emit(kb_report.listing(entries, fmt.value), output)
 
@@ -476,7 +481,7 @@ def kb_show(
 def kb_verify(
     python: Annotated[str | None, typer.Option("--python", help="Run the probes in this interpreter.")] = None,
     package: Annotated[str | None, typer.Option(help="Only this package's entries.")] = None,
-    timeout: Annotated[float, typer.Option(help="Seconds the whole batch may take.")] = 600,
+    timeout: Annotated[float, typer.Option(min=0.1, help="Seconds the whole batch may take.")] = 600,
     fmt: FormatOption = Format.text,
     output: OutputOption = None,
 ) -> None:
@@ -484,7 +489,7 @@ def kb_verify(
     from auditor.probe import verify
 
     kb = knowledge()
-    entries = kb.for_package(pipeline.package_name(package)) if package else kb.entries
+    entries = kb.for_package(pipeline.known_package(kb, package)) if package else kb.entries
     verification = verify(entries, python, timeout)
     emit(kb_report.verification(verification, fmt.value), output)
     raise typer.Exit(ExitCode.FINDINGS if verification.failed else ExitCode.OK)

@@ -119,13 +119,18 @@ def transition_between(package: str, from_version: str, to_version: str) -> Tran
     )
 
 
+def known_package(kb: KnowledgeBase, package: str) -> str:
+    """`package`'s canonical name, when the knowledge base has entries for it."""
+    name = package_name(package)
+    if name not in kb.packages():
+        known = ", ".join(kb.packages())
+        raise UsageError(f"the knowledge base knows no package {name!r} (it knows {known})")
+    return name
+
+
 def given_transition(kb: KnowledgeBase, package: str, from_version: str, to_version: str) -> Transition:
     """`transition_between`, for a package the knowledge base knows."""
-    transition = transition_between(package, from_version, to_version)
-    if transition.package not in kb.packages():
-        known = ", ".join(kb.packages())
-        raise UsageError(f"the knowledge base knows no package {transition.package!r} (it knows {known})")
-    return transition
+    return transition_between(known_package(kb, package), from_version, to_version)
 
 
 def scan(

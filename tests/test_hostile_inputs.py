@@ -39,6 +39,11 @@ def a_file_with_a_nul_byte(tmp: Path) -> None:
     (tmp / "nul.py").write_bytes(b"import torch\nx = torch.floor_divide(a, 2)\x00\n")
 
 
+def a_folder(tmp: Path) -> None:
+    (tmp / "folder").mkdir()
+    (tmp / "folder" / "README.md").write_text("no Python here\n", "utf-8")
+
+
 def a_fake_python(tmp: Path) -> None:
     """An executable that answers a Python script with something else."""
     fake = tmp / "python"
@@ -77,6 +82,26 @@ CASES = [
     # item 19: a file the parser refuses for a NUL byte is skipped with its line
     Case("scan-file-with-a-nul-byte", ("scan", "{tmp}", "--from", "1.12.1", "--to", "1.13.0", "--no-cache"),
          0, "skipped nul.py: line 2: a NUL byte: not Python source", a_file_with_a_nul_byte, stream="stdout"),
+    # found while looking: nothing checked is said, a name nobody knows is an error
+    Case("scan-folder-without-python", ("scan", "{tmp}/folder", "--from", "1.12.1", "--to", "1.13.0", "--no-cache"),
+         0, "skipped .: no .py or .ipynb file to scan in this folder", a_folder, stream="stdout"),
+    Case("kb-list-unknown-package", ("kb", "list", "--package", "nosuch"),
+         2, "the knowledge base knows no package 'nosuch' (it knows torch"),
+    Case("kb-list-unknown-package-in-a-range", ("kb", "list", "--package", "nosuch", "--from", "1", "--to", "2"),
+         2, "the knowledge base knows no package 'nosuch'"),
+    Case("kb-verify-unknown-package", ("kb", "verify", "--package", "nosuch"),
+         2, "the knowledge base knows no package 'nosuch'"),
+    Case("kb-list-unknown-kind", ("kb", "list", "--kind", "nosuch"), 2, "--kind: no entry is of kind 'nosuch' (kinds: "),
+    Case("probe-negative-timeout", ("probe", "--from", "2.5.0", "--to", "2.6.0", "--timeout", "-1"),
+         2, "Invalid value for '--timeout'"),
+    Case("probe-negative-memory-limit", ("probe", "--from", "2.5.0", "--to", "2.6.0", "--memory-limit", "-5"),
+         2, "Invalid value for '--memory-limit'"),
+    Case("compare-unknown-format", ("compare", OLD, NEW, "--format", "xml"), 2, "Invalid value for '--format'"),
+    Case("compare-output-in-a-missing-folder", ("compare", OLD, NEW, "--output", "{tmp}/missing/out.txt"),
+         2, "{tmp}/missing/out.txt: cannot write: No such file or directory"),
+    Case("compare-output-is-a-folder", ("compare", OLD, NEW, "--output", "{tmp}"), 2, "{tmp}: cannot write: Is a directory"),
+    Case("lock-show-a-folder", ("lock", "show", "{tmp}"), 2, "{tmp}: cannot read: Is a directory"),
+    Case("lock-show-an-empty-file", ("lock", "show", "/dev/null"), 2, "/dev/null:1: empty file: cannot tell its format"),
     # item 8: faults that are the user's input are exit 2 with the reason, not a crash
     Case("probe-cache-dir-under-a-file", ("probe", "--from", "2.5.0", "--to", "2.6.0", "--cache-dir", "{tmp}/file/c"),
          2, "{tmp}/file/c: cannot keep probe environments here: Not a directory", a_file),

@@ -68,6 +68,8 @@ def scan_tree(
 
     findings: list[Finding] = []
     skipped: list[Skipped] = list(discovered.skipped)
+    if not files and root.is_dir():  # a green scan that read nothing must say so
+        skipped.insert(0, Skipped(".", "no .py or .ipynb file to scan in this folder"))
     for done in results:
         assert done is not None
         findings += [f for f in done[0] if config.keeps(f)]
