@@ -268,7 +268,15 @@ def emit(text: str, output: Path | None) -> None:
 def destination(output: Path | None) -> Iterator[TextIO]:
     """Standard output, or the --output file, written as the report is made."""
     if output is None:
-        yield sys.stdout
+        if sys.stdout is None:  # started with stdout closed (`>&-`)
+            raise UsageError("standard output is closed: give --output FILE")
+        try:
+            yield sys.stdout
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:  # a full disk, a device that takes nothing
+            raise UsageError(f"standard output: cannot write: {exc.strerror or exc}") from exc
         return
     try:
         with output.open("w", encoding="utf-8") as handle:

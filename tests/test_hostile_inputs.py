@@ -216,3 +216,15 @@ def test_ctrl_c_exits_130_quietly(tmp_path: Path) -> None:
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
     assert err == b"" and out == b""
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["kb", "list"], ["scan", PROJECT, "--from", "1.12.1", "--to", "1.13.0", "--no-cache"]])
+def test_a_standard_output_that_takes_nothing_is_exit_2(tmp_path: Path, args: list[str]) -> None:
+    """A full disk behind stdout is the place the user sent the report to, as with --output."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "auditor", *args], stdout=full, stderr=subprocess.PIPE,
+                              text=True, env=env, cwd=tmp_path, timeout=120, check=False)
+    assert done.returncode == 2
+    assert done.stderr == "auditor: standard output: cannot write: No space left on device\n"
