@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import os
+import re
 import sys
 import traceback
 from collections.abc import Callable, Iterator
@@ -103,8 +104,18 @@ class Confidence(str, Enum):
 
 ConfidenceHelp = "Only findings at or above this confidence count for --fail-on (low-confidence ones do not by default)."
 FailOnConfidenceOption = Annotated[Confidence, typer.Option(help=ConfidenceHelp)]
+
+
+def python_version(value: str | None) -> str | None:
+    """--python-version is X.Y or X.Y.Z: anything else would quietly match no entry's Pythons."""
+    if value and not re.fullmatch(r"\d+\.\d+(\.\d+)?", value.strip()):
+        raise typer.BadParameter(f"{value!r} is not a Python version such as 3.11")
+    return value.strip() if value else value
+
+
 PythonOption = Annotated[
-    str | None, typer.Option("--python-version", help="The project's Python, for changes that hold on some Pythons only.")
+    str | None, typer.Option("--python-version", callback=python_version,
+                             help="The project's Python, for changes that hold on some Pythons only.")
 ]
 
 
@@ -521,7 +532,8 @@ def github_command(
     dependency_names: Annotated[str | None, typer.Option(envvar="AUDITOR_DEPENDENCY_NAMES", help="dependabot/fetch-metadata dependency-names.")] = None,
     previous_version: Annotated[str | None, typer.Option(envvar="AUDITOR_PREVIOUS_VERSION", help="dependabot/fetch-metadata previous-version.")] = None,
     new_version: Annotated[str | None, typer.Option(envvar="AUDITOR_NEW_VERSION", help="dependabot/fetch-metadata new-version.")] = None,
-    python: Annotated[str | None, typer.Option("--python-version", envvar="AUDITOR_PYTHON_VERSION", help="The project's Python.")] = None,
+    python: Annotated[str | None, typer.Option("--python-version", envvar="AUDITOR_PYTHON_VERSION", callback=python_version,
+                                               help="The project's Python.")] = None,
 ) -> None:
     """What the GitHub Action runs: audit the PR's lockfile changes, write the summary, outputs and comment."""
     import os

@@ -18,7 +18,7 @@ from auditor.lockfiles import Selection, diff_locks, read_lock
 from auditor.lockfiles.interface import parse_version
 from auditor.models import AuditResult, EnvironmentFinding, SpecChange, Transition, release
 from auditor.scan import scan_project
-from auditor.scan.config import load_config
+from auditor.scan.config import ScanConfig, load_config
 from auditor.scan.project import ScanOptions
 
 if TYPE_CHECKING:
@@ -72,6 +72,7 @@ def audit(
     good = tuple(c for c in kb.good_news(transitions, python) if c not in changes)
     settings = load_config(config, project)
     scanned = changes + good
+    notes = (*notes, *_unknown_ignores(settings, kb))
     findings, skipped = (
         scan_project(project, scanned, settings, scan_options) if project is not None and scanned else ([], [])
     )
@@ -117,6 +118,14 @@ def transition_between(package: str, from_version: str, to_version: str) -> Tran
     return Transition(
         package_name(package), parse_version(from_version, "--from"), parse_version(to_version, "--to")
     )
+
+
+def _unknown_ignores(settings: ScanConfig, kb: KnowledgeBase) -> list[str]:
+    """An id in `ignore` or `per-path-ignores` that names no entry ignores nothing: a typo to say."""
+    known = {e.id for e in kb.entries}
+    named = set(settings.ignore).union(*(ids for _, ids in settings.per_path_ignores)) - {"*"}
+    where = settings.source or "[tool.auditor]"
+    return [f"{where}: ignore names no knowledge entry {name!r}; it ignores nothing" for name in sorted(named - known)]
 
 
 def known_package(kb: KnowledgeBase, package: str) -> str:

@@ -44,6 +44,11 @@ def a_folder(tmp: Path) -> None:
     (tmp / "folder" / "README.md").write_text("no Python here\n", "utf-8")
 
 
+def a_config_ignoring_a_typo(tmp: Path) -> None:
+    (tmp / "train.py").write_text("import torch\n", "utf-8")
+    (tmp / "pyproject.toml").write_text('[tool.auditor]\nignore = ["torch-floor-divide-rounds-toward-flor"]\n', "utf-8")
+
+
 def a_fake_python(tmp: Path) -> None:
     """An executable that answers a Python script with something else."""
     fake = tmp / "python"
@@ -102,6 +107,13 @@ CASES = [
     Case("compare-output-is-a-folder", ("compare", OLD, NEW, "--output", "{tmp}"), 2, "{tmp}: cannot write: Is a directory"),
     Case("lock-show-a-folder", ("lock", "show", "{tmp}"), 2, "{tmp}: cannot read: Is a directory"),
     Case("lock-show-an-empty-file", ("lock", "show", "/dev/null"), 2, "/dev/null:1: empty file: cannot tell its format"),
+    Case("compare-python-version-not-a-version", ("compare", OLD, NEW, "--python-version", "abc"),
+         2, "Invalid value for '--python-version': 'abc' is not a Python version such as 3.11"),
+    Case("scan-python-version-not-a-version", ("scan", PROJECT, "--from", "1.12.1", "--to", "1.13.0",
+                                               "--python-version", "3.x"), 2, "'3.x' is not a Python version"),
+    Case("scan-config-ignores-an-unknown-id", ("scan", "{tmp}", "--from", "1.12.1", "--to", "1.13.0", "--no-cache"),
+         0, "note: {tmp}/pyproject.toml: ignore names no knowledge entry 'torch-floor-divide-rounds-toward-flor'; "
+         "it ignores nothing", a_config_ignoring_a_typo, stream="stdout"),
     # item 8: faults that are the user's input are exit 2 with the reason, not a crash
     Case("probe-cache-dir-under-a-file", ("probe", "--from", "2.5.0", "--to", "2.6.0", "--cache-dir", "{tmp}/file/c"),
          2, "{tmp}/file/c: cannot keep probe environments here: Not a directory", a_file),
