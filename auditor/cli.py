@@ -326,7 +326,8 @@ def version_callback(value: bool) -> None:
 def main_options(
     version: Annotated[bool, typer.Option("--version", callback=version_callback, is_eager=True,
                                           help="Show the version and exit.")] = False,
-    debug: Annotated[bool, typer.Option("--debug", help="On an unexpected error, show the traceback.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", envvar="AUDITOR_DEBUG",
+                                        help="On an unexpected error, show the traceback.")] = False,
 ) -> None:
     """Audit a PyTorch dependency bump against your code."""
     RUN["debug"] = debug

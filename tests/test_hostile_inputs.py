@@ -144,15 +144,17 @@ echo 'this is not a pin'
 """
 
 
-def auditor_process(args: list[str], tmp: Path, fakes: Path | None = None) -> subprocess.CompletedProcess[str]:
+def auditor_process(
+    args: list[str], tmp: Path, fakes: Path | None = None, **extra: str
+) -> subprocess.CompletedProcess[str]:
     path = [str(fakes)] if fakes else []
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*path, str(ROOT)]), "NO_COLOR": "1"}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*path, str(ROOT)]), "NO_COLOR": "1", **extra}
     return subprocess.run([sys.executable, "-m", "auditor", *args], capture_output=True, text=True, env=env,
                           cwd=tmp, timeout=300, check=False)
 
 
-@pytest.mark.parametrize("debug", [False, True])
-def test_a_malformed_installer_reply_is_a_crash_exit_3_with_one_line(tmp_path: Path, debug: bool) -> None:
+@pytest.mark.parametrize("debug", ["", "--debug", "AUDITOR_DEBUG=1"])
+def test_a_malformed_installer_reply_is_a_crash_exit_3_with_one_line(tmp_path: Path, debug: str) -> None:
     """uv is the tool's own helper, not the user's input: its nonsense is the tool failing (3),
     said in one line, the traceback only with --debug."""
     fakes = tmp_path / "fakes"
@@ -163,7 +165,8 @@ def test_a_malformed_installer_reply_is_a_crash_exit_3_with_one_line(tmp_path: P
     (fakes / "uv" / "__init__.py").write_text(FAKE_UV_PACKAGE.format(uv=str(uv)), "utf-8")
     args = ["probe", "--from", "2.5.0", "--to", "2.6.0", "--no-cache", "--no-pip-config", "--torch-index", "",
             "--python-old", sys.executable, "--python-new", sys.executable]
-    done = auditor_process(["--debug", *args] if debug else args, tmp_path, fakes)
+    done = auditor_process(["--debug", *args] if debug == "--debug" else args, tmp_path, fakes,
+                           **dict([debug.split("=")]) if "=" in debug else {})
     assert done.returncode == 3, done.stderr
     lines = done.stderr.splitlines()
     failed = [line for line in lines if "failed" in line]
