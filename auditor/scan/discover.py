@@ -4,7 +4,7 @@ Skipped without a word: version control, caches, virtualenvs and conda environme
 (recognised by their marker files, whatever their name), site-packages, build output, what the
 project's `.gitignore` files ignore and what `[tool.auditor] exclude` excludes. Skipped with a
 reason: symlink loops, symlinks (to files or folders) leading out of the project, broken symlinks, folders that cannot
-be listed.
+be listed, pipes, sockets and devices named like sources.
 """
 
 from __future__ import annotations
@@ -126,6 +126,9 @@ def discover(root: Path, config: ScanConfig | None = None) -> Discovery:
                 if real_root not in real.parents:
                     found.skipped.append(Skipped(relative, "symlink leads outside the project"))
                     continue
+            if not entry.is_file():  # reading a pipe would wait forever, a device forever more
+                found.skipped.append(Skipped(relative, "not a regular file (a pipe, socket or device)"))
+                continue
             found.files.append(path)
 
     walk(root, (real_root,))

@@ -105,6 +105,16 @@ def test_links_to_files_outside_and_looping_links_are_skipped_through_the_cli(tm
         "data": "broken symlink",
     }
 
+
+@pytest.mark.skipif(sys.platform == "win32", reason="named pipes")
+def test_a_named_pipe_called_like_a_source_is_skipped_not_read(tmp_path: Path) -> None:
+    """Reading a FIFO nobody writes to waits forever: the scan must never open it."""
+    tree(tmp_path, {"own.py": CODE})
+    os.mkfifo(tmp_path / "waits.py")
+    found = discover(tmp_path)
+    assert [p.name for p in found.files] == ["own.py"]
+    assert [(s.path, s.reason) for s in found.skipped] == [("waits.py", "not a regular file (a pipe, socket or device)")]
+
 def test_unreadable_and_non_utf8_files_are_skipped_with_a_reason(kb: KnowledgeBase, tmp_path: Path) -> None:
     tree(tmp_path, {"good.py": CODE, "bom.py": "\ufeff" + CODE})
     (tmp_path / "latin.py").write_bytes("# caf\xe9\nimport torch\n".encode("latin-1"))
