@@ -49,6 +49,10 @@ def a_config_ignoring_a_typo(tmp: Path) -> None:
     (tmp / "pyproject.toml").write_text('[tool.auditor]\nignore = ["torch-floor-divide-rounds-toward-flor"]\n', "utf-8")
 
 
+def a_notebook_whose_cells_are_text(tmp: Path) -> None:
+    (tmp / "odd.ipynb").write_text('{"nbformat": 4, "cells": "import torch; torch.floor_divide(a, 2)"}', "utf-8")
+
+
 def a_fake_python(tmp: Path) -> None:
     """An executable that answers a Python script with something else."""
     fake = tmp / "python"
@@ -114,6 +118,9 @@ CASES = [
     Case("scan-config-ignores-an-unknown-id", ("scan", "{tmp}", "--from", "1.12.1", "--to", "1.13.0", "--no-cache"),
          0, "note: {tmp}/pyproject.toml: ignore names no knowledge entry 'torch-floor-divide-rounds-toward-flor'; "
          "it ignores nothing", a_config_ignoring_a_typo, stream="stdout"),
+    Case("scan-notebook-whose-cells-are-not-a-list", ("scan", "{tmp}", "--from", "1.12.1", "--to", "1.13.0", "--no-cache"),
+         0, "skipped odd.ipynb: not a notebook: its cells are a str, not a list", a_notebook_whose_cells_are_text,
+         stream="stdout"),
     # item 8: faults that are the user's input are exit 2 with the reason, not a crash
     Case("probe-cache-dir-under-a-file", ("probe", "--from", "2.5.0", "--to", "2.6.0", "--cache-dir", "{tmp}/file/c"),
          2, "{tmp}/file/c: cannot keep probe environments here: Not a directory", a_file),

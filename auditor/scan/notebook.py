@@ -67,6 +67,8 @@ def code_cells(text: str) -> list[Cell]:
         key = "input"
     else:
         raise NotebookError("not a notebook: no cells")
+    if not isinstance(cells, list):  # iterating a string of cells would find none, in silence
+        raise NotebookError(f"not a notebook: its cells are a {type(cells).__name__}, not a list")
     found = []
     for index, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
