@@ -135,8 +135,12 @@ def _python_floor(text: str | None) -> str | None:
 def _python_support(
     torch: Pin, python: str, origin: str, knowledge: tuple[SpecChange, ...], selection: Selection
 ) -> list[EnvironmentFinding]:
-    """Entries with `requires_python` say from which torch release the Pythons in `python` lose
-    their wheels (python-support: it excludes them) or gain them (added: it includes them)."""
+    """Entries about wheels (those with `requires_python`) say from which torch release the
+    Pythons in their `python` lose their wheels (kind python-support) or gain them (kind added).
+
+    The direction is the kind's, never read from `requires_python`: that is the release's
+    metadata, which can still admit a Python it ships no wheel for (2.5.0 says >=3.8.0 and has
+    no cp38 wheel)."""
     assert torch.version is not None
     env = Selection(python, selection.platform).marker_environment()
     if torch.marker and not _holds(torch.marker, env):
@@ -147,13 +151,13 @@ def _python_support(
             entry.kind not in ("python-support", "added")
             or entry.package != "torch"
             or entry.requires_python is None
+            or entry.python is None  # an entry for every Python says nothing about one's wheels
+            or not entry.python.contains(python, prereleases=True)
         ):
-            continue
-        if entry.python is not None and not entry.python.contains(python, prereleases=True):
             continue
         if entry.platform and (selection.platform is None or not _holds(entry.platform, env)):
             continue
-        dropped = not entry.requires_python.contains(python, prereleases=True)
+        dropped = entry.kind == "python-support"
         if entry.active(torch.version) == dropped:
             findings.append(
                 EnvironmentFinding(

@@ -1,8 +1,14 @@
 """Compatibility findings of a bump: companions, Python wheels, numpy 2, CUDA builds, unpinned."""
 
+import json
+from pathlib import Path
+
+import pytest
 from lockfixtures import read
 from packaging.version import Version
+from typer.testing import CliRunner
 
+from auditor.cli import app
 from auditor.knowledge import KnowledgeBase
 from auditor.lockfiles import Selection, diff_locks
 from auditor.lockfiles.compat import COMPANIONS, variant
@@ -132,3 +138,41 @@ def test_a_companion_on_one_conda_platform_is_not_held_against_another() -> None
     )
     messages = [e.message for e in diff_locks(old, new).environment]
     assert len(messages) == 1 and "[linux-64]" in messages[0]
+
+
+# (python, torch before, torch after) -> the wheel entries that say the new torch cannot install.
+# Both directions: a Python loses wheels from a release on (python-support) or has them only from
+# a release on (added). 2.5.0's metadata still admits 3.8 (>=3.8.0) although it has no cp38 wheel.
+WHEELS = [
+    ("3.6", "1.10.2", "1.11.0", {"torch-python-3-6-dropped"}),
+    ("3.6", "1.11.0", "1.10.2", set()),
+    ("3.6", "2.0.1", "2.1.2", {"torch-python-3-6-dropped", "torch-python-3-7-dropped"}),
+    ("3.7", "1.13.1", "2.0.0", {"torch-python-3-7-dropped"}),
+    ("3.7", "2.0.0", "1.13.1", set()),
+    ("3.8", "2.0.1", "2.1.2", set()),
+    ("3.8", "2.4.1", "2.5.0", {"torch-python-3-8-dropped"}),
+    ("3.8", "2.5.0", "2.4.1", set()),
+    ("3.9", "2.4.1", "2.5.0", set()),
+    ("3.9", "2.8.0", "2.9.0", {"torch-python-3-9-dropped"}),
+    ("3.9", "2.9.0", "2.8.0", set()),
+    ("3.13", "2.4.1", "2.5.0", set()),
+    ("3.13", "2.5.0", "2.4.1", {"torch-python-3-13-wheels-added"}),
+    ("3.13", "2.6.0", "2.8.0", set()),
+]
+
+
+@pytest.mark.parametrize(("python", "before", "after", "expected"), WHEELS)
+def test_python_wheels_findings_follow_the_entry_kind(
+    tmp_path: Path, python: str, before: str, after: str, expected: set[str]
+) -> None:
+    old, new = tmp_path / "old.txt", tmp_path / "new.txt"
+    old.write_text(f"torch=={before}\n")
+    new.write_text(f"torch=={after}\n")
+    result = CliRunner().invoke(
+        app, ["compare", str(old), str(new), "--python-version", python, "--format", "json"]
+    )
+    document = json.loads(result.stdout)
+    wheels = [e for e in document["environment"] if e["kind"] == "python-unsupported"]
+    assert {e["message"].rsplit("(", 1)[1].rstrip(")") for e in wheels} == expected
+    assert all(e["severity"] in ("medium", "high") for e in wheels)
+    assert result.exit_code == (1 if document["environment"] else 0), result.output
