@@ -270,6 +270,13 @@ def _quiet_stdout() -> None:
     os.close(devnull)
 
 
+def warn(notes: tuple[str, ...]) -> None:
+    """What a command without a report could not do as usual (a kept knowledge base it could
+    not use, a transition past the knowledge base's horizon), once each, on stderr."""
+    for note in notes:
+        typer.echo(f"auditor: warning: {note}", err=True)
+
+
 def emit(text: str, output: Path | None) -> None:
     with destination(output) as out:
         out.write(text)
@@ -448,6 +455,7 @@ def lock_diff(
     from auditor.lockfiles import Selection, diff_locks, read_lock
 
     kb = knowledge()
+    warn(kb.notes)
     old_lock, new_lock = read_lock(old, old_format, resolve), read_lock(new, new_format, resolve)
     diff = diff_locks(old_lock, new_lock, Selection(python, platform), kb.entries)
     emit(lock_report.diff(diff, fmt.value, frozenset(kb.packages()), old_lock, new_lock), output)
@@ -468,6 +476,7 @@ def kb_list(
 ) -> None:
     """Knowledge entries, optionally those a transition crosses."""
     kb = knowledge()
+    warn(kb.notes)
     entries = kb.entries
     if (from_version is None) != (to_version is None):
         raise UsageError("--from and --to go together")
@@ -475,6 +484,7 @@ def kb_list(
         package = pipeline.known_package(kb, package)
     if from_version is not None and to_version is not None:
         entries = pipeline.scan_changes(kb, package or "torch", from_version, to_version)
+        warn(kb.beyond([pipeline.transition_between(package or "torch", from_version, to_version)])[1])
     elif package is not None:
         entries = kb.for_package(package)
     if kind is not None:
@@ -493,7 +503,9 @@ def kb_show(
     output: OutputOption = None,
 ) -> None:
     """One entry with its docs."""
-    emit(kb_report.show(knowledge().get(change_id), fmt.value), output)
+    kb = knowledge()
+    warn(kb.notes)
+    emit(kb_report.show(kb.get(change_id), fmt.value), output)
 
 
 @kb_app.command("verify", cls=Command)
@@ -509,6 +521,7 @@ def kb_verify(
     from auditor.probe import verify
 
     kb = knowledge()
+    warn(kb.notes)
     entries = kb.for_package(pipeline.known_package(kb, package)) if package else kb.entries
     verification = verify(entries, python, timeout)
     emit(kb_report.verification(verification, fmt.value), output)

@@ -301,6 +301,7 @@ class AuditResult:
     skipped: tuple[Skipped, ...] = ()
     notes: tuple[str, ...] = ()  # what was done beyond reading the inputs (ranges resolved to pins)
     good_news: tuple[GoodNews, ...] = ()  # crossed the harmless way: never a finding, never an exit code
+    horizon: tuple[tuple[str, Version], ...] = ()  # per package, the newest release the knowledge reviewed
 
     def change(self, change_id: str) -> SpecChange:
         return next(c for c in self.changes if c.id == change_id)

@@ -14,6 +14,7 @@ from packaging.utils import canonicalize_name
 from auditor.errors import ScanError, UsageError
 from auditor.findings import good_news, merge_stages
 from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.horizon import REVIEWED_FAMILY, moves
 from auditor.lockfiles import Selection, diff_locks, read_lock
 from auditor.lockfiles.interface import parse_version
 from auditor.models import AuditResult, EnvironmentFinding, SpecChange, Transition, release
@@ -77,15 +78,24 @@ def audit(
         scan_project(project, scanned, settings, scan_options) if project is not None and scanned else ([], [])
     )
     hazards = {c.id for c in changes}
+    unreviewed, horizon_notes = kb.beyond(transitions)
     return AuditResult(
         transitions=transitions,
         changes=changes,
         findings=merge_stages((f for f in findings if f.change in hazards), changes),
-        environment=tuple(environment),
+        environment=tuple(environment) + unreviewed,
         skipped=tuple(skipped),
-        notes=tuple(notes),
+        notes=kb.notes + tuple(notes) + horizon_notes,
         good_news=good_news(good, (f for f in findings if f.change not in hazards)),
+        horizon=tuple(sorted(kb.horizon.items())),
     )
+
+
+def reviewed_transitions(transitions: Iterable[Transition], kb: KnowledgeBase) -> list[Transition]:
+    """The moves an audit reports: those of packages the knowledge base knows, and those of the
+    torch family it has no knowledge of (reported as not reviewed, never left out)."""
+    known = set(kb.packages())
+    return [t for t in transitions if t.package in known or (t.package in REVIEWED_FAMILY and moves(t))]
 
 
 def compare(
@@ -105,8 +115,7 @@ def compare(
     unpinned inputs into pins with pip-compile."""
     locks = (read_lock(old, old_format, resolve), read_lock(new, new_format, resolve))
     diff = diff_locks(*locks, Selection(python, platform), kb.entries)
-    known = set(kb.packages())
-    transitions = [t for t in diff.packages if t.package in known]
+    transitions = reviewed_transitions(diff.packages, kb)
     notes = [f"{path.name}: {note}" for path, lock in zip((old, new), locks) for note in lock.notes]
     return audit(
         transitions, project, kb, python, diff.environment, config=config, scan_options=scan_options, notes=notes
@@ -205,5 +214,7 @@ def probe(
 ) -> AuditResult:
     """`auditor probe`: the transition's crossed entries and their probe outcomes, no scan."""
     transition = given_transition(kb, package, from_version, to_version)
-    result = AuditResult(transitions=(transition,), changes=kb.crossed([transition]), findings=())
+    result = AuditResult(
+        transitions=(transition,), changes=kb.crossed([transition]), findings=(), notes=kb.notes + kb.beyond([transition])[1]
+    )
     return with_probes(result, settings, reporter)

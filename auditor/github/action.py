@@ -80,13 +80,12 @@ class ActionRun:
 def _transitions(
     pairs: Sequence[LockPair], kb: KnowledgeBase, python: str | None
 ) -> tuple[list[Transition], list[EnvironmentFinding]]:
-    known = set(kb.packages())
     transitions: dict[Transition, None] = {}
     environment: dict[EnvironmentFinding, None] = {}
     for pair in pairs:
         old = pair.old or Lock(pair.path, pair.new.format, ())
         diff = diff_locks(old, pair.new, Selection(python), kb.entries)
-        transitions.update((t, None) for t in diff.packages if t.package in known)
+        transitions.update((t, None) for t in pipeline.reviewed_transitions(diff.packages, kb))
         environment.update((e, None) for e in diff.environment)
     return list(transitions), list(environment)
 

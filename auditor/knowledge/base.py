@@ -3,24 +3,36 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from packaging.version import Version
+
 from auditor.errors import UsageError
-from auditor.knowledge.loader import default_directory, load_entries
+from auditor.knowledge import horizon as horizons
+from auditor.knowledge.loader import default_directory, read_knowledge
 from auditor.knowledge.stored import load_stored
-from auditor.models import SpecChange, Transition
+from auditor.models import EnvironmentFinding, SpecChange, Transition
 
 
 @dataclass(frozen=True)
 class KnowledgeBase:
     entries: tuple[SpecChange, ...]
+    horizon: dict[str, Version] = field(default_factory=dict)  # the newest release reviewed, per package
+    notes: tuple[str, ...] = ()  # a kept base that could not be used
 
     @classmethod
     def load(cls, directory: Path | None = None, cache_dir: Path | None = None) -> KnowledgeBase:
         """The entries under `directory` (default: the shipped knowledge), parsed and checked;
         with `cache_dir`, kept there for the next run with the same files."""
-        return cls(load_stored(directory or default_directory(), cache_dir, load_entries))
+        knowledge, notes = load_stored(directory or default_directory(), cache_dir, read_knowledge)
+        return cls(knowledge.entries, knowledge.horizon, notes)
+
+    def beyond(
+        self, transitions: Iterable[Transition]
+    ) -> tuple[tuple[EnvironmentFinding, ...], tuple[str, ...]]:
+        """The moves this knowledge cannot vouch for, as findings and as notes."""
+        return horizons.beyond(transitions, self.horizon)
 
     def packages(self) -> list[str]:
         return sorted({e.package for e in self.entries}, key=lambda p: (p != "torch", p))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -15,6 +15,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from auditor.errors import KnowledgeError
+from auditor.knowledge import horizon
 from auditor.models import HAZARD_OF_KIND, Condition, Docs, Match, Probe, SpecChange
 
 if TYPE_CHECKING:
@@ -105,7 +106,8 @@ def parse_entry(raw: dict[str, Any], source: str) -> tuple[SpecChange | None, li
         return None, problems
     introduced = _version(raw["introduced"], "introduced", problems, source)
     until = _version(raw["until"], "until", problems, source) if "until" in raw else None
-    python, requires_python = (_specifier(raw, key, problems, source) for key in ("python", "requires_python"))
+    for key in ("python", "requires_python"):
+        _specifier(raw, key, problems, source)
     probe_since = raw.get("probe", {}).get("since")
     if probe_since is not None:
         _version(probe_since, "probe.since", problems, source)
@@ -113,44 +115,50 @@ def parse_entry(raw: dict[str, Any], source: str) -> tuple[SpecChange | None, li
         problems.append(f"{source}: until: {until} is not after introduced {introduced}")
     if problems or introduced is None:
         return None, problems
+    return build_entry(raw, source), []
+
+
+def build_entry(raw: dict[str, Any], source: str) -> SpecChange:
+    """The typed entry of data that `parse_entry` accepted. Data it did not check may raise
+    KeyError, TypeError, ValueError (InvalidVersion and InvalidSpecifier are ValueErrors)."""
     probe = raw.get("probe")
-    return (
-        SpecChange(
-            id=raw["id"],
-            package=raw["package"],
-            introduced=introduced,
-            until=until,
-            kind=raw["kind"],
-            severity=raw["severity"],
-            silent=raw["silent"],
-            title=raw["title"],
-            symbols=tuple(raw["symbols"]),
-            matches=tuple(
-                _match({**m, "call": symbol}) for m in raw["match"]
-                for symbol in (raw["symbols"] if m.get("each_symbol") else [m.get("call")])
-            ),
-            docs=Docs(**raw["docs"]),
-            references=tuple(raw["references"]),
-            source=source,
-            python=python,
-            platform=raw.get("platform"),
-            requires_python=requires_python,
-            doubt=raw.get("doubt"),
-            hazard=raw.get("hazard", HAZARD_OF_KIND[raw["kind"]]),
-            follows=tuple(raw.get("follows", ())),
-            probe=Probe(
-                code=probe["code"].strip("\n"),
-                before=probe["before"],
-                after=probe["after"],
-                observed_on=tuple(probe.get("observed_on", ())),
-                requires=tuple(probe.get("requires", ())),
-                skip=probe.get("skip"),
-                since=Version(probe["since"]) if "since" in probe else None,
-            )
-            if probe
-            else None,
+    python, requires_python = (
+        SpecifierSet(raw[key]) if key in raw else None for key in ("python", "requires_python")
+    )
+    return SpecChange(
+        id=raw["id"],
+        package=raw["package"],
+        introduced=Version(raw["introduced"]),
+        until=Version(raw["until"]) if "until" in raw else None,
+        kind=raw["kind"],
+        severity=raw["severity"],
+        silent=raw["silent"],
+        title=raw["title"],
+        symbols=tuple(raw["symbols"]),
+        matches=tuple(
+            _match({**m, "call": symbol}) for m in raw["match"]
+            for symbol in (raw["symbols"] if m.get("each_symbol") else [m.get("call")])
         ),
-        [],
+        docs=Docs(**raw["docs"]),
+        references=tuple(raw["references"]),
+        source=source,
+        python=python,
+        platform=raw.get("platform"),
+        requires_python=requires_python,
+        doubt=raw.get("doubt"),
+        hazard=raw.get("hazard", HAZARD_OF_KIND[raw["kind"]]),
+        follows=tuple(raw.get("follows", ())),
+        probe=Probe(
+            code=probe["code"].strip("\n"),
+            before=probe["before"],
+            after=probe["after"],
+            observed_on=tuple(probe.get("observed_on", ())),
+            requires=tuple(probe.get("requires", ())),
+            skip=probe.get("skip"),
+            since=Version(probe["since"]) if "since" in probe else None,
+        )
+        if probe
+        else None,
     )
 
 
@@ -186,7 +194,22 @@ def _all_stages(entries: list[SpecChange]) -> list[SpecChange]:
     return [replace(e, follows=earlier(e)) if e.follows else e for e in entries]
 
 
+@dataclass(frozen=True)
+class Knowledge:
+    """What a knowledge directory holds: its entries and its horizon, typed, and `raw`, the
+    checked data they were built from (plain JSON values), which `rebuild` turns back into them."""
+
+    entries: tuple[SpecChange, ...]
+    horizon: dict[str, Version]
+    raw: dict[str, Any]
+
+
 def load_entries(directory: Path | None = None) -> tuple[SpecChange, ...]:
+    return read_knowledge(directory).entries
+
+
+def read_knowledge(directory: Path | None = None) -> Knowledge:
+    """Every file under `directory` read and checked; a KnowledgeError lists every problem."""
     root = directory or default_directory()
     files = sorted(root.rglob("*.toml"))
     if not files:
@@ -194,12 +217,20 @@ def load_entries(directory: Path | None = None) -> tuple[SpecChange, ...]:
     entries: list[SpecChange] = []
     problems: list[str] = []
     seen: dict[str, str] = {}
+    rows: list[list[Any]] = []
+    declared: dict[str, Version] = {}
+    raw_horizon: dict[str, Any] = {}
     for file in files:
         source = file.relative_to(root).as_posix()
         try:
             raw = tomllib.loads(file.read_text("utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             problems.append(f"{file}: {exc}")
+            continue
+        if source == horizon.FILE:
+            declared, errors = horizon.parse_horizon(raw, f"{root.name}/{source}")
+            problems += errors
+            raw_horizon = raw
             continue
         entry, errors = parse_entry(raw, source)
         errors = [f"{root.name}/{e}" for e in errors]
@@ -210,7 +241,39 @@ def load_entries(directory: Path | None = None) -> tuple[SpecChange, ...]:
             problems.append(f"{root.name}/{source}: id: {entry.id!r} is also the id of {seen[entry.id]}")
         seen[entry.id] = source
         entries.append(entry)
+        rows.append([source, raw])
+    for entry in entries:
+        newest = declared.get(entry.package)
+        if newest is not None and max(entry.introduced, entry.until or entry.introduced) > newest:
+            problems.append(
+                f"{root.name}/{entry.source}: introduced: {entry.introduced} is past the horizon "
+                f"{newest} of {entry.package} ({horizon.FILE}): move the horizon once the releases "
+                f"up to it are reviewed"
+            )
     problems += _stage_problems(entries, root.name)
     if problems:
         raise KnowledgeError(problems)
-    return tuple(sorted(_all_stages(entries), key=lambda e: (e.package, e.introduced, e.id)))
+    data = {"entries": rows, "horizon": raw_horizon}
+    ordered = tuple(sorted(_all_stages(entries), key=lambda e: (e.package, e.introduced, e.id)))
+    return Knowledge(ordered, _horizon(ordered, declared), data)
+
+
+def rebuild(data: Any) -> Knowledge:
+    """`Knowledge.raw` back into the typed knowledge, without the schema (it was checked when
+    read). Data of another shape raises KeyError, TypeError or ValueError."""
+    built = [build_entry(raw, source) for source, raw in data["entries"]]
+    entries = tuple(sorted(_all_stages(built), key=lambda e: (e.package, e.introduced, e.id)))
+    declared, problems = horizon.parse_horizon(data["horizon"], horizon.FILE)
+    if problems:
+        raise ValueError(problems[0])
+    return Knowledge(entries, _horizon(entries, declared), data)
+
+
+def _horizon(entries: tuple[SpecChange, ...], declared: dict[str, Version]) -> dict[str, Version]:
+    """The declared horizons; a package without one (a knowledge directory of a test, say) is
+    taken as reviewed up to the newest release its entries name."""
+    derived: dict[str, Version] = {}
+    for entry in entries:
+        newest = max(entry.introduced, entry.until or entry.introduced)
+        derived[entry.package] = max(derived.get(entry.package, newest), newest)
+    return {**derived, **declared}

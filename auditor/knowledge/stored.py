@@ -2,74 +2,97 @@
 
 Every command reads the knowledge base: a few hundred TOML files, each checked against the
 schema, a third of a second before any work starts. The result depends on those files, the
-schema and the code that reads them and nothing else, so it is kept (pickled) under a key that
-hashes all of them: an edited entry, a new one or another version of auditor is a miss, never
-a stale read. Only a base that loaded without a problem is kept, and kept bases unused for
-`MAX_AGE_DAYS` are deleted (several may be in use: a checkout and an installed release). A
-cache that cannot be read or written is passed over in silence: the files are read as if it
-were not there.
+schema, the code that reads them and the `packaging` that parses their versions and nothing
+else, so it is kept under a key that hashes all of them: an edited entry, a new one or another
+version of auditor is a miss, never a stale read.
+
+What is kept is JSON: the checked data of the files, from which the typed entries are built
+again (a few milliseconds). Never a pickle: a cache directory shared between CI jobs must not
+be able to run code. Whoever can write the cache directory can still change what it says, as
+with any cache; `--no-cache` reads the files alone.
+
+Only a base that loaded without a problem is kept, and kept bases unused for `MAX_AGE_DAYS` are
+deleted (several may be in use: a checkout and an installed release). A kept base that cannot
+be read, is damaged, or cannot be written is reported once, as a note, and the files are read.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-import pickle
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+import packaging
+
 from auditor import __version__
 from auditor.cachefiles import MAX_AGE_DAYS, write_whole
-from auditor.models import SpecChange
+from auditor.knowledge.loader import Knowledge, rebuild
 
-FORMAT = 1
+FORMAT = 2  # 1 was a pickle
 SUBDIRECTORY = "knowledge"
+SUFFIX = ".json"
 
-Entries = tuple[SpecChange, ...]
 
-
-def load_stored(root: Path, cache_dir: Path | None, load: Callable[[Path], Entries]) -> Entries:
-    """`load(root)`, or what it gave last time for the same files and code."""
+def load_stored(
+    root: Path, cache_dir: Path | None, load: Callable[[Path], Knowledge]
+) -> tuple[Knowledge, tuple[str, ...]]:
+    """`load(root)`, or what it gave last time for the same files and code; and a note when a
+    kept base could not be used."""
     if cache_dir is None:
-        return load(root)
+        return load(root), ()
     try:
-        stored = cache_dir / SUBDIRECTORY / f"{_key(root)}.pickle"
+        stored = cache_dir / SUBDIRECTORY / f"{_key(root)}{SUFFIX}"
     except OSError:
-        return load(root)  # the loader says what cannot be read
+        return load(root), ()  # the loader says what cannot be read
+    note = None
     try:
-        kept = pickle.loads(stored.read_bytes())
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError, IndexError):
-        kept = None  # missing, truncated, or written by other code: read the files
-    if isinstance(kept, tuple) and all(isinstance(e, SpecChange) for e in kept):
+        kept = rebuild(json.loads(stored.read_bytes()))
+    except (FileNotFoundError, NotADirectoryError):
+        pass  # not kept yet; a cache directory that is not one is said when keeping fails
+    except OSError as exc:
+        note = f"the kept knowledge base {stored} cannot be read ({exc.strerror or exc}): read the knowledge files instead"
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+        note = f"the kept knowledge base {stored} is damaged ({type(exc).__name__}): read the knowledge files and kept it again"
+    else:
         try:
             os.utime(stored)  # used today
         except OSError:
             pass
-        return kept
-    entries = load(root)
-    _store(stored, entries)
-    return entries
+        return kept, ()
+    knowledge = load(root)
+    problem = _store(stored, knowledge)
+    notes = [note] if note else []
+    if problem:
+        notes.append(f"cannot keep the knowledge base in {stored.parent} ({problem}): every run reads the files")
+    return knowledge, tuple(notes[:1])  # say it once
 
 
 def _key(root: Path) -> str:
-    digest = hashlib.sha256(f"{__version__}\0{FORMAT}\0{sys.version}\0".encode())
+    digest = hashlib.sha256(f"{__version__}\0{FORMAT}\0{sys.version}\0{packaging.__version__}\0".encode())
     here = Path(__file__).resolve().parent
-    for code in (here / "loader.py", here / "entry.schema.json", here.parent / "models.py"):
+    for code in (here / "loader.py", here / "horizon.py", here / "entry.schema.json", here.parent / "models.py"):
         digest.update(code.read_bytes() + b"\0")
     for file in sorted(root.rglob("*.toml")):
         digest.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
-def _store(path: Path, entries: Entries) -> None:
+def _store(path: Path, knowledge: Knowledge) -> str | None:
+    """Keep `knowledge` at `path`; what went wrong, or None."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_whole(path, pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL))
-        expired = time.time() - MAX_AGE_DAYS * 86400
-        for old in path.parent.glob("*.pickle"):
-            if old != path and old.stat().st_mtime < expired:
-                old.unlink(missing_ok=True)
+        write_whole(path, json.dumps(knowledge.raw, separators=(",", ":")).encode())
+    except (OSError, ValueError) as exc:  # ValueError: a value JSON cannot hold
+        return getattr(exc, "strerror", None) or str(exc)
+    expired = time.time() - MAX_AGE_DAYS * 86400
+    try:
+        for old in path.parent.iterdir():
+            if old.suffix == ".pickle" or (old != path and old.suffix == SUFFIX and old.stat().st_mtime < expired):
+                old.unlink(missing_ok=True)  # pickles of older versions are never read again
     except OSError:
-        pass
+        pass  # another run deleted it first; the next run tries again
+    return None

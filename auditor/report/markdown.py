@@ -159,13 +159,31 @@ def verdict(result: AuditResult) -> str:
                 f" {_plural(silent, 'of these changes is', 'of these changes are')} silent: the code keeps running "
                 "with different results, so tests may not catch it."
             )
-    if result.environment:
-        worst_env = max((e.severity for e in result.environment), key=rank)
+    problems = [e for e in result.environment if e.kind != "beyond-knowledge"]
+    if problems:
+        worst_env = max((e.severity for e in problems), key=rank)
         line += (
-            f"\n\n{ICON[worst_env]} **{_plural(len(result.environment), 'compatibility problem')}** "
+            f"\n\n{ICON[worst_env]} **{_plural(len(problems), 'compatibility problem')}** "
             "with the new versions (see below)."
         )
-    return line
+    return _horizon(result) + line
+
+
+def _horizon(result: AuditResult) -> str:
+    """Before any green verdict: the moves the knowledge base never reviewed."""
+    horizon = dict(result.horizon)
+    blind = dict.fromkeys(e.package for e in result.environment if e.kind == "beyond-knowledge" and e.package)
+    if not blind:
+        return ""
+    lines = [
+        f"{ICON['medium']} **Not reviewed past {horizon[package]} ({package})**: the knowledge base ends there; "
+        "changes in later releases are not in this report, whatever it says below."
+        if package in horizon
+        else f"{ICON['medium']} **Not reviewed ({package})**: the knowledge base has no knowledge of {package}; "
+        "its changes are not in this report, whatever it says below."
+        for package in blind
+    ]
+    return "\n\n".join(lines) + "\n\n"
 
 
 def summary_lines(result: AuditResult) -> list[str]:

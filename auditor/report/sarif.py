@@ -156,7 +156,10 @@ def document(result: AuditResult, prefix: str = "") -> dict[str, Any]:
             }},
             "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notifications}],
             "results": results,
-            "properties": {"transitions": [transition(t) for t in result.transitions]},
+            "properties": {
+                "transitions": [transition(t) for t in result.transitions],
+                "horizon": {package: str(newest) for package, newest in result.horizon},
+            },
         }],
     }
 

@@ -1,28 +1,32 @@
-"""The parsed knowledge kept between runs: the same entries, read again whenever anything changes."""
+"""The parsed knowledge kept between runs: the same entries, read again whenever anything changes,
+kept as JSON (never a pickle), and a kept base that cannot be used is said once."""
 
 from __future__ import annotations
 
+import json
 import os
+import pickle
 import shutil
 import time
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from auditor.cli import app
 from auditor.errors import KnowledgeError
 from auditor.knowledge import KnowledgeBase
-from auditor.knowledge.loader import default_directory, load_entries
+from auditor.knowledge.loader import Knowledge, default_directory, load_entries, read_knowledge
 from auditor.knowledge.stored import MAX_AGE_DAYS, SUBDIRECTORY, load_stored
-from auditor.models import SpecChange
 
 
 class CountingLoader:
     def __init__(self) -> None:
         self.calls = 0
 
-    def __call__(self, root: Path) -> tuple[SpecChange, ...]:
+    def __call__(self, root: Path) -> Knowledge:
         self.calls += 1
-        return load_entries(root)
+        return read_knowledge(root)
 
 
 @pytest.fixture
@@ -32,60 +36,112 @@ def knowledge(tmp_path: Path) -> Path:
     return copy
 
 
+def kept(cache: Path) -> list[Path]:
+    return list((cache / SUBDIRECTORY).glob("*.json"))
+
+
 def test_a_second_load_reads_the_stored_entries(knowledge: Path, tmp_path: Path) -> None:
     loader = CountingLoader()
-    first = load_stored(knowledge, tmp_path / "cache", loader)
-    second = load_stored(knowledge, tmp_path / "cache", loader)
-    assert loader.calls == 1
-    assert second == first == load_entries(knowledge)
-    assert len(list((tmp_path / "cache" / SUBDIRECTORY).glob("*.pickle"))) == 1
+    first, notes = load_stored(knowledge, tmp_path / "cache", loader)
+    second, again = load_stored(knowledge, tmp_path / "cache", loader)
+    assert loader.calls == 1 and notes == again == ()
+    assert second.entries == first.entries == load_entries(knowledge)
+    assert second.horizon == first.horizon and second.horizon["torch"].public == "2.15.0"
+    (stored,) = kept(tmp_path / "cache")
+    json.loads(stored.read_bytes())  # plain JSON
 
 
 def test_an_edited_entry_is_read_again(knowledge: Path, tmp_path: Path) -> None:
     loader = CountingLoader()
-    before = load_stored(knowledge, tmp_path / "cache", loader)
+    before, _ = load_stored(knowledge, tmp_path / "cache", loader)
     entry = knowledge / "torch" / "1.13" / "floor-divide-rounds-toward-floor.toml"
     entry.write_text(entry.read_text("utf-8").replace('severity = "high"', 'severity = "medium"', 1), "utf-8")
-    after = load_stored(knowledge, tmp_path / "cache", loader)
+    after, _ = load_stored(knowledge, tmp_path / "cache", loader)
     assert loader.calls == 2
-    assert {e.id: e.severity for e in after}["torch-floor-divide-rounds-toward-floor"] == "medium"
-    assert {e.id: e.severity for e in before}["torch-floor-divide-rounds-toward-floor"] == "high"
+    assert {e.id: e.severity for e in after.entries}["torch-floor-divide-rounds-toward-floor"] == "medium"
+    assert {e.id: e.severity for e in before.entries}["torch-floor-divide-rounds-toward-floor"] == "high"
     # both are kept (a checkout and an installed release may take turns)
-    assert len(list((tmp_path / "cache" / SUBDIRECTORY).glob("*.pickle"))) == 2
+    assert len(kept(tmp_path / "cache")) == 2
 
 
-def test_stored_bases_unused_for_a_month_are_deleted(knowledge: Path, tmp_path: Path) -> None:
+def test_stored_bases_unused_for_a_month_are_deleted_and_pickles_always(knowledge: Path, tmp_path: Path) -> None:
     store = tmp_path / "cache" / SUBDIRECTORY
     store.mkdir(parents=True)
-    old, recent = store / "old.pickle", store / "recent.pickle"
-    for path in (old, recent):
+    old, recent, pickled = store / "old.json", store / "recent.json", store / "recent.pickle"
+    for path in (old, recent, pickled):
         path.write_bytes(b"left by another version")
     long_ago = time.time() - (MAX_AGE_DAYS + 2) * 86400
     os.utime(old, (long_ago, long_ago))
-    load_stored(knowledge, tmp_path / "cache", load_entries)
-    assert not old.exists() and recent.exists()
-    assert len(list(store.glob("*.pickle"))) == 2  # the new one and the recent one
+    load_stored(knowledge, tmp_path / "cache", read_knowledge)
+    assert not old.exists() and recent.exists() and not pickled.exists()
+    assert len(kept(tmp_path / "cache")) == 2  # the new one and the recent one
 
 
 def test_a_broken_entry_is_reported_and_never_stored(knowledge: Path, tmp_path: Path) -> None:
     (knowledge / "broken.toml").write_text('id = "x"\n', "utf-8")
     for _ in range(2):
         with pytest.raises(KnowledgeError):
-            load_stored(knowledge, tmp_path / "cache", load_entries)
-    assert not list((tmp_path / "cache").rglob("*.pickle"))
+            load_stored(knowledge, tmp_path / "cache", read_knowledge)
+    assert not list((tmp_path / "cache").rglob("*.json"))
 
 
-@pytest.mark.parametrize("content", [b"", b"not a pickle", b"\x80\x04K\x01."])  # the last is the int 1
-def test_an_unreadable_store_is_passed_over(knowledge: Path, tmp_path: Path, content: bytes) -> None:
+class RunsCode:
+    """Unpickling this creates a file: what a pickle-reading cache would do with it."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        return (Path.touch, (self.marker,))
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"not json", b"1", b'{"entries": [["x.toml", {}]], "horizon": {}}', b'{"entries": [], "horizon": 3}', "pickle"],
+)
+def test_a_damaged_store_is_read_again_and_said_once(knowledge: Path, tmp_path: Path, content: bytes | str) -> None:
     loader = CountingLoader()
     load_stored(knowledge, tmp_path / "cache", loader)
-    (stored,) = (tmp_path / "cache" / SUBDIRECTORY).glob("*.pickle")
-    stored.write_bytes(content)
-    assert load_stored(knowledge, tmp_path / "cache", loader) == load_entries(knowledge)
-    assert loader.calls == 2
+    (stored,) = kept(tmp_path / "cache")
+    marker = tmp_path / "code-ran"
+    stored.write_bytes(pickle.dumps(RunsCode(marker)) if content == "pickle" else content)
+    again, notes = load_stored(knowledge, tmp_path / "cache", loader)
+    assert again.entries == load_entries(knowledge) and loader.calls == 2
+    assert not marker.exists()
+    (note,) = notes
+    assert str(stored) in note and "damaged" in note
+    assert load_stored(knowledge, tmp_path / "cache", loader)[1] == ()  # kept again, sound
 
 
-def test_a_cache_that_cannot_be_written_is_no_error(knowledge: Path, tmp_path: Path) -> None:
+def test_a_store_that_cannot_be_read_is_said(knowledge: Path, tmp_path: Path) -> None:
+    load_stored(knowledge, tmp_path / "cache", read_knowledge)
+    (stored,) = kept(tmp_path / "cache")
+    stored.unlink()
+    stored.mkdir()  # reading it fails, and so does writing it
+    again, notes = load_stored(knowledge, tmp_path / "cache", read_knowledge)
+    assert again.entries == load_entries(knowledge)
+    (note,) = notes
+    assert "cannot be read" in note and str(stored) in note
+
+
+def test_a_cache_that_cannot_be_written_is_said_not_raised(knowledge: Path, tmp_path: Path) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("a file where the cache directory would be")
-    assert KnowledgeBase.load(knowledge, cache_dir=blocked).entries == load_entries(knowledge)
+    kb = KnowledgeBase.load(knowledge, cache_dir=blocked)
+    assert kb.entries == load_entries(knowledge)
+    (note,) = kb.notes
+    assert "cannot keep the knowledge base" in note and str(blocked) in note
+
+
+def test_commands_say_once_when_the_kept_base_cannot_be_used(tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the cache directory would be")
+    scanned = CliRunner().invoke(
+        app, ["scan", str(tmp_path), "--from", "1.12.1", "--to", "1.13.0", "-f", "json", "--cache-dir", str(blocked)]
+    )
+    notes = [n for n in json.loads(scanned.stdout)["notes"] if "knowledge base" in n]
+    assert len(notes) == 1 and str(blocked) in notes[0]
+    listed = CliRunner().invoke(app, ["kb", "list"], env={"XDG_CACHE_HOME": str(blocked)})
+    assert listed.exit_code == 0
+    assert listed.stderr.count("auditor: warning: cannot keep the knowledge base") == 1
+    assert "torch-floor-divide-rounds-toward-floor" in listed.stdout
