@@ -8,12 +8,19 @@ and pip do the same job more slowly.
 Each requirement set is resolved first (`uv pip compile`, or pip's `--dry-run --report`), which
 answers cheaply whether a wheel exists for an interpreter and whether it would pull a CUDA build
 (nvidia-* wheels, several GB) before anything is downloaded. An environment is complete once its
-`auditor-env.json` is written; an incomplete one is removed and built again.
+`auditor-env.json` is written (whole, by a rename); an incomplete one is removed and built again.
+
+Several runs share the cache, so an environment is never removed while one of them probes in
+it: each environment has a lock file, held shared from the moment a run takes the environment
+until it lets go of its `Provisioner` (after its probes), and exclusive to build or remove it.
+Requirements beyond the package and its companions (a probe's `requires`) get a directory of
+their own, so a run that wants other requirements builds beside an environment in use instead
+of replacing it.
 """
 
 from __future__ import annotations
 
-import contextlib
+import hashlib
 import json
 import os
 import re
@@ -21,14 +28,16 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
+from auditor.cachefiles import write_whole
 from auditor.errors import ProbeError
 from auditor.probe.interpreters import Interpreter, query
 from auditor.probe.sources import Sources
@@ -179,12 +188,19 @@ class Provisioner:
     reporter: Reporter = SILENT
     timeout: float = INSTALL_TIMEOUT
     uv: str | None = field(default=None, init=False)
+    _held: dict[Path, IO[str]] = field(default_factory=dict, init=False, repr=False)  # shared locks
 
     def __post_init__(self) -> None:
         if self.installer in ("auto", "uv"):
             self.uv = find_uv()
             if self.uv is None and self.installer == "uv":
                 raise ProbeError("uv is not installed (pip install uv), and --installer uv asks for it")
+
+    def close(self) -> None:
+        """Let go of the environments this provisioner handed out: others may rebuild them now."""
+        for handle in self._held.values():
+            handle.close()  # closing drops the lock
+        self._held.clear()
 
     # --- public ------------------------------------------------------------------------------
 
@@ -242,20 +258,45 @@ class Provisioner:
                 extra.add(raw)
         return (f"{package}=={version}", *sorted(extra))
 
-    def directory(self, package: str, version: str, interpreter: Interpreter) -> Path:
-        return self.root / f"{package}-{version}-py{interpreter.minor}"
+    def directory(
+        self, package: str, version: str, interpreter: Interpreter, wanted: Sequence[str] = ()
+    ) -> Path:
+        """`torch-2.13.0-py3.11`; with requirements beyond the package and its companions, a
+        suffix naming them, so that environments of other requirements never share a directory."""
+        name = f"{package}-{version}-py{interpreter.minor}"
+        extra = sorted(set(wanted) - {f"{package}=={version}", *companions(package, version)})
+        if extra:
+            name += "-" + hashlib.sha256("\n".join(extra).encode()).hexdigest()[:10]
+        return self.root / name
 
     def _complete(
         self, package: str, version: str, interpreter: Interpreter, wanted: Sequence[str]
     ) -> Environment | None:
-        root = self.directory(package, version, interpreter)
+        """The complete environment for `wanted`, taken for this run (shared lock), or None."""
+        root = self.directory(package, version, interpreter, wanted)
+        if root in self._held:
+            return self._read(root, wanted)
+        if not (root / MARKER_FILE).exists():
+            return None
+        handle = _lock(self.root, root, exclusive=False)  # waits while another run builds it
+        found = self._read(root, wanted)
+        if found is None:
+            handle.close()
+        else:
+            self._held[root] = handle
+        return found
+
+    def _read(self, root: Path, wanted: Sequence[str]) -> Environment | None:
         try:
             data = json.loads((root / MARKER_FILE).read_text("utf-8"))
-        except (OSError, ValueError):
+            requirements, python_version, packages = data["requirements"], data["python_version"], data["packages"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # missing, or written by something else: build it again
+        if not isinstance(requirements, list) or not isinstance(packages, dict):
             return None
-        if not set(wanted) <= set(data.get("requirements", ())) or not env_python(root).exists():
+        if not set(wanted) <= set(map(str, requirements)) or not env_python(root).exists():
             return None
-        return Environment(str(env_python(root)), data["python_version"], data["packages"], root, reused=True)
+        return Environment(str(env_python(root)), str(python_version), packages, root, reused=True)
 
     def _resolve(self, wanted: Sequence[str], interpreter: Interpreter, sources: Sources) -> Resolution:
         if self.uv is not None:
@@ -296,11 +337,17 @@ class Provisioner:
         self, package: str, version: str, resolution: Resolution, wanted: Sequence[str], sources: Sources
     ) -> Environment:
         interpreter = resolution.interpreter
-        root = self.directory(package, version, interpreter)
+        root = self.directory(package, version, interpreter, wanted)
         self.root.mkdir(parents=True, exist_ok=True)
-        with _locked(self.root / f".{root.name}.lock"):
-            found = self._complete(package, version, interpreter, wanted)
+        stale = self._held.pop(root, None)  # an environment this run took but found broken
+        if stale is not None:
+            stale.close()
+        handle = _lock(self.root, root, exclusive=True)  # waits until no run probes in it
+        try:
+            found = self._read(root, wanted)
             if found is not None:  # another process built it meanwhile
+                _share(handle)
+                self._held[root] = handle
                 return found
             if root.exists():
                 shutil.rmtree(root)
@@ -322,7 +369,12 @@ class Provisioner:
                 "installer": "uv" if self.uv else "pip",
                 "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             }
-            (root / MARKER_FILE).write_text(json.dumps(data, indent=2, sort_keys=True), "utf-8")
+            write_whole(root / MARKER_FILE, json.dumps(data, indent=2, sort_keys=True).encode())
+        except BaseException:
+            handle.close()
+            raise
+        _share(handle)  # built: others may use it too, and nobody may remove it while this run does
+        self._held[root] = handle
         return Environment(str(env_python(root)), str(data["python_version"]), data["packages"], root)  # type: ignore[arg-type]
 
     def _install(self, root: Path, resolution: Resolution, sources: Sources) -> None:
@@ -393,18 +445,27 @@ def _summary(package: str, version: str, problems: list[tuple[Interpreter, str]]
     return f"cannot install {package} {version}: " + "; ".join(parts)
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """One builder per environment across processes (pytest-xdist, two CI jobs on one cache)."""
+def _lock(directory: Path, root: Path, exclusive: bool) -> IO[str]:
+    """The lock of the environment at `root`, held until the returned file is closed: shared by
+    the runs that probe in it, exclusive to the one that builds or removes it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    handle = (directory / f".{root.name}.lock").open("a")
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no lock
+        return handle
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+    except BaseException:
+        handle.close()
+        raise
+    return handle
+
+
+def _share(handle: IO[str]) -> None:
+    """An exclusive lock made shared (the build is done; the run keeps using the environment)."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows
-        yield
         return
-    with path.open("w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
+    fcntl.flock(handle, fcntl.LOCK_SH)

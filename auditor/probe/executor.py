@@ -132,11 +132,28 @@ def _probe(
     runnable = [e for e in entries if e.probe is not None and not e.probe.skip]
     if not runnable:
         return outcomes
+    sources = settings.sources if settings.sources is not None else Sources(use_pip_config=True)
+    with contextlib.closing(
+        Provisioner(root / "envs", sources, settings.installer, settings.allow_cuda, reporter)
+    ) as provisioner:  # the environments stay ours (not rebuilt by other runs) until the probes are done
+        return outcomes + _probe_sides(transition, runnable, sites, settings, root, reporter, site_runs, provisioner)
+
+
+def _probe_sides(
+    transition: Transition,
+    runnable: list[SpecChange],
+    sites: Sequence[CallSite],
+    settings: ProbeSettings,
+    root: Path,
+    reporter: Reporter,
+    site_runs: SiteRuns,
+    provisioner: Provisioner,
+) -> list[ProbeOutcome]:
+    assert transition.old is not None and transition.new is not None
     package = transition.package
     requires = sorted({r for e in runnable if e.probe for r in e.probe.requires})
     packages = sorted({package, *requires})
-    sources = settings.sources if settings.sources is not None else Sources(use_pip_config=True)
-    provisioner = Provisioner(root / "envs", sources, settings.installer, settings.allow_cuda, reporter)
+    outcomes: list[ProbeOutcome] = []
     cache = ResultCache(root / "results" if settings.use_cache else None)
     pythons = settings.pythons or discover()
     # the Pythons every entry holds on come first, so both sides can share one

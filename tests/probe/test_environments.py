@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import select
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -103,3 +107,85 @@ def test_an_existing_environment_is_described_as_it_is(tmp_path: Path) -> None:
         existing(str(tmp_path), ["torch"])
     with pytest.raises(ProbeError, match="no such environment or interpreter"):
         existing(str(tmp_path / "missing"), ["torch"])
+
+
+# A run that takes an environment and probes in it until told to stop, in a process of its own.
+USER = """
+import json, subprocess, sys
+from pathlib import Path
+from auditor.probe import Sources
+from auditor.probe.environments import Provisioner
+from auditor.probe.interpreters import discover
+sources = Sources(**{k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(sys.argv[2]).items()})
+provisioner = Provisioner(Path(sys.argv[1]), sources)
+environment = provisioner.provision("numpy", "1.26.0", json.loads(sys.argv[3]), [discover()[0]])
+print(environment.root, flush=True)
+sys.stdin.readline()  # probing
+done = subprocess.run([environment.python, "-c", "import numpy; print(numpy.__version__)"], capture_output=True, text=True)
+print(done.stdout.strip() or done.stderr.strip()[-200:], flush=True)
+provisioner.close()
+"""
+
+
+def _run_in_process(root: Path, sources: Sources, requires: list[str]) -> subprocess.Popen[str]:
+    fields = {f.name: getattr(sources, f.name) for f in dataclasses.fields(sources)}
+    return subprocess.Popen(
+        [sys.executable, "-c", USER, str(root), json.dumps(fields), json.dumps(requires)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
+def _marker(root: Path) -> tuple[int, str]:
+    return root.stat().st_ino, (root / MARKER_FILE).read_text("utf-8")
+
+
+def test_a_run_with_other_requirements_leaves_an_environment_in_use_alone(
+    tmp_path: Path, local_sources: Sources
+) -> None:
+    user = _run_in_process(tmp_path / "envs", local_sources, [])
+    try:
+        root = Path(user.stdout.readline().strip())  # type: ignore[union-attr]
+        assert root.name.startswith("numpy-1.26.0-py"), user.stderr.read()  # type: ignore[union-attr]
+        before = _marker(root)
+        other = _run_in_process(tmp_path / "envs", local_sources, ["packaging"])
+        other_root = Path(other.stdout.readline().strip())  # type: ignore[union-attr]
+        other.communicate("\n", timeout=300)
+        assert other_root != root and (other_root / MARKER_FILE).exists()
+        assert _marker(root) == before  # neither removed nor rebuilt under the probing run
+        out, err = user.communicate("\n", timeout=300)
+        assert out.strip() == "1.26.0", err
+    finally:
+        user.kill()
+
+
+def test_an_environment_in_use_is_rebuilt_only_once_its_user_lets_go(
+    tmp_path: Path, local_sources: Sources
+) -> None:
+    user = _run_in_process(tmp_path / "envs", local_sources, [])
+    try:
+        root = Path(user.stdout.readline().strip())  # type: ignore[union-attr]
+        marker = json.loads((root / MARKER_FILE).read_text("utf-8"))
+        # another version of auditor finds the marker stale and wants to build the environment again
+        stale = {**marker, "requirements": []}
+        (root / MARKER_FILE).write_text(json.dumps(stale), "utf-8")
+        before = _marker(root)
+        rebuilder = _run_in_process(tmp_path / "envs", local_sources, [])
+        ready, _, _ = select.select([rebuilder.stdout], [], [], 5)
+        assert not ready  # waiting for the lock: it has not handed out an environment
+        assert _marker(root) == before  # nor removed or rebuilt the one in use
+        out, err = user.communicate("\n", timeout=300)
+        assert out.strip() == "1.26.0", err  # probed to the end in an intact environment
+        rebuilt = rebuilder.stdout.readline().strip()  # type: ignore[union-attr]
+        rebuilder.communicate("\n", timeout=300)
+        assert rebuilt == str(root)
+        assert json.loads((root / MARKER_FILE).read_text("utf-8"))["requirements"] == ["numpy==1.26.0"]
+    finally:
+        user.kill()
+        rebuilder.kill()
+
+
+def test_the_marker_is_written_whole(provisioner: Provisioner) -> None:
+    built = provisioner.provision("numpy", "1.26.0", [], [discover()[0]])
+    assert built.root is not None
+    assert not [p for p in built.root.iterdir() if p.name.endswith(".tmp")]
+    assert json.loads((built.root / MARKER_FILE).read_text("utf-8"))["packages"]["numpy"] == "1.26.0"
