@@ -179,12 +179,12 @@ def with_probes(
     constructors only are evaluated on both versions too, and say what each showed.
     """
     from auditor.probe import SILENT
-    from auditor.probe.callsite import annotate, call_sites
+    from auditor.probe.callsite import annotate, find_sites
     from auditor.probe.executor import probe_with_sites
     from auditor.progress import NoteKeeper
 
     base = None if project is None else (project if project.is_dir() else project.parent)
-    sites = call_sites(result.findings, result.changes, base) if base is not None else []
+    sites, unprobed = find_sites(result.findings, result.changes, base) if base is not None else ([], [])
     # A lock's `1.12.1+cu116` is probed on the 1.12.1 release, CPU build preferred: the spec
     # changes are the release's, and CUDA builds neither run here nor install cheaply.
     releases = [
@@ -200,7 +200,7 @@ def with_probes(
     )
     return replace(
         result, probes=result.probes + outcomes, findings=annotate(result.findings, sites, runs),
-        notes=result.notes + tuple(dict.fromkeys(notes)) + tuple(keeper.notes),
+        notes=result.notes + tuple(dict.fromkeys(notes)) + tuple(unprobed) + tuple(keeper.notes),
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from typer.testing import CliRunner
 from auditor.cli import app
 from auditor.knowledge import KnowledgeBase
 from auditor.models import Finding
-from auditor.probe.callsite import annotate, call_sites
+from auditor.probe.callsite import annotate, call_sites, find_sites
 from auditor.probe.runner import run_batch
 
 SOURCE = '''
@@ -118,3 +119,42 @@ def test_scan_with_probe_shows_both_versions_on_the_projects_own_line(examples: 
     message = findings[("quantize.py", 9)]["message"]
     assert message.endswith(textwrap.dedent("""\
         On this line, 1.12.1: tensor(44, dtype=torch.int8); 2.13.0+cpu: RuntimeError: value cannot be converted to type int8 without overflow."""))
+
+
+HOSTILE = '''
+import torch
+
+n = 10**9
+torch.floor_divide(torch.tensor(2**10**10), 2)
+torch.floor_divide(torch.tensor([0] * 10**9), 2)
+torch.floor_divide(torch.tensor([0] * n), 2)
+torch.floor_divide(torch.zeros(10**5, 10**5), 2)
+torch.floor_divide(torch.arange(0, 10**12), 2)
+torch.floor_divide(torch.tensor("%0999999999d" % 1), 2)
+torch.floor_divide(torch.tensor(((2**64)**64)**64), 2)
+torch.floor_divide(torch.tensor([0] * torch.tensor(10**9)), 2)
+torch.floor_divide(torch.tensor([-7, 7]) * 2**62, 2)
+torch.floor_divide(torch.arange(-5, 5) ** 2, 2)
+'''
+
+
+def test_sites_that_would_compute_too_much_are_left_unprobed_with_a_reason(tmp_path: Path, kb: KnowledgeBase) -> None:
+    (tmp_path / "hostile.py").write_text(HOSTILE, "utf-8")
+    floor = "torch-floor-divide-rounds-toward-floor"
+    findings = [
+        Finding(floor, "torch.floor_divide", "hostile.py", line, 1, None, "high", "message.", "")
+        for line in range(5, 15)
+    ]
+    start = time.monotonic()
+    sites, unprobed = find_sites(findings, kb.entries, tmp_path)
+    assert time.monotonic() - start < 1
+    assert {s.finding.line for s in sites} == {13, 14}  # bounded: a tensor times a literal, a small range
+    reasons = {int(note.split(":")[1]): note for note in unprobed}
+    assert set(reasons) == set(range(5, 13))
+    assert "hostile.py:5: not evaluated on either version: an integer power of about 2e+10 bits" in reasons[5]
+    assert "a sequence of 1e+09 items" in reasons[6] and "a sequence of 1e+09 items" in reasons[7]
+    assert "torch.zeros would make 1e+10 elements" in reasons[8]
+    assert "torch.arange would make 1e+12 elements" in reasons[9]
+    assert "string formatting" in reasons[10]
+    assert "integer power" in reasons[11]
+    assert "not known here" in reasons[12]
