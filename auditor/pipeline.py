@@ -74,8 +74,11 @@ def audit(
     settings = load_config(config, project)
     scanned = changes + good
     notes = (*notes, *_unknown_ignores(settings, kb))
+    scan_notes: list[str] = []
+    options = replace(scan_options or ScanOptions(), note=scan_notes.append)
     findings, skipped = (
-        scan_project(project, scanned, settings, scan_options) if project is not None and scanned else ([], [])
+        scan_project(project, scanned, settings, options, (e.id for e in kb.entries))
+        if project is not None and scanned else ([], [])
     )
     hazards = {c.id for c in changes}
     unreviewed, horizon_notes = kb.beyond(transitions)
@@ -85,7 +88,7 @@ def audit(
         findings=merge_stages((f for f in findings if f.change in hazards), changes),
         environment=tuple(environment) + unreviewed,
         skipped=tuple(skipped),
-        notes=kb.notes + tuple(notes) + horizon_notes,
+        notes=kb.notes + tuple(notes) + tuple(dict.fromkeys(scan_notes)) + horizon_notes,
         good_news=good_news(good, (f for f in findings if f.change not in hazards)),
         horizon=tuple(sorted(kb.horizon.items())),
     )

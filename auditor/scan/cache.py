@@ -12,7 +12,8 @@ entries unused for `MAX_AGE_DAYS` (those of files since edited, other projects, 
 of auditor or of the knowledge) are deleted when a scan closes the cache.
 
 The cache must never break a scan: a database that cannot be opened or written is dropped for
-the run and the scan goes on uncached.
+the run and the scan goes on uncached; each such problem is kept in `problems` (or raised as
+`CacheUnusable` by `open`), for the report to say once.
 """
 
 from __future__ import annotations
@@ -55,11 +56,13 @@ def scanner_fingerprint() -> bytes:
     return digest.digest()
 
 
-def knowledge_fingerprint(changes: Iterable[SpecChange]) -> bytes:
-    """The crossed entries, as data: any edit to an entry (or another set of entries) differs."""
+def knowledge_fingerprint(changes: Iterable[SpecChange], known: Iterable[str] = ()) -> bytes:
+    """The crossed entries, as data: any edit to an entry (or another set of entries) differs;
+    and every id of the knowledge base, which tells an ignore comment's unknown ids."""
     digest = hashlib.sha256()
     for change in sorted(changes, key=lambda c: c.id):
         digest.update(repr(change).encode() + b"\0")
+    digest.update(b"\0known\0" + "\0".join(sorted(known)).encode())
     return digest.digest()
 
 
@@ -81,27 +84,34 @@ def decode(value: bytes, path: str) -> FileResult:
     return findings, [Skipped(path, reason) for reason in reasons]
 
 
+class CacheUnusable(Exception):
+    """The cache directory or database cannot be used; the message says which and why."""
+
+
 class ScanCache:
     """Lookups and (buffered) stores of per-file results; `close` writes what was stored."""
 
-    def __init__(self, connection: sqlite3.Connection, context: bytes) -> None:
+    def __init__(self, connection: sqlite3.Connection, context: bytes, directory: Path | None = None) -> None:
         self._connection: sqlite3.Connection | None = connection
+        self.directory = directory
+        self.problems: list[str] = []  # what went wrong after opening, for the report
         self._seed = hashlib.blake2b(context, digest_size=20)
         self._pending: list[tuple[bytes, bytes]] = []
         self._read: list[bytes] = []  # keys found: used today
 
     @classmethod
-    def open(cls, directory: Path, changes: Iterable[SpecChange]) -> ScanCache | None:
-        """The cache in `directory` for these rules, or None when it cannot be used."""
-        context = scanner_fingerprint() + knowledge_fingerprint(changes)
+    def open(cls, directory: Path, changes: Iterable[SpecChange], known: Iterable[str] = ()) -> ScanCache:
+        """The cache in `directory` for these rules; CacheUnusable when it cannot be used."""
+        context = scanner_fingerprint() + knowledge_fingerprint(changes, known)
         try:
             directory.mkdir(parents=True, exist_ok=True)
             tag = directory / "CACHEDIR.TAG"
             if not tag.exists():
                 tag.write_text(_TAG, "utf-8")
-            return cls(_connect(directory / DATABASE), context)
-        except (OSError, sqlite3.Error):
-            return None
+            return cls(_connect(directory / DATABASE), context, directory)
+        except (OSError, sqlite3.Error) as exc:
+            reason = getattr(exc, "strerror", None) or str(exc)
+            raise CacheUnusable(f"the scan cache in {directory} cannot be used ({reason}): every file was scanned") from exc
 
     def key(self, data: bytes, relative: str) -> bytes:
         """The key of a file's bytes at `relative` (its path from the project root)."""
@@ -122,7 +132,8 @@ class ScanCache:
                 rows = self._connection.execute(f"SELECT key, value FROM entries WHERE key IN ({marks})", batch)
                 found.update(rows)
             self._read.extend(found)
-        except sqlite3.Error:
+        except sqlite3.Error as exc:
+            self.problems.append(f"the scan cache in {self.directory} could not be read ({exc}): its files were scanned")
             self._drop()
         return found
 
@@ -144,8 +155,10 @@ class ScanCache:
                     [(today, key, today) for key in self._read],
                 )
                 self._connection.execute("DELETE FROM entries WHERE used < ?", (today - MAX_AGE_DAYS,))
-        except sqlite3.Error:
-            pass  # another run holding the lock too long, a full disk: the next run scans again
+        except sqlite3.Error as exc:  # another run holding the lock too long, a full disk
+            self.problems.append(
+                f"the results of this scan could not be kept in {self.directory} ({exc}): the next scan reads the files again"
+            )
         finally:
             self._pending.clear()
             self._read.clear()

@@ -10,11 +10,11 @@ reported whole (`torch.nn.functional.dropout2d`) is not reported again in part.
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import replace
 
 from auditor.models import Condition, Confidence, Finding
 from auditor.scan.dicts import Dicts
+from auditor.scan.ignores import NONE, Ignores
 from auditor.scan.names import (
     ASSIGN,
     ATTRIBUTE,
@@ -39,14 +39,14 @@ from auditor.scan.usage import Usages
 COMMON_METHODS = frozenset(
     ["clip", "round", "sum", "mean", "max", "min", "all", "any", "copy", "fill", "sort", "reshape", "view", "astype", "dot", "item", "tolist", "flatten", "squeeze", "transpose", "repeat", "cumsum", "cumprod", "prod", "std", "var", "argmax", "argmin", "argsort", "nonzero", "take", "put", "diagonal", "trace", "conj", "real", "imag", "abs", "get", "pop", "update", "append", "extend", "index", "count", "split", "strip", "replace", "join", "format", "load", "save", "solve"]
 )
-_IGNORE = re.compile(r"#\s*auditor:\s*ignore(?:\[([^\]]*)\])?")
 
 
 class Checker:
-    def __init__(self, tree: ast.Module, index: RuleIndex, path: str, lines: list[str]):
+    def __init__(self, tree: ast.Module, index: RuleIndex, path: str, lines: list[str], ignores: Ignores = NONE):
         self.resolver = Resolver(tree)
         self.dicts = Dicts()
         self.usages = Usages()
+        self.ignores = ignores
         self.index = index
         self.path = path
         self.lines = lines
@@ -88,8 +88,7 @@ class Checker:
     def _report(self, rule: Rule, symbol: str, node: ast.AST, confidence: Confidence, line: int | None = None) -> None:
         line = line or node.lineno  # type: ignore[attr-defined]
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
-        ignored = _IGNORE.search(text)
-        if ignored and (ignored.group(1) is None or rule.change.id in ignored.group(1).replace(" ", "").split(",")):
+        if self.ignores.silences(line, rule.change.id):
             return
         column = node.col_offset + 1 if line == node.lineno else 1  # type: ignore[attr-defined]
         key = (rule.change.id, symbol, line, column)

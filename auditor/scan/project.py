@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
 from auditor.models import Finding, Skipped, SpecChange
 from auditor.progress import SILENT, ProgressReporter
-from auditor.scan.cache import FileResult, ScanCache, decode
+from auditor.scan.cache import CacheUnusable, FileResult, ScanCache, decode
 from auditor.scan.config import ScanConfig
 from auditor.scan.discover import discover
 from auditor.scan.rules import RuleIndex
@@ -31,6 +31,10 @@ CHUNK_FILES = 64
 _LOOKUP_BATCH = 256
 
 
+def _unheard(note: str) -> None:
+    pass
+
+
 @dataclass(frozen=True)
 class ScanOptions:
     """How to scan, as opposed to what: none of these changes the findings."""
@@ -38,10 +42,12 @@ class ScanOptions:
     cache_dir: Path | None = None  # where per-file results are kept; None: no cache
     workers: int | None = None  # processes; None: one per core when the work is worth it; 1: no pool
     progress: ProgressReporter = SILENT
+    note: Callable[[str], None] = _unheard  # told once of each cache problem (the scan goes on)
 
 
 def scan_tree(
-    root: Path, changes: Iterable[SpecChange], config: ScanConfig, options: ScanOptions
+    root: Path, changes: Iterable[SpecChange], config: ScanConfig, options: ScanOptions,
+    known: frozenset[str] = frozenset(),
 ) -> tuple[list[Finding], list[Skipped]]:
     changes = tuple(c for c in changes if c.id not in config.ignore)
     base = root if root.is_dir() else root.parent
@@ -51,10 +57,14 @@ def scan_tree(
     results: list[FileResult | None] = [None] * len(files)
     progress = options.progress
     progress.start(len(files), "Scanning")
-    cache = ScanCache.open(options.cache_dir, changes) if options.cache_dir is not None else None
+    cache = None
+    try:
+        cache = ScanCache.open(options.cache_dir, changes, known) if options.cache_dir is not None else None
+    except CacheUnusable as exc:
+        options.note(str(exc))
     try:
         todo, keys, sizes = _from_cache(files, relatives, results, cache, progress)
-        for i, result in _scan(files, relatives, todo, sizes, changes, options.workers):
+        for i, result in _scan(files, relatives, todo, sizes, changes, options.workers, known):
             results[i] = result
             if cache is not None and i in keys:
                 key, stamp = keys[i]
@@ -64,6 +74,8 @@ def scan_tree(
     finally:
         if cache is not None:
             cache.close()
+            for problem in dict.fromkeys(cache.problems):
+                options.note(problem)
         progress.finish()
 
     findings: list[Finding] = []
@@ -121,10 +133,13 @@ def _from_cache(
         hits = 0
         for i in batch:
             value = found.get(keys[i][0])
-            if value is None:
+            try:
+                results[i] = None if value is None else decode(value, relatives[i])
+            except (ValueError, TypeError):  # written by something else: scanned again
+                cache.problems.append(f"the scan cache in {cache.directory} held damaged results: those files were scanned again")
+            if results[i] is None:
                 todo.append(i)
             else:
-                results[i] = decode(value, relatives[i])
                 hits += 1
         if hits:
             progress.advance(hits)
@@ -139,6 +154,7 @@ def _scan(
     sizes: dict[int, int],
     changes: tuple[SpecChange, ...],
     workers: int | None,
+    known: frozenset[str] = frozenset(),
 ) -> Iterator[tuple[int, FileResult]]:
     """(index, result) for each file of `todo`, in no particular order."""
     if not todo:
@@ -149,13 +165,13 @@ def _scan(
     cores = workers or _cores()
     worth_it = workers is not None or sum(sizes[i] for i in todo) >= PARALLEL_MIN_BYTES
     if cores < 2 or len(todo) < 2 or not worth_it:
-        index = RuleIndex.build(changes)
+        index = RuleIndex.build(changes, known)
         for i in todo:
             yield i, scan_file(files[i], relatives[i], index)
         return
     chunks = _chunks([(i, str(files[i]), relatives[i], sizes[i]) for i in todo])
     with ProcessPoolExecutor(
-        max_workers=min(cores, len(chunks)), initializer=_start_worker, initargs=(changes,)
+        max_workers=min(cores, len(chunks)), initializer=_start_worker, initargs=(changes, known)
     ) as pool:
         pending: set[Future[list[tuple[int, FileResult]]]] = {
             pool.submit(_scan_chunk, [(i, path, relative) for i, path, relative, _ in chunk]) for chunk in chunks
@@ -206,10 +222,10 @@ def _cores() -> int:
 _index: RuleIndex | None = None
 
 
-def _start_worker(changes: tuple[SpecChange, ...]) -> None:
+def _start_worker(changes: tuple[SpecChange, ...], known: frozenset[str] = frozenset()) -> None:
     global _index
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    _index = RuleIndex.build(changes)
+    _index = RuleIndex.build(changes, known)
 
 
 def _scan_chunk(chunk: list[tuple[int, str, str]]) -> list[tuple[int, FileResult]]:

@@ -50,10 +50,11 @@ class RuleIndex:
     assigns: dict[str, list[Rule]] = field(default_factory=lambda: defaultdict(list))
     tokens: tuple[str, ...] = ()  # shortest first: short names (data, load, //) are the common ones
     roots: frozenset[str] = frozenset()  # modules a source must mention to hold a finding
+    known: frozenset[str] = frozenset()  # every knowledge id, to tell an ignore comment's typos (empty: not told)
 
     @classmethod
-    def build(cls, changes: Iterable[SpecChange]) -> RuleIndex:
-        index = cls()
+    def build(cls, changes: Iterable[SpecChange], known: Iterable[str] = ()) -> RuleIndex:
+        index = cls(known=frozenset(known))
         tokens: set[str] = set()
         roots: set[str] = set()
         for change in changes:

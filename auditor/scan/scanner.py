@@ -6,7 +6,7 @@ import ast
 import gc
 import sys
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from auditor.models import Finding, Skipped, SpecChange
 from auditor.scan.checker import Checker
 from auditor.scan.config import ScanConfig
+from auditor.scan.ignores import Ignores, read_ignores
 from auditor.scan.notebook import Cell, NotebookError, code_cells, join_cells, syntax_problem
 from auditor.scan.rules import RuleIndex
 
@@ -31,23 +32,24 @@ class TooDeep(Exception):
     """The source parses but nests deeper than the analysis follows."""
 
 
-def scan_source(source: str, path: str, index: RuleIndex) -> list[Finding]:
-    """Findings in one Python source; raises SyntaxError when it does not parse, TooDeep when
-    it nests too deeply to analyse."""
+def scan_source(source: str, path: str, index: RuleIndex, ignores: Ignores | None = None) -> list[Finding]:
+    """Findings in one Python source, less those its ignore comments silence (`ignores`, read
+    from `source` unless given); raises SyntaxError when it does not parse, TooDeep when it
+    nests too deeply to analyse."""
     if not index.could_match(source):
         return []
     with warnings.catch_warnings(), _without_cycle_collection():
         warnings.simplefilter("ignore", SyntaxWarning)
-        return _analyse(source, path, index)
+        return _analyse(source, path, index, read_ignores(source) if ignores is None else ignores)
 
 
-def _analyse(source: str, path: str, index: RuleIndex) -> list[Finding]:
+def _analyse(source: str, path: str, index: RuleIndex, ignores: Ignores) -> list[Finding]:
     tree = ast.parse(source, filename=path)
     limit = sys.getrecursionlimit()
     if DEEP_RECURSION is not None and limit < DEEP_RECURSION:
         sys.setrecursionlimit(DEEP_RECURSION)
     try:
-        return Checker(tree, index, path, source.splitlines()).run()
+        return Checker(tree, index, path, source.splitlines(), ignores).run()
     except RecursionError as exc:
         raise TooDeep from exc
     finally:
@@ -78,7 +80,8 @@ def scan_file(file: Path, relative: str, index: RuleIndex) -> tuple[list[Finding
         return [], [Skipped(relative, f"unreadable: {exc.strerror or exc}")]
     if not file.name.endswith(".ipynb"):
         try:
-            return scan_source(text, relative, index), []
+            ignores = read_ignores(text, index.known)
+            return scan_source(text, relative, index, ignores), _unknown(relative, ignores, lambda line: f"line {line}")
         except SyntaxError as exc:
             return [], [Skipped(relative, syntax_problem(exc, text))]
         except TooDeep:
@@ -95,8 +98,10 @@ def scan_file(file: Path, relative: str, index: RuleIndex) -> tuple[list[Finding
 def _scan_notebook(cells: list[Cell], relative: str, index: RuleIndex) -> tuple[list[Finding], list[Skipped]]:
     joined = join_cells(cells)
     skipped = [Skipped(relative, problem) for problem in joined.problems]
+    ignores = read_ignores(joined.source, index.known)
+    skipped += _unknown(relative, ignores, lambda line: "cell {}, line {}".format(*joined.origin[line - 1]))
     try:
-        found = scan_source(joined.source, relative, index)
+        found = scan_source(joined.source, relative, index, ignores)
     except TooDeep:
         return [], [*skipped, Skipped(relative, "nested too deeply to analyse")]
     except (SyntaxError, ValueError, RecursionError) as exc:  # cells that parse alone but not together
@@ -108,14 +113,24 @@ def _scan_notebook(cells: list[Cell], relative: str, index: RuleIndex) -> tuple[
     return findings, skipped
 
 
+def _unknown(relative: str, ignores: Ignores, where: Callable[[int], str]) -> list[Skipped]:
+    """An ignore comment's ids that no knowledge entry has: they silence nothing."""
+    return [
+        Skipped(relative, f"{where(line)}: '# auditor: ignore[{change}]': no knowledge entry has this id, it silences nothing")
+        for line, change in ignores.unknown
+    ]
+
+
 def scan_project(
     root: Path,
     changes: Iterable[SpecChange],
     config: ScanConfig | None = None,
     options: ScanOptions | None = None,
+    known: Iterable[str] = (),
 ) -> tuple[list[Finding], list[Skipped]]:
     """`config` (exclusions, ignored changes, minimum confidence) defaults to no settings at all;
-    `options` (cache, processes, progress) to no cache, one process per core, silence."""
+    `options` (cache, processes, progress) to no cache, one process per core, silence; `known`,
+    every id of the knowledge base, lets ignore comments naming no entry be reported."""
     from auditor.scan.project import ScanOptions, scan_tree
 
-    return scan_tree(root, changes, config or ScanConfig(), options or ScanOptions())
+    return scan_tree(root, changes, config or ScanConfig(), options or ScanOptions(), frozenset(known))

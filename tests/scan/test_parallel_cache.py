@@ -227,7 +227,7 @@ def test_the_cli_caches_under_cache_dir_only_and_not_at_all_with_no_cache(tmp_pa
     assert json.loads(cold.stdout)["findings"]
     listing = _listing(tmp_path / "cache")
     assert [p for p in listing if not p.startswith("knowledge")] == ["scan", "scan/CACHEDIR.TAG", f"scan/{DATABASE}"]
-    assert [p for p in listing if p.startswith("knowledge/")][0].endswith(".pickle")  # the parsed knowledge base
+    assert [p for p in listing if p.startswith("knowledge/")][0].endswith(".json")  # the parsed knowledge base, as JSON
     assert _listing(project) == before
     assert cold.stderr == warm.stderr == ""  # no progress bar in JSON runs or without a terminal
 
@@ -290,3 +290,28 @@ def test_the_fast_walk_visits_what_ast_nodevisitor_visits(source: Path) -> None:
     leaves = {cls.__name__ for base in LEAVES for cls in [base, *base.__subclasses__()]}
     assert fast.seen == [s for s in slow.seen if s[0] not in leaves]
     assert len(fast.seen) > 500
+
+
+def test_an_unusable_cache_is_said_once_in_the_report(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(EXAMPLE, project)
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where the cache directory should be")
+    command = ["scan", str(project), "--from", "1.12.1", "--to", "1.13.0", "-f", "json", "--fail-on", "none"]
+    done = CliRunner().invoke(app, [*command, "--cache-dir", str(blocker)])
+    notes = json.loads(done.stdout)["notes"]
+    scan_notes = [n for n in notes if "scan cache" in n]
+    assert len(scan_notes) == 1 and str(blocker / "scan") in scan_notes[0] and "every file was scanned" in scan_notes[0]
+    assert len([n for n in notes if "knowledge base" in n]) == 1  # the kept knowledge base, said once too
+
+
+def test_damaged_results_in_the_cache_are_scanned_again_and_said(
+    tree: Path, changes: tuple[SpecChange, ...], tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"
+    scan(tree, changes, cache_dir=cache)
+    with sqlite3.connect(cache / DATABASE) as db:
+        db.execute("UPDATE entries SET value = ?", (b"[not json",))
+    heard: list[str] = []
+    assert scan(tree, changes, cache_dir=cache, note=heard.append) == reference(tree, changes)
+    assert heard == [f"the scan cache in {cache} held damaged results: those files were scanned again"]

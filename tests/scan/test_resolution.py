@@ -385,6 +385,15 @@ CASES = {
         c = t // 2  # auditor: ignore[torch-other-change]  # expect
         d = t // 2  # auditor: ignore[torch-other-change, torch-floor-divide-rounds-toward-floor]
         """),
+    "the suppression marker inside a string silences nothing": (FLOOR, """
+        import torch
+        t = torch.arange(4)
+        a = (t // 2, "# auditor: ignore")  # expect
+        b = (t // 2, '# auditor: ignore[torch-floor-divide-rounds-toward-floor]')  # expect
+        c = (t // 2, f"{0} # auditor: ignore")  # expect
+        d = t // 2; e = "# auditor: ignore"  # expect
+        g = t // 2  # a comment quoting "x" # auditor: ignore
+        """),
 }
 
 
