@@ -263,6 +263,8 @@ def _run(
         for entry_id, result in batch.results.items():
             results[entry_id] = result
             cache.put(keys[entry_id], result)
+    for problem in dict.fromkeys(cache.problems):
+        reporter.note(problem)  # the note keeper says each once
     return _Side(side.name, side.requested, environment, results=results)
 
 

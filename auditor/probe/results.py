@@ -1,6 +1,8 @@
 """Probe results cached by (probe, package versions, Python): a rerun is instant.
 
 Only deterministic results are kept: a probe that crashed or timed out is run again next time.
+A kept result that is damaged is run again, and one that cannot be written is not kept; each
+such problem is in `problems`, for the report to say once.
 """
 
 from __future__ import annotations
@@ -32,20 +34,35 @@ class ResultCache:
 
     def __init__(self, root: Path | None):
         self.root = root
+        self.problems: list[str] = []
 
     def get(self, key: str) -> ProbeResult | None:
         if self.root is None:
             return None
+        path = self.root / key[:2] / f"{key}.json"
         try:
-            data = json.loads((self.root / key[:2] / f"{key}.json").read_text("utf-8"))
-            return ProbeResult(data["output"], data["error"], tuple(data["warnings"]))
-        except (OSError, ValueError, KeyError, TypeError):
+            data = json.loads(path.read_text("utf-8"))
+            output, error, warnings = data["output"], data["error"], data["warnings"]
+        except (FileNotFoundError, NotADirectoryError):
             return None
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            self.problems.append(f"a kept probe result in {self.root} cannot be used ({type(exc).__name__}): the probe was run again")
+            return None
+        if not (
+            isinstance(output, str) and (error is None or isinstance(error, str))
+            and isinstance(warnings, list) and all(isinstance(w, str) for w in warnings)
+        ):
+            self.problems.append(f"a kept probe result in {self.root} cannot be used (not a result): the probe was run again")
+            return None
+        return ProbeResult(output, error, tuple(warnings))
 
     def put(self, key: str, result: ProbeResult) -> None:
         if self.root is None or result.crashed or (result.error or "").startswith("timed out"):
             return
         directory = self.root / key[:2]
-        directory.mkdir(parents=True, exist_ok=True)
         data = {"output": result.output, "error": result.error, "warnings": list(result.warnings)}
-        write_whole(directory / f"{key}.json", json.dumps(data).encode("utf-8"))
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            write_whole(directory / f"{key}.json", json.dumps(data).encode("utf-8"))
+        except OSError as exc:
+            self.problems.append(f"probe results cannot be kept in {self.root} ({exc.strerror or exc}): the next run probes again")

@@ -153,3 +153,31 @@ def test_a_locked_local_build_is_probed_on_its_public_release(numpy_kb: Knowledg
     )
     # what the probes' progress said is kept too: this pack's crashing probe was rerun alone
     assert "numpy-aborts killed its batch on numpy 1.26.0; it was rerun alone" in result.notes[2:]
+
+
+def test_probe_results_that_cannot_be_kept_or_read_are_said_once(
+    numpy_kb: KnowledgeBase, settings: ProbeSettings, tmp_path: Path
+) -> None:
+    from auditor.models import AuditResult
+    from auditor.pipeline import with_probes
+
+    changes = tuple(e for e in numpy_kb.entries if e.id == "numpy-scalar-promotion")
+    blocked = dataclasses.replace(settings, cache_dir=tmp_path / "blocked")
+    (tmp_path / "blocked").mkdir()
+    (tmp_path / "blocked" / "results").write_text("a file where the results would be kept")
+    result = with_probes(AuditResult((NUMPY,), changes, ()), blocked)
+    assert by_change(result.probes)["scalar-promotion"].status == "confirmed"
+    kept = [n for n in result.notes if n.startswith("probe results cannot be kept")]
+    assert len(kept) == 1 and str(tmp_path / "blocked" / "results") in kept[0]
+
+    fresh = dataclasses.replace(settings, cache_dir=tmp_path / "fresh")
+    with_probes(AuditResult((NUMPY,), changes, ()), fresh)
+    stored = list((tmp_path / "fresh" / "results").rglob("*.json"))
+    assert stored
+    for path in stored:
+        path.write_text('{"output": 3, "error": null, "warnings": []}')  # not what a result holds
+    again = with_probes(AuditResult((NUMPY,), changes, ()), fresh)
+    assert by_change(again.probes)["scalar-promotion"].status == "confirmed"
+    assert [n for n in again.notes if "kept probe result" in n] == [
+        f"a kept probe result in {tmp_path / 'fresh' / 'results'} cannot be used (not a result): the probe was run again"
+    ]
