@@ -245,8 +245,8 @@ def _operate(op: ast.operator, left: object, right: object) -> object:
         sequence, times = (left, right) if isinstance(left, sequences) else (right, left)
         if times is _UNKNOWN:
             raise TooBig("a sequence repeated a number of times not known here is not probed")
-        if isinstance(times, int) and len(sequence) * max(times, 0) > MAX_ITEMS:  # type: ignore[arg-type]
-            raise TooBig(f"a sequence of {len(sequence) * times:.3g} items (at most {MAX_ITEMS} are probed)")  # type: ignore[arg-type]
+        if isinstance(times, int) and _items(sequence, {}) * max(times, 0) > MAX_ITEMS:
+            raise TooBig(f"a sequence of {_items(sequence, {}) * times:.3g} items (at most {MAX_ITEMS} are probed)")
     if left is _UNKNOWN or right is _UNKNOWN:
         raise _Unknown
     if isinstance(left, int) and isinstance(right, int) and not isinstance(left, bool):
@@ -256,13 +256,25 @@ def _operate(op: ast.operator, left: object, right: object) -> object:
             raise TooBig(f"an integer product of more than {MAX_BITS} bits is not probed")
     if (
         isinstance(op, ast.Add) and isinstance(left, sequences) and isinstance(right, sequences)
-        and len(left) + len(right) > MAX_ITEMS
+        and _items(left, {}) + _items(right, {}) > MAX_ITEMS
     ):
         raise TooBig(f"a sequence of more than {MAX_ITEMS} items is not probed")
     try:
         return _APPLY[type(op)](left, right)
     except (ArithmeticError, TypeError, ValueError) as exc:
         raise _Unknown from exc
+
+
+def _items(value: object, seen: dict[int, int]) -> int:
+    """The items `value` holds, nested lists counted in full (a tensor made of `[[0] * 1000] *
+    1000` has a million elements), each shared list counted once per place but walked once."""
+    if isinstance(value, (str, bytes)):
+        return len(value)
+    if not isinstance(value, (list, tuple)):
+        return 1
+    if id(value) not in seen:
+        seen[id(value)] = sum(_items(item, seen) for item in value) or 1
+    return seen[id(value)]
 
 
 _APPLY = {

@@ -278,7 +278,16 @@ class Provisioner:
             return self._read(root, wanted)
         if not (root / MARKER_FILE).exists():
             return None
-        handle = _lock(self.root, root, exclusive=False)  # waits while another run builds it
+        try:
+            handle = _lock(self.root, root, exclusive=False)  # waits while another run builds it
+        except OSError as exc:  # a cache this run may read but not write
+            found = self._read(root, wanted)
+            if found is not None:
+                self.reporter.note(
+                    f"{root.name}: used without its lock ({exc.strerror or exc}): a run that may write "
+                    f"the cache could rebuild it meanwhile"
+                )
+            return found
         found = self._read(root, wanted)
         if found is None:
             handle.close()
@@ -290,7 +299,7 @@ class Provisioner:
         try:
             data = json.loads((root / MARKER_FILE).read_text("utf-8"))
             requirements, python_version, packages = data["requirements"], data["python_version"], data["packages"]
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
             return None  # missing, or written by something else: build it again
         if not isinstance(requirements, list) or not isinstance(packages, dict):
             return None

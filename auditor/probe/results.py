@@ -45,7 +45,7 @@ class ResultCache:
             output, error, warnings = data["output"], data["error"], data["warnings"]
         except (FileNotFoundError, NotADirectoryError):
             return None
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
             self.problems.append(f"a kept probe result in {self.root} cannot be used ({type(exc).__name__}): the probe was run again")
             return None
         if not (

@@ -135,7 +135,7 @@ def _from_cache(
             value = found.get(keys[i][0])
             try:
                 results[i] = None if value is None else decode(value, relatives[i])
-            except (ValueError, TypeError):  # written by something else: scanned again
+            except (ValueError, TypeError, RecursionError):  # written by something else: scanned again
                 cache.problems.append(f"the scan cache in {cache.directory} held damaged results: those files were scanned again")
             if results[i] is None:
                 todo.append(i)

@@ -133,6 +133,7 @@ torch.floor_divide(torch.arange(0, 10**12), 2)
 torch.floor_divide(torch.tensor("%0999999999d" % 1), 2)
 torch.floor_divide(torch.tensor(((2**64)**64)**64), 2)
 torch.floor_divide(torch.tensor([0] * torch.tensor(10**9)), 2)
+torch.floor_divide(torch.tensor([[[0] * 1000] * 1000] * 1000), 2)
 torch.floor_divide(torch.tensor([-7, 7]) * 2**62, 2)
 torch.floor_divide(torch.arange(-5, 5) ** 2, 2)
 '''
@@ -143,14 +144,14 @@ def test_sites_that_would_compute_too_much_are_left_unprobed_with_a_reason(tmp_p
     floor = "torch-floor-divide-rounds-toward-floor"
     findings = [
         Finding(floor, "torch.floor_divide", "hostile.py", line, 1, None, "high", "message.", "")
-        for line in range(5, 15)
+        for line in range(5, 16)
     ]
     start = time.monotonic()
     sites, unprobed = find_sites(findings, kb.entries, tmp_path)
     assert time.monotonic() - start < 1
-    assert {s.finding.line for s in sites} == {13, 14}  # bounded: a tensor times a literal, a small range
+    assert {s.finding.line for s in sites} == {14, 15}  # bounded: a tensor times a literal, a small range
     reasons = {int(note.split(":")[1]): note for note in unprobed}
-    assert set(reasons) == set(range(5, 13))
+    assert set(reasons) == set(range(5, 14))
     assert "hostile.py:5: not evaluated on either version: an integer power of about 2e+10 bits" in reasons[5]
     assert "a sequence of 1e+09 items" in reasons[6] and "a sequence of 1e+09 items" in reasons[7]
     assert "torch.zeros would make 1e+10 elements" in reasons[8]
@@ -158,3 +159,4 @@ def test_sites_that_would_compute_too_much_are_left_unprobed_with_a_reason(tmp_p
     assert "string formatting" in reasons[10]
     assert "integer power" in reasons[11]
     assert "not known here" in reasons[12]
+    assert "a sequence of 1e+09 items" in reasons[13]  # nested: a billion elements in three lists
