@@ -347,11 +347,13 @@ class Provisioner:
     ) -> Environment:
         interpreter = resolution.interpreter
         root = self.directory(package, version, interpreter, wanted)
-        self.root.mkdir(parents=True, exist_ok=True)
         stale = self._held.pop(root, None)  # an environment this run took but found broken
         if stale is not None:
             stale.close()
-        handle = _lock(self.root, root, exclusive=True)  # waits until no run probes in it
+        try:
+            handle = _lock(self.root, root, exclusive=True)  # waits until no run probes in it
+        except OSError as exc:
+            raise Unavailable(f"environments cannot be built in {self.root} ({exc.strerror or exc})") from exc
         try:
             found = self._read(root, wanted)
             if found is not None:  # another process built it meanwhile

@@ -189,3 +189,13 @@ def test_the_marker_is_written_whole(provisioner: Provisioner) -> None:
     assert built.root is not None
     assert not [p for p in built.root.iterdir() if p.name.endswith(".tmp")]
     assert json.loads((built.root / MARKER_FILE).read_text("utf-8"))["packages"]["numpy"] == "1.26.0"
+
+
+def test_an_environment_directory_that_cannot_be_written_is_a_skip_with_the_reason(
+    tmp_path: Path, local_sources: Sources
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where the cache directory would be")
+    provisioner = Provisioner(blocker / "envs", local_sources)
+    with pytest.raises(Unavailable, match=rf"environments cannot be built in {blocker / 'envs'} \(Not a directory\)"):
+        provisioner.provision("numpy", "1.26.0", [], [discover()[0]])
