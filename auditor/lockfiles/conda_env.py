@@ -10,7 +10,7 @@ import yaml
 
 from auditor.errors import LockfileError
 from auditor.lockfiles.conda import compose_yaml, mapping_get, match_spec_pin, node_line, selector
-from auditor.lockfiles.interface import LockFormat
+from auditor.lockfiles.interface import LockFormat, nothing_in
 from auditor.lockfiles.pep508 import editable_pin, requirement_pin
 from auditor.models import Lock, Pin
 
@@ -57,7 +57,7 @@ def claims_export(path: Path, text: str) -> int:
 def _parse(path: Path, text: str, fmt: str) -> Lock:
     root = compose_yaml(path, text)
     if root is None:
-        return Lock(path=str(path), format=fmt, pins=())
+        raise nothing_in(path, fmt)
     if not isinstance(root, yaml.MappingNode):
         raise LockfileError("expected a mapping with `dependencies`", path, node_line(root))
     dependencies = mapping_get(root, "dependencies")

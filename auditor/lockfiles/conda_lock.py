@@ -9,7 +9,7 @@ from pathlib import Path
 from auditor.errors import LockfileError
 from auditor.lockfiles.conda import load_yaml, version_pin
 from auditor.lockfiles.conda_list import explicit_pin
-from auditor.lockfiles.interface import Fields, LockFormat, canonical
+from auditor.lockfiles.interface import Fields, LockFormat, canonical, nothing_in
 from auditor.models import Lock, Pin
 
 FORMAT = "conda-lock.yml"
@@ -29,7 +29,7 @@ def claims(path: Path, text: str) -> int:
 def parse(path: Path, text: str) -> Lock:
     data = load_yaml(path, text)
     if data is None:
-        return Lock(path=str(path), format=FORMAT, pins=())
+        raise nothing_in(path, FORMAT)
     document = Fields(data, "conda-lock.yml", path)
     version = document.data.get("version")
     if version not in (1, None):

@@ -36,7 +36,7 @@ FORMATS: tuple[LockFormat, ...] = (
     PYPROJECT,
 )
 
-__all__ = ["FORMATS", "detect", "format_names", "read_lock", "read_text"]
+__all__ = ["FORMATS", "detect", "format_names", "parse_lock", "read_lock", "read_text"]
 
 
 def format_names() -> list[str]:
@@ -64,12 +64,21 @@ def detect(path: Path, text: str) -> LockFormat:
     return best
 
 
+def parse_lock(path: Path, text: str, format_name: str | None = None) -> Lock:
+    """A lock's text, read as `format_name` or the format detected. An empty file is an error in
+    every format: a lock always names its packages, so an empty one was truncated or never made,
+    and reading it as "no packages" would report every package removed."""
+    fmt = find_format(format_name) if format_name is not None else None
+    if not text.strip():
+        name = f"a {fmt.name}" if fmt else "a lock"
+        raise LockfileError(f"empty file: {name} lists its packages, this one has none", path, 1)
+    return (fmt or detect(path, text)).parse(path, text)
+
+
 def read_lock(path: str | Path, format_name: str | None = None, resolve: bool = False) -> Lock:
     """The lock at `path`; with `resolve`, unpinned inputs are resolved to pins by pip-compile."""
     path = Path(path)
-    fmt = find_format(format_name) if format_name is not None else None
-    text = read_text(path)
-    lock = (fmt or detect(path, text)).parse(path, text)
+    lock = parse_lock(path, read_text(path), format_name)
     if resolve:
         from auditor.lockfiles.resolve import resolve as resolve_lock
 

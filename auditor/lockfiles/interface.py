@@ -95,6 +95,11 @@ def read_text(path: Path) -> str:
     return text
 
 
+def nothing_in(path: Path, fmt: str) -> LockfileError:
+    """A document with no content at all (comments only, `null`): a truncated or unmade lock."""
+    return LockfileError(f"no content: a {fmt} lists its packages, this one has none", path, 1)
+
+
 _TOML_AT = re.compile(r"\s*\(at line (\d+), column \d+\)$")
 
 

@@ -13,6 +13,7 @@ from auditor.lockfiles.interface import (
     header_lines,
     load_toml,
     normal_marker,
+    nothing_in,
 )
 from auditor.models import Lock, Pin
 
@@ -28,7 +29,7 @@ def claims(path: Path, text: str) -> int:
 def parse(path: Path, text: str) -> Lock:
     document = Fields(load_toml(path, text), "pdm.lock", path)
     if not document.data:
-        return Lock(path=str(path), format=FORMAT, pins=())
+        raise nothing_in(path, FORMAT)
     metadata = Fields(document.table("metadata"), "metadata", path)
     lock_version = metadata.string("lock_version") or metadata.string("lock-version")
     if lock_version and lock_version.split(".")[0] not in ("3", "4"):

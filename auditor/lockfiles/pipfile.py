@@ -15,6 +15,7 @@ from auditor.lockfiles.interface import (
     index_source,
     load_json,
     normal_marker,
+    nothing_in,
     parse_version,
 )
 from auditor.models import Lock, Pin
@@ -34,7 +35,7 @@ def claims(path: Path, text: str) -> int:
 
 def parse(path: Path, text: str) -> Lock:
     if not text.strip():
-        return Lock(path=str(path), format=FORMAT, pins=())
+        raise nothing_in(path, FORMAT)
     document = Fields(load_json(path, text), "Pipfile.lock", path)
     meta = Fields(document.table("_meta"), "_meta", path)
     indexes: dict[str | None, str | None] = {}

@@ -15,6 +15,7 @@ from auditor.lockfiles.interface import (
     index_source,
     load_toml,
     normal_marker,
+    nothing_in,
 )
 from auditor.models import Lock, Pin
 
@@ -37,7 +38,7 @@ def claims(path: Path, text: str) -> int:
 def parse(path: Path, text: str) -> Lock:
     document = Fields(load_toml(path, text), "poetry.lock", path)
     if not document.data:
-        return Lock(path=str(path), format=FORMAT, pins=())
+        raise nothing_in(path, FORMAT)
     metadata = Fields(document.table("metadata"), "metadata", path)
     lock_version = metadata.string("lock-version", "1.0") or "1.0"
     if lock_version.split(".")[0] not in ("1", "2"):

@@ -15,7 +15,13 @@ from packaging.pylock import (
 )
 
 from auditor.errors import LockfileError
-from auditor.lockfiles.interface import LockFormat, header_lines, index_source, load_toml
+from auditor.lockfiles.interface import (
+    LockFormat,
+    header_lines,
+    index_source,
+    load_toml,
+    nothing_in,
+)
 from auditor.models import Lock, Pin
 
 FORMAT = "pylock.toml"
@@ -30,7 +36,7 @@ def claims(path: Path, text: str) -> int:
 def parse(path: Path, text: str) -> Lock:
     document = load_toml(path, text)
     if not document:
-        return Lock(path=str(path), format=FORMAT, pins=())
+        raise nothing_in(path, FORMAT)
     try:
         lock = Pylock.from_dict(_with_wheel_names(document))
     except PylockUnsupportedVersionError as exc:

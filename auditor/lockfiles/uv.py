@@ -19,6 +19,7 @@ from auditor.lockfiles.interface import (
     index_source,
     load_toml,
     normal_marker,
+    nothing_in,
 )
 from auditor.models import Lock, Pin
 
@@ -54,7 +55,7 @@ def _without_files(text: str) -> str:
 def parse(path: Path, text: str) -> Lock:
     document = Fields(load_toml(path, _without_files(text)), "uv.lock", path)
     if not document.data:
-        return Lock(path=str(path), format=FORMAT, pins=())
+        raise nothing_in(path, FORMAT)
     version = document.data.get("version")
     if version != 1:
         raise LockfileError(f"unsupported uv.lock version {version!r} (known: 1)", path, 1)

@@ -78,10 +78,36 @@ def test_unknown_files_cannot_be_detected() -> None:
 def test_an_empty_file_without_a_known_name_cannot_be_detected(tmp_path) -> None:
     target = tmp_path / "lock.dat"
     target.write_text("")
-    with pytest.raises(LockfileError, match="empty file: cannot tell"):
+    with pytest.raises(LockfileError, match="lock.dat:1: empty file"):
         read_lock(target)
 
 
-def test_an_empty_requirements_file_is_an_empty_lock() -> None:
-    lock = read_lock(LOCKS / "bad/empty-requirements.txt")
-    assert (lock.format, lock.pins) == ("requirements.txt", ())
+@pytest.mark.parametrize(
+    "name", ["poetry.lock", "uv.lock", "Pipfile.lock", "pdm.lock", "pylock.toml", "conda-lock.yml",
+             "environment.yml", "requirements.txt", "requirements.in"],
+)
+@pytest.mark.parametrize("text", ["", "  \n\n\t\n"])
+def test_an_empty_lock_is_an_error_in_every_format(tmp_path, name: str, text: str) -> None:
+    # a truncated lock read as "no packages" would report every package removed
+    target = tmp_path / name
+    target.write_text(text)
+    with pytest.raises(LockfileError, match=rf"{name}:1: empty file"):
+        read_lock(target)
+
+
+@pytest.mark.parametrize(
+    "name, text",
+    [("poetry.lock", "# generated\n"), ("uv.lock", "# nothing\n"), ("pdm.lock", "#\n"),
+     ("pylock.toml", "# x\n"), ("Pipfile.lock", " \n"), ("conda-lock.yml", "# x\n"),
+     ("environment.yml", "# x\n")],
+)
+def test_a_lock_without_content_is_an_error(tmp_path, name: str, text: str) -> None:
+    target = tmp_path / name
+    target.write_text(text)
+    with pytest.raises(LockfileError, match=rf"{name}:1: (no content|empty file|unknown lock format)"):
+        read_lock(target)
+
+
+def test_an_empty_requirements_file_is_an_error() -> None:
+    with pytest.raises(LockfileError, match="empty file"):
+        read_lock(LOCKS / "bad/empty-requirements.txt")

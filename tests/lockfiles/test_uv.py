@@ -64,5 +64,6 @@ def test_merge_conflict_markers_are_an_error_with_the_line() -> None:
     assert (caught.value.line, caught.value.message) == (7, "unresolved merge conflict marker")
 
 
-def test_an_empty_uv_lock_is_an_empty_lock() -> None:
-    assert read("bad/empty-uv/uv.lock").pins == ()
+def test_an_empty_uv_lock_is_an_error() -> None:
+    with pytest.raises(LockfileError, match="uv.lock:1: empty file"):
+        read("bad/empty-uv/uv.lock")
