@@ -78,7 +78,7 @@ class Lock:
 
 # --- transitions -------------------------------------------------------------------------------
 
-Direction = Literal["upgrade", "downgrade", "added", "removed", "unchanged"]
+Direction = Literal["upgrade", "downgrade", "added", "removed", "unpinned", "unchanged"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,13 +87,14 @@ class Transition:
     old: Version | None
     new: Version | None
     environment: str | None = None
+    unpinned: bool = False  # the side without a version still lists the package, with no pin
 
     @property
     def direction(self) -> Direction:
         if self.old is None:
             return "added" if self.new is not None else "unchanged"
         if self.new is None:
-            return "removed"
+            return "unpinned" if self.unpinned else "removed"
         old, new = release(self.old), release(self.new)
         if new > old:
             return "upgrade"

@@ -64,3 +64,7 @@ def test_added_apis_matter_only_when_moving_below_them(kb: KnowledgeBase) -> Non
     entry = replace(kb.get("torch-floor-divide-rounds-toward-floor"), kind="added", hazard="downgrade")
     assert not entry.crossed_by(Transition("torch", Version("1.12.1"), Version("1.13.0")))
     assert entry.crossed_by(Transition("torch", Version("1.13.0"), Version("1.12.1")))
+
+
+def test_unpinned_is_its_own_direction() -> None:
+    assert Transition("torchvision", Version("0.18.1"), None, unpinned=True).direction == "unpinned"

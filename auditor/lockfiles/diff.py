@@ -22,7 +22,9 @@ from auditor.errors import UsageError
 from auditor.models import EnvironmentFinding, Lock, Pin, SpecChange, Transition, release
 
 TORCH_FAMILY = ("torch", "torchvision", "torchaudio", "torchtext", "torchdata", "triton")
-CHANGE_KINDS = ("added", "removed", "upgraded", "downgraded", "local-label", "build", "source")
+CHANGE_KINDS = (
+    "added", "removed", "pinned", "unpinned", "upgraded", "downgraded", "local-label", "build", "source",
+)
 
 
 def family_order(name: str) -> tuple[int, str]:
@@ -165,8 +167,8 @@ def _kinds(old: Pin | None, new: Pin | None, same_format: bool) -> tuple[str, ..
             kinds.append("downgraded")
         if old.version.local != new.version.local:
             kinds.append("local-label")
-    elif (old.version is None) != (new.version is None):
-        kinds.append("added" if old.version is None else "removed")
+    elif (old.version is None) != (new.version is None):  # still listed on both sides
+        kinds.append("pinned" if old.version is None else "unpinned")
     if old.build and new.build and old.build != new.build:
         kinds.append("build")
     if old.source != new.source and (same_format or (old.source and new.source)):
@@ -196,6 +198,7 @@ def package_changes(
                 old_pin.version if old_pin else None,
                 new_pin.version if new_pin else None,
                 environment_of(anchor),
+                unpinned=old_pin is not None and new_pin is not None,
             )
             changes.append(PackageChange(transition, kinds, old_pin, new_pin))
     changes.sort(key=lambda c: (family_order(c.transition.package), c.transition.environment or ""))

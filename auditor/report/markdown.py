@@ -23,6 +23,7 @@ from auditor.models import (
     rank,
 )
 from auditor.report.summary import Group, call_sites, files, is_low, layout, tally
+from auditor.report.serialize import version_label
 
 GITHUB_COMMENT_LIMIT = 65_536
 
@@ -108,7 +109,7 @@ def _fence(text: str, lang: str = "python") -> str:
 
 
 def _version(t: Transition) -> str:
-    return f"{t.old or '(none)'} → {t.new or '(none)'}"
+    return f"{version_label(t, 'old')} → {version_label(t, 'new')}"
 
 
 def _plural(n: int, word: str, plural: str | None = None) -> str:
@@ -196,7 +197,7 @@ def summary_lines(result: AuditResult) -> list[str]:
         low = call_sites(f for f in result.findings if f.change in ids and is_low(f))
         where = f" ({t.environment})" if t.environment else ""
         lines.append(
-            f"**{t.package} {t.old or '(none)'} -> {t.new or '(none)'}**{_md(where)}: "
+            f"**{t.package} {version_label(t, 'old')} -> {version_label(t, 'new')}**{_md(where)}: "
             f"{_plural(len(crossed), 'change')}, {_plural(sites, 'call site')}"
             + (f" (and {low} at low confidence)" if low else "")
         )

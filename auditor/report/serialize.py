@@ -22,6 +22,14 @@ from auditor.report.summary import Tally, tally
 SCHEMA_VERSION = "1"
 
 
+def version_label(t: Transition, side: str) -> str:
+    """A side of a transition as reports write it: its version, `unpinned` or `(none)`."""
+    version = t.old if side == "old" else t.new
+    if version is not None:
+        return str(version)
+    return "unpinned" if t.unpinned else "(none)"
+
+
 def transition(t: Transition) -> dict[str, Any]:
     return {
         "package": t.package,

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from auditor.models import AuditResult, Finding, SpecChange, Transition
+from auditor.report.serialize import version_label
 from auditor.report.summary import call_sites, files, layout, tally
 
 STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan"}
@@ -24,7 +25,7 @@ def _location(f: Finding) -> str:
 
 def _transition(t: Transition) -> str:
     where = f" [{t.environment}]" if t.environment else ""
-    return f"{t.package} {t.old or '(none)'} -> {t.new or '(none)'} ({t.direction}){where}"
+    return f"{t.package} {version_label(t, 'old')} -> {version_label(t, 'new')} ({t.direction}){where}"
 
 
 def _crossing(change: SpecChange, result: AuditResult) -> str:

@@ -160,3 +160,17 @@ def test_markers_pair_across_formats_whatever_their_quotes() -> None:
         ("2.6.0+cu124", "2.5.1+cu124", 'sys_platform != "darwin"'),
         ("2.6.0", "2.5.1", 'sys_platform == "darwin"'),
     ]
+
+
+def test_a_pin_that_becomes_unpinned_is_unpinned_not_removed(tmp_path) -> None:
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir(), new.mkdir()
+    (old / "requirements.txt").write_text("torch==2.3.1\ntorchvision==0.18.1\nnumpy==1.26.4\n")
+    (new / "requirements.txt").write_text("torch==2.3.1\ntorchvision\n")
+    diff = diff_locks(read_lock(old / "requirements.txt"), read_lock(new / "requirements.txt"))
+    assert kinds(diff) == {("torchvision", None): ("unpinned",), ("numpy", None): ("removed",)}
+    assert [(t.package, t.direction) for t in diff.packages] == [
+        ("torchvision", "unpinned"), ("numpy", "removed"),
+    ]
+    back = diff_locks(read_lock(new / "requirements.txt"), read_lock(old / "requirements.txt"))
+    assert kinds(back)[("torchvision", None)] == ("pinned",)

@@ -88,3 +88,24 @@ def test_text_keeps_multi_line_fixes_under_their_label(tmp_path, kb):
     expected += [" " * 18 + line for line in entry.docs.keep_old.splitlines()[1:]]
     assert lines[first:first + len(expected)] == expected
     assert lines[first + len(expected)].startswith("       adopt new: ")
+
+
+def test_unpinned_is_reported_as_unpinned_in_every_format(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from auditor.cli import app
+
+    for side, text in (("old", "torch==2.3.1\ntorchvision==0.18.1\n"), ("new", "torch==2.3.1\ntorchvision\n")):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "requirements.txt").write_text(text)
+    locks = [str(tmp_path / side / "requirements.txt") for side in ("old", "new")]
+    runner = CliRunner()
+    text = runner.invoke(app, ["compare", *locks]).output
+    assert "torchvision 0.18.1 -> unpinned (unpinned)" in text and "removed" not in text
+    document = json.loads(runner.invoke(app, ["compare", *locks, "-f", "json"]).output)
+    assert document["transitions"] == [
+        {"package": "torchvision", "from": "0.18.1", "to": None, "direction": "unpinned", "environment": None}
+    ]
+    assert "torchvision 0.18.1 → unpinned" in runner.invoke(app, ["compare", *locks, "-f", "markdown"]).output
+    diff = runner.invoke(app, ["lock", "diff", *locks]).output
+    assert "torchvision: 0.18.1 -> unpinned (unpinned)" in diff
