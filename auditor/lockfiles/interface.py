@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,13 +20,9 @@ from packaging.utils import (
 )
 from packaging.version import InvalidVersion, Version
 
+from auditor import tomlread
 from auditor.errors import LockfileError
 from auditor.models import Lock
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,20 +95,9 @@ def nothing_in(path: Path, fmt: str) -> LockfileError:
     return LockfileError(f"no content: a {fmt} lists its packages, this one has none", path, 1)
 
 
-_TOML_AT = re.compile(r"\s*\(at line (\d+), column \d+\)$")
-
-
 def load_toml(path: Path, text: str) -> dict[str, Any]:
-    try:
-        document: dict[str, Any] = tomllib.loads(text)
-        return document
-    except tomllib.TOMLDecodeError as exc:
-        message = str(exc)
-        found = _TOML_AT.search(message)
-        line = int(found.group(1)) if found else None
-        raise LockfileError(f"invalid TOML: {_TOML_AT.sub('', message)}", path, line) from exc
-    except RecursionError as exc:
-        raise LockfileError("invalid TOML: nested too deeply", path) from exc
+    """A TOML lock, bounded before parsing (see `auditor.tomlread`)."""
+    return tomlread.loads(text, path, LockfileError)
 
 
 def load_json(path: Path, text: str) -> Any:

@@ -18,21 +18,17 @@ under `[tool.auditor]` (another pyproject.toml).
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pathspec
 
+from auditor import tomlread
 from auditor.errors import UsageError
 from auditor.models import Confidence, Finding, rank
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
-
+MAX_BYTES = 4 * 2**20  # a configuration is a few lines; a bigger file is a mistake or an attack
 KEYS = frozenset({"exclude", "ignore", "min-confidence", "respect-gitignore", "per-path-ignores"})
 ALIASES = {"per-file-ignores": "per-path-ignores", "min_confidence": "min-confidence",
            "respect_gitignore": "respect-gitignore", "per_path_ignores": "per-path-ignores"}
@@ -114,16 +110,21 @@ def parse_config(table: dict[str, Any], path: Path) -> ScanConfig:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    """The file as TOML, bounded in size and shape before parsing (a PR may have written it)."""
     try:
         with path.open("rb") as handle:
-            data: dict[str, Any] = tomllib.load(handle)
-            return data
+            data = handle.read(MAX_BYTES + 1)
     except FileNotFoundError as exc:
         raise UsageError("no such configuration file", path) from exc
     except OSError as exc:
         raise UsageError(f"cannot read the configuration: {exc.strerror or exc}", path) from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"not valid TOML: {exc}", path) from exc
+    if len(data) > MAX_BYTES:
+        raise UsageError(f"larger than {MAX_BYTES // 2**20} MB: not a configuration file", path)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UsageError("not UTF-8 text", path, data[: exc.start].count(b"\n") + 1) from exc
+    return tomlread.loads(text, path, UsageError)
 
 
 def load_config(config: Path | None, project: Path | None) -> ScanConfig:

@@ -82,7 +82,7 @@ def test_config_option_overrides_the_pyproject(tmp_path: Path) -> None:
     ("[tool.auditor]\nexclud = []\n", "unknown key 'exclud'"),
     ("[tool.auditor]\nmin-confidence = 'certain'\n", "min-confidence must be one of low, medium, high"),
     ("[tool.auditor]\nexclude = 3\n", "exclude must be a list of strings"),
-    ("[tool.auditor\n", "not valid TOML"),
+    ("[tool.auditor\n", "invalid TOML"),
 ])
 def test_bad_settings_name_the_file(tmp_path: Path, text: str, message: str) -> None:
     (tmp_path / "pyproject.toml").write_text(text, "utf-8")
