@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from enum import IntEnum
 from pathlib import Path
+
+_USERINFO = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]*://)[^/\s@]*(?:@[^/\s@]*)*@")
+
+
+def redact(text: str) -> str:
+    """Text with every URL's user and password (`https://user:token@host`) replaced by `***`."""
+    return _USERINFO.sub(r"\1***@", text) if "@" in text else text
 
 
 class ExitCode(IntEnum):
@@ -27,7 +35,7 @@ class AuditorError(Exception):
         where = self.path or ""
         if self.path and self.line is not None:
             where = f"{self.path}:{self.line}"
-        return f"{where}: {self.message}" if where else self.message
+        return redact(f"{where}: {self.message}" if where else self.message)
 
 
 class UsageError(AuditorError):

@@ -8,6 +8,8 @@ from typing import Literal
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from auditor.errors import redact
+
 Severity = Literal["low", "medium", "high"]
 Confidence = Literal["low", "medium", "high"]
 SEVERITIES: tuple[Severity, ...] = ("low", "medium", "high")
@@ -62,6 +64,10 @@ class Pin:
     specifier: str | None = None  # the range an unpinned input asks for
     platform: str | None = None  # the conda platform (linux-64, osx-arm64) a per-platform lock pins for
     build: str | None = None  # a conda build string (py3.10_cuda11.8_cudnn8.7.0_0): tells CUDA or CPU
+
+    def __post_init__(self) -> None:  # a source URL's credentials never reach a report
+        if self.source is not None and "@" in self.source:
+            object.__setattr__(self, "source", redact(self.source))
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,7 +48,7 @@ def parse_export(path: Path, text: str) -> Lock:
             continue
         found = _EXPORT_LINE.match(line)
         if not found:
-            raise LockfileError(f"expected name=version=build, found {line!r}", path, number)
+            raise LockfileError("expected name=version=build (the line is not shown)", path, number)
         name, version, build = found.groups()
         source = "pypi" if build.startswith("pypi_") else None
         pins.append(

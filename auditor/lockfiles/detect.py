@@ -16,6 +16,7 @@ from auditor.lockfiles.poetry import POETRY
 from auditor.lockfiles.pylock import PYLOCK
 from auditor.lockfiles.pyproject import PYPROJECT
 from auditor.lockfiles.requirements import REQUIREMENTS
+from auditor.lockfiles.requirements import parse as parse_requirements
 from auditor.lockfiles.uv import UV
 from auditor.models import Lock
 
@@ -64,21 +65,29 @@ def detect(path: Path, text: str) -> LockFormat:
     return best
 
 
-def parse_lock(path: Path, text: str, format_name: str | None = None) -> Lock:
+def parse_lock(
+    path: Path, text: str, format_name: str | None = None, root: Path | None = None
+) -> Lock:
     """A lock's text, read as `format_name` or the format detected. An empty file is an error in
     every format: a lock always names its packages, so an empty one was truncated or never made,
-    and reading it as "no packages" would report every package removed."""
+    and reading it as "no packages" would report every package removed. `root`: the repository
+    a requirements file's includes must stay inside."""
     fmt = find_format(format_name) if format_name is not None else None
     if not text.strip():
         name = f"a {fmt.name}" if fmt else "a lock"
         raise LockfileError(f"empty file: {name} lists its packages, this one has none", path, 1)
-    return (fmt or detect(path, text)).parse(path, text)
+    fmt = fmt or detect(path, text)
+    if fmt is REQUIREMENTS and root is not None:
+        return parse_requirements(path, text, root=root)
+    return fmt.parse(path, text)
 
 
-def read_lock(path: str | Path, format_name: str | None = None, resolve: bool = False) -> Lock:
+def read_lock(
+    path: str | Path, format_name: str | None = None, resolve: bool = False, root: Path | None = None
+) -> Lock:
     """The lock at `path`; with `resolve`, unpinned inputs are resolved to pins by pip-compile."""
     path = Path(path)
-    lock = parse_lock(path, read_text(path), format_name)
+    lock = parse_lock(path, read_text(path), format_name, root)
     if resolve:
         from auditor.lockfiles.resolve import resolve as resolve_lock
 

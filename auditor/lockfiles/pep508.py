@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
-from auditor.errors import LockfileError
+from auditor.errors import LockfileError, redact
 from auditor.lockfiles.interface import canonical, distribution_from_url, parse_version
 from auditor.models import Pin
 
@@ -30,8 +31,7 @@ def requirement_pin(
     try:
         req = Requirement(text)
     except InvalidRequirement as exc:
-        reason = str(exc).splitlines()[0]
-        raise LockfileError(f"not a requirement: {text!r} ({reason})", path, line) from exc
+        raise LockfileError(f"not a requirement: {_where_invalid(exc)}", path, line) from exc
     marker = str(req.marker) if req.marker else None
     version: Version | None = None
     specifier = str(req.specifier) or None
@@ -57,6 +57,23 @@ def requirement_pin(
     )
 
 
+def _where_invalid(exc: InvalidRequirement) -> str:
+    """packaging's reason and the one character where reading stopped, never the line itself:
+    the line may come from a file that is no requirements file (`-c /etc/shadow`)."""
+    reason, *rest = str(exc).splitlines()
+    if len(rest) >= 2 and "^" in rest[-1]:
+        column = rest[-1].index("^")
+        text = rest[-2]
+        if column < len(text):
+            return f"{reason} (column {column + 1 - _indent(rest[-1], text)}: {text[column]!r})"
+    return reason
+
+
+def _indent(caret: str, text: str) -> int:
+    """packaging indents the quoted line and its caret alike; columns count from the text."""
+    return len(text) - len(text.lstrip(" ")) if caret.startswith(" ") else 0
+
+
 _EGG = re.compile(r"[#&]egg=([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
@@ -70,8 +87,23 @@ def editable_pin(
     elif " @ " in target or re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*(\[.*\])?$", target):
         return requirement_pin(target, path, line)
     else:
-        name = re.split(r"[#?]", target)[0].rstrip("/").rsplit("/", 1)[-1] or target
+        name = _name_from_location(target, path, line)
     return Pin(canonical(name), version, source=target, line=line, groups=("editable",))
+
+
+def _name_from_location(target: str, path: Path | str, line: int | None) -> str:
+    """A folder's or repository's name (`./libs/mylib`, `git+https://host/org/repo.git@v1`):
+    the last segment of the path, never the host or the credentials before it."""
+    location = re.split(r"[#?]", target)[0]
+    if "://" in location:
+        location = urlsplit(location).path
+    name = location.rstrip("/").rsplit("/", 1)[-1].split("@", 1)[0].removesuffix(".git")
+    if not re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?", name):
+        raise LockfileError(
+            f"cannot tell the package of the URL or path {redact(target)}: write NAME @ URL or add #egg=NAME",
+            path, line,
+        )
+    return name
 
 
 def url_pin(target: str, path: Path | str, line: int | None) -> Pin:

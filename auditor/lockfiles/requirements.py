@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from auditor.errors import LockfileError
+from auditor.errors import LockfileError, redact
 from auditor.lockfiles.interface import LockFormat, canonical, index_source, read_text
 from auditor.lockfiles.pep508 import editable_pin, requirement_pin, url_pin
 from auditor.models import Lock, Pin
@@ -88,12 +88,29 @@ def split_options(line: str) -> str:
     return line[: found.start()].strip() if found else line
 
 
+# pip's requirements-file options (pip/_internal/req/req_file.py); any other is a mistake, or
+# a file that is no requirements file (`-----BEGIN OPENSSH PRIVATE KEY-----`)
+_OPTIONS = frozenset({
+    "-i", "--index-url", "--extra-index-url", "--no-index", "-c", "--constraint", "-r",
+    "--requirement", "-e", "--editable", "-f", "--find-links", "--no-binary", "--only-binary",
+    "--prefer-binary", "--require-hashes", "--pre", "--trusted-host", "--use-feature",
+})
+_OPTION_NAME = re.compile(r"--?[A-Za-z][A-Za-z-]*")
+# a bare name no package has: a token or key that a file read by mistake holds
+_CREDENTIAL = re.compile(
+    r"(ghp|gho|ghs|ghu|ghr|github_pat|glpat|xox[abprs]|sk|hf|pypi|AKIA)[_-]?[A-Za-z0-9_-]{16,}"
+    r"|(?=[A-Za-z0-9_-]{20,}$)(?=.*[0-9])(?=.*[a-z])(?=.*[A-Z])[A-Za-z0-9_-]+"
+)
+
+
 @dataclass
 class _Reading:
     env: Mapping[str, str]
+    root: Path | None = None  # includes must stay inside (a repository read from git)
     pins: list[Pin] = field(default_factory=list)
     constraints: dict[str, Pin] = field(default_factory=dict)
     index: str | None = None
+    notes: list[str] = field(default_factory=list)
 
 
 def _read(
@@ -110,6 +127,11 @@ def _read(
                 _include(path, number, split_options(include.group(3)), chain, state, is_constraint)
             elif index:
                 state.index = index_source(index.group(1))
+            else:
+                option = _OPTION_NAME.match(content)
+                if option is None or option.group(0) not in _OPTIONS:
+                    shown = option.group(0) if option else content[:1]
+                    raise LockfileError(f"not a requirements-file option: {shown!r}", path, number)
             if not editable:
                 continue  # an include, an index, or another global option (--pre, --find-links, ...)
         target = split_options(editable.group(1) if editable else content)
@@ -122,6 +144,10 @@ def _read(
         elif _is_url(target):
             pin = url_pin(target, path, number)
         else:
+            if _CREDENTIAL.fullmatch(target):
+                raise LockfileError(
+                    "this line looks like a credential, not a requirement (not shown)", path, number
+                )
             pin = requirement_pin(target, path, number, source=state.index)
         if constraint:
             if pin.version is not None:
@@ -145,18 +171,30 @@ def _include(
     path: Path, line: int, target: str, chain: tuple[Path, ...], state: _Reading, constraint: bool
 ) -> None:
     if re.match(r"[a-z][a-z0-9+.-]*://", target):
-        raise LockfileError(f"cannot follow an include from a URL: {target}", path, line)
+        raise LockfileError(f"cannot follow an include from a URL: {redact(target)}", path, line)
     included = Path(os.path.normpath(path.parent / target))
+    if state.root is not None and not included.resolve().is_relative_to(state.root):
+        state.notes.append(
+            f"{path.name}:{line}: the include {target} lies outside the repository: not read"
+        )
+        return
     if included.resolve() in chain:
         cycle = " -> ".join(p.name for p in (*chain[chain.index(included.resolve()) :], included))
         raise LockfileError(f"include cycle: {cycle}", path, line)
     if not included.is_file():
         raise LockfileError(f"included file not found: {target}", path, line)
-    _read(included, read_text(included), (*chain, included.resolve()), state, constraint)
+    text = read_text(included)
+    if text.strip() and not claims(included, text):
+        # its lines are not shown: a file included by mistake (`-c /etc/shadow`) may hold secrets
+        raise LockfileError(f"the include {target} is not a requirements file", path, line)
+    _read(included, text, (*chain, included.resolve()), state, constraint)
 
 
-def parse(path: Path, text: str, env: Mapping[str, str] | None = None) -> Lock:
-    state = _Reading(env=os.environ if env is None else env)
+def parse(
+    path: Path, text: str, env: Mapping[str, str] | None = None, root: Path | None = None
+) -> Lock:
+    """`root`: includes that lead outside it are not read, and say so in the lock's notes."""
+    state = _Reading(env=os.environ if env is None else env, root=root and root.resolve())
     _read(path, text, (path.resolve(),), state, constraint=False)
     pins: list[Pin] = []
     seen: set[tuple[object, ...]] = set()
@@ -168,7 +206,7 @@ def parse(path: Path, text: str, env: Mapping[str, str] | None = None) -> Lock:
         if key not in seen:  # the same pin reached through two includes
             seen.add(key)
             pins.append(pin)
-    return Lock(path=str(path), format=FORMAT, pins=tuple(pins))
+    return Lock(path=str(path), format=FORMAT, pins=tuple(pins), notes=tuple(state.notes))
 
 
 REQUIREMENTS = LockFormat(FORMAT, claims, parse)
