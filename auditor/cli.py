@@ -368,25 +368,30 @@ def compare(
 ) -> None:
     """Read two locks, find the transitions the knowledge base knows, report affected call sites."""
     settings = probe_settings_for(provision or {}, cache_dir, no_cache, probe)
+    options = scan_options(cache_dir, no_cache, fmt in (ReportFormat.text, ReportFormat.markdown))
     if git_range is not None:
         if old is not None or new is not None:
             raise UsageError("--git replaces OLD and NEW: give one or the other")
-        from auditor.github.action import audit_range
-        from auditor.github.git import parse_range, root
+        from auditor.gitrange import parse_range, root
 
         base, head = parse_range(git_range)
         repo = root(project if project is not None and project.is_dir() else Path.cwd())
         # a repository is given: scan it unless --project names a part of it
-        result, _ = audit_range(repo, base, head, project or repo, knowledge(cache_dir, no_cache), python=python)
+        result, _ = pipeline.compare_range(
+            repo, base, head, project or repo, knowledge(cache_dir, no_cache), old_format=old_format,
+            new_format=new_format, python=python, platform=platform, resolve=resolve, config=config,
+            scan_options=options,
+            probe=(lambda found, scanned: run_probes(found, settings, scanned)) if settings is not None else None,
+        )
     elif old is None or new is None:
         raise UsageError("compare needs OLD and NEW, or --git BASE..HEAD")
     else:
         result = pipeline.compare(
             old, new, project, knowledge(cache_dir, no_cache), old_format, new_format, python, config=config,
-            platform=platform, resolve=resolve, scan_options=scan_options(cache_dir, no_cache, fmt in (ReportFormat.text, ReportFormat.markdown)),
+            platform=platform, resolve=resolve, scan_options=options,
         )
-    if settings is not None:
-        result = run_probes(result, settings, project)
+        if settings is not None:
+            result = run_probes(result, settings, project)
     render(result, fmt, output, project)
     raise typer.Exit(exit_code(result, fail_on, fail_on_confidence))
 
@@ -568,7 +573,8 @@ def github_command(
         head=head or None,
         sarif=sarif_file,
         metadata=from_metadata(dependency_names or "", previous_version or "", new_version or ""),
-        probe=(lambda result: run_probes(result, probe_settings(cache_dir=None, no_cache=False))) if probe else None,
+        probe=(lambda result, scanned: run_probes(result, probe_settings(cache_dir=None, no_cache=False), scanned))
+        if probe else None,
         confidence=fail_on_confidence.value,
     )
     try:

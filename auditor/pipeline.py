@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,7 +17,7 @@ from auditor.knowledge import KnowledgeBase
 from auditor.knowledge.horizon import REVIEWED_FAMILY, moves
 from auditor.lockfiles import Selection, diff_locks, read_lock
 from auditor.lockfiles.interface import parse_version
-from auditor.models import AuditResult, EnvironmentFinding, SpecChange, Transition, release
+from auditor.models import AuditResult, EnvironmentFinding, Lock, SpecChange, Transition, release
 from auditor.scan import scan_project
 from auditor.scan.config import ScanConfig, load_config
 from auditor.scan.project import ScanOptions
@@ -123,6 +123,62 @@ def compare(
     return audit(
         transitions, project, kb, python, diff.environment, config=config, scan_options=scan_options, notes=notes
     )
+
+
+def compare_range(
+    repo: Path,
+    base: str,
+    head: str | None,
+    project: Path | None,
+    kb: KnowledgeBase,
+    *,
+    patterns: Sequence[str] = (),
+    old_format: str | None = None,
+    new_format: str | None = None,
+    python: str | None = None,
+    platform: str | None = None,
+    resolve: bool = False,
+    config: Path | None = None,
+    scan_options: ScanOptions | None = None,
+    fallback: Iterable[tuple[Transition, str | None]] = (),
+    probe: Callable[[AuditResult, Path | None], AuditResult] | None = None,
+) -> tuple[AuditResult, tuple[str, ...]]:
+    """`compare --git BASE..HEAD` and the Action: every lockfile changed from base to head (None:
+    the working tree), compared as `compare` compares two; the project (a folder of `repo`)
+    scanned as of head. `fallback`: transitions named elsewhere (a bump PR's metadata), each with
+    a note, used for packages no changed lockfile moves. `probe` runs while head's tree exists.
+    Returns the result and the lockfiles compared."""
+    from auditor import gitrange
+
+    inside = None
+    if project is not None:
+        try:
+            inside = project.resolve().relative_to(repo.resolve())
+        except ValueError:
+            raise UsageError(f"{project}: --git scans a folder of the repository {repo}") from None
+    selection = Selection(python, platform)
+    with gitrange.read_range(repo, base, head, patterns, old_format, new_format, resolve) as reading:
+        transitions: dict[Transition, None] = {}
+        environment: dict[EnvironmentFinding, None] = {}
+        notes = list(reading.notes)
+        for pair in reading.pairs:
+            old = pair.old or Lock(pair.path, pair.new.format, ())
+            diff = diff_locks(old, pair.new, selection, kb.entries)
+            transitions.update((t, None) for t in reviewed_transitions(diff.packages, kb))
+            environment.update((e, None) for e in diff.environment)
+            notes += [f"{pair.path}: {note}" for lock in (pair.old, pair.new) if lock for note in lock.notes]
+        moved = {t.package for t in transitions}
+        for transition, note in fallback:
+            if transition.package not in moved:
+                transitions[transition] = None
+                notes += [note] if note else []
+        scanned = reading.tree / inside if inside is not None else None
+        result = audit(
+            transitions, scanned, kb, python, environment, config, scan_options, tuple(dict.fromkeys(notes))
+        )
+        if probe is not None:
+            result = probe(result, scanned)
+    return result, tuple(p.path for p in reading.pairs)
 
 
 def transition_between(package: str, from_version: str, to_version: str) -> Transition:

@@ -4,7 +4,7 @@ from auditor.github.api import GitHubAPIError, GitHubClient
 from auditor.github.bump import Bump, BumpInfo, parse_bump
 from auditor.github.comment import MARKER, upsert_comment
 from auditor.github.event import ActionsEnv, PullRequest
-from auditor.github.git import GitError, changed_lockfiles, parse_range
+from auditor.gitrange import GitError, changed_lockfiles, parse_range
 
 __all__ = [
     "MARKER", "ActionsEnv", "Bump", "BumpInfo", "GitError", "GitHubAPIError", "GitHubClient",

@@ -22,10 +22,9 @@ from auditor.github.api import GitHubAPIError, GitHubClient
 from auditor.github.bump import Bump, BumpInfo, parse_bump
 from auditor.github.comment import MARKER, CommentResult, add_labels, upsert_comment
 from auditor.github.event import ActionsEnv, append_summary, pull_request, push_range, write_outputs
-from auditor.github.git import LockPair, lock_pairs, root
+from auditor.gitrange import check_rev, root
 from auditor.knowledge import KnowledgeBase
-from auditor.lockfiles import Selection, diff_locks
-from auditor.models import AuditResult, EnvironmentFinding, Lock, Transition, rank
+from auditor.models import AuditResult, Transition, rank
 from auditor.report import markdown, sarif
 from auditor.report.serialize import transition as transition_data
 from auditor.report.summary import tally
@@ -62,7 +61,7 @@ class ActionOptions:
     head: str | None = None
     sarif: Path | None = None
     metadata: tuple[Bump, ...] = ()  # from dependabot/fetch-metadata, when given
-    probe: Callable[[AuditResult], AuditResult] | None = None  # adds probe outcomes (the CLI's --probe)
+    probe: Callable[[AuditResult, Path | None], AuditResult] | None = None  # the CLI's --probe; gets the scanned tree
     confidence: str = "medium"  # findings below it are listed apart and do not count (--fail-on-confidence)
 
 
@@ -77,44 +76,29 @@ class ActionRun:
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
 
-def _transitions(
-    pairs: Sequence[LockPair], kb: KnowledgeBase, python: str | None
-) -> tuple[list[Transition], list[EnvironmentFinding]]:
-    transitions: dict[Transition, None] = {}
-    environment: dict[EnvironmentFinding, None] = {}
-    for pair in pairs:
-        old = pair.old or Lock(pair.path, pair.new.format, ())
-        diff = diff_locks(old, pair.new, Selection(python), kb.entries)
-        transitions.update((t, None) for t in pipeline.reviewed_transitions(diff.packages, kb))
-        environment.update((e, None) for e in diff.environment)
-    return list(transitions), list(environment)
-
-
-def _bump_transitions(
-    bumps: Sequence[Bump], have: set[str], kb: KnowledgeBase
-) -> tuple[list[Transition], list[str]]:
-    """Bumps the PR names that no changed lockfile shows (manifest-only changes), and notes on
-    how requirement updates, which name ranges and no versions, were read."""
+def _bump_transitions(bumps: Sequence[Bump], kb: KnowledgeBase) -> list[tuple[Transition, str | None]]:
+    """The bumps the PR names, for packages no changed lockfile shows (manifest-only changes),
+    each with a note on how a requirement update, which names ranges and no versions, was read."""
     known = set(kb.packages())
-    transitions: list[Transition] = []
-    notes: list[str] = []
+    found: list[tuple[Transition, str | None]] = []
     for bump in bumps:
         name = pipeline.package_name(bump.package)
-        if name not in known or name in have:
+        note = None
+        if name not in known:
             continue
         versions = bump.versions()
         ranges = bump.ranges() if versions is None else None
         if ranges is not None:
             versions = _newest_allowed(ranges, name, kb)
             if versions is not None:
-                notes.append(
+                note = (
                     f"{name}: the requirement moves from {bump.old} to {bump.new}, read as "
                     f"{versions[0]} -> {versions[1]}: the newest version each range allows among "
                     "those where a known change begins or ends"
                 )
         if versions is not None and versions[0] != versions[1]:
-            transitions.append(Transition(name, versions[0], versions[1]))
-    return transitions, notes
+            found.append((Transition(name, versions[0], versions[1]), note))
+    return found
 
 
 def _newest_allowed(
@@ -133,24 +117,6 @@ def _newest_allowed(
                 continue
     old, new = (max((v for v in candidates if spec.contains(v)), default=None) for spec in ranges)
     return (old, new) if old is not None and new is not None else None
-
-
-def audit_range(
-    repo: Path,
-    base: str,
-    head: str | None,
-    project: Path | None,
-    kb: KnowledgeBase,
-    patterns: Sequence[str] = (),
-    python: str | None = None,
-    bumps: Sequence[Bump] = (),
-) -> tuple[AuditResult, tuple[str, ...]]:
-    """Audit every lockfile changed from base to head (None: the working tree)."""
-    pairs = lock_pairs(repo, base, head, patterns)
-    transitions, environment = _transitions(pairs, kb, python)
-    from_bumps, notes = _bump_transitions(bumps, {t.package for t in transitions}, kb)
-    result = pipeline.audit(transitions + from_bumps, project, kb, python, environment, notes=notes)
-    return result, tuple(p.path for p in pairs)
 
 
 def _relative(path: Path, start: Path) -> str:
@@ -174,16 +140,10 @@ def _outputs(
     }
 
 
-def _notes(info: BumpInfo | None, lockfiles: Sequence[str], base: str, head: str | None) -> tuple[str, ...]:
-    notes = []
-    if info is not None and (described := info.describe()):
-        notes.append(described)
-    span = f"{base[:12]}..{head[:12] if head else 'working tree'}"
-    if lockfiles:
-        notes.append(f"Lockfiles changed in {span}: {', '.join(lockfiles)}")
-    else:
-        notes.append(f"No lockfile changed in {span}")
-    return tuple(notes)
+def _notes(info: BumpInfo | None) -> tuple[str, ...]:
+    """What the PR says it bumps; which lockfiles were compared is among the result's notes."""
+    described = info.describe() if info is not None else None
+    return (described,) if described else ()
 
 
 def summarise_failure(env: ActionsEnv, message: str) -> None:
@@ -215,22 +175,31 @@ def run(env: ActionsEnv, options: ActionOptions, kb: KnowledgeBase) -> ActionRun
             base, head = pushed[0], head or pushed[1]
         else:
             raise UsageError("no base commit: run on a pull_request or push event, or pass --base")
+    base, head = check_rev(base, "--base"), check_rev(head, "--head") if head else None
 
     info = parse_bump(pr.title, pr.body, pr.author) if pr is not None else None
     bumps = tuple(options.metadata) + (info.bumps if info else ())
-    result, lockfiles = audit_range(repo, base, head, project, kb, options.patterns, options.python, bumps)
-    if options.probe is not None and result.changes:
+
+    def probe(result: AuditResult, scanned: Path | None) -> AuditResult:
+        if options.probe is None or not result.changes:
+            return result
         try:
-            result = options.probe(result)
+            return options.probe(result, scanned)
         except AuditorError as exc:
             warnings.append(f"probes did not run: {exc}")
+            return result
+
+    result, lockfiles = pipeline.compare_range(
+        repo, base, head, project, kb, patterns=options.patterns, python=options.python,
+        fallback=_bump_transitions(bumps, kb), probe=probe,
+    )
 
     prefix = _relative(project, repo)
     links = (
         markdown.Links(env.repository, head or env.sha or "HEAD", env.server_url, prefix)
         if env.repository and (head or env.sha) else None
     )
-    notes = _notes(info, lockfiles, base, head)
+    notes = _notes(info)
     comment_text = markdown.render(result, links, notes, markdown.GITHUB_COMMENT_LIMIT - len(MARKER) - 1)
     summary_text = markdown.render(result, links, notes, SUMMARY_LIMIT)
 

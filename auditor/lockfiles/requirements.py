@@ -103,6 +103,12 @@ _CREDENTIAL = re.compile(
 )
 
 
+def included_files(text: str) -> list[str]:
+    """The targets of a file's `-r`/`-c` lines, as written."""
+    found = (_INCLUDE.match(content) for _, content in logical_lines(text, {}))
+    return [split_options(m.group(3)) for m in found if m]
+
+
 @dataclass
 class _Reading:
     env: Mapping[str, str]

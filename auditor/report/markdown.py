@@ -22,8 +22,8 @@ from auditor.models import (
     Transition,
     rank,
 )
-from auditor.report.summary import Group, call_sites, files, is_low, layout, tally
 from auditor.report.serialize import version_label
+from auditor.report.summary import Group, call_sites, files, is_low, layout, tally
 
 GITHUB_COMMENT_LIMIT = 65_536
 

@@ -201,7 +201,7 @@ def test_lockfile_patterns_limit_what_is_read(make_repo, github_api, actions_env
     result = run(env)
     assert result.exit_code == 1
     assert json.loads(outputs_of(tmp_path / "output.txt")["lockfiles"]) == ["constraints/gpu.txt"]
-    assert "Lockfiles changed in" in github_api.comments[0]["body"]
+    assert "Lockfiles compared in" in github_api.comments[0]["body"]
 
 
 def test_a_new_lockfile_is_an_addition_not_a_crossing(make_repo, github_api, actions_env, outputs_of, tmp_path):
@@ -250,7 +250,8 @@ def test_probe_outcomes_reach_the_comment_and_probe_errors_only_warn(make_repo, 
 
     env = ActionsEnv.from_environ(actions_env(make_repo(), github_api.url))
 
-    def confirm(result):
+    def confirm(result, scanned):
+        assert scanned is not None and (scanned / "data" / "windows.py").is_file()  # head's tree
         return replace(result, probes=tuple(
             ProbeOutcome(c.id, "confirmed", ProbeRun("1.12.1", "before"), ProbeRun("1.13.0", "after"))
             for c in result.changes
@@ -259,7 +260,7 @@ def test_probe_outcomes_reach_the_comment_and_probe_errors_only_warn(make_repo, 
     done = action.run(env, action.ActionOptions(probe=confirm), KnowledgeBase.load())
     assert done.result.probes and "✅ confirmed by a probe" in github_api.comments[0]["body"]
 
-    def broken(result):
+    def broken(result, scanned):
         raise ProbeError("no interpreter for Python 3.7")
 
     done = action.run(env, action.ActionOptions(probe=broken), KnowledgeBase.load())
@@ -292,7 +293,7 @@ def test_push_event_audits_before_to_after_without_a_comment(make_repo, github_a
     result = run(env)
     assert result.exit_code == 1
     assert github_api.log == []
-    assert f"Lockfiles changed in {repo.base[:12]}..{repo.head[:12]}: requirements.txt" in (
+    assert f"Lockfiles compared in {repo.base[:12]}..{repo.head[:12]}: requirements.txt" in (
         tmp_path / "summary.md").read_text("utf-8")
 
 

@@ -7,7 +7,7 @@ from fake_github import NEW_LOCK
 from typer.testing import CliRunner
 
 from auditor.cli import app
-from auditor.github.git import GitError, changed_lockfiles, parse_range
+from auditor.gitrange import GitError, changed_lockfiles, parse_range
 
 
 def compare(*args: str):
@@ -67,12 +67,13 @@ def test_git_and_files_are_exclusive(make_repo, examples):
 def test_shallow_checkout_fetches_the_base(make_repo, tmp_path):
     import subprocess
 
-    from auditor.github.git import has_commit, lock_pairs
+    from auditor.gitrange import has_commit, read_range
 
     repo = make_repo()
     clone = tmp_path / "shallow"
     subprocess.run(["git", "clone", "-q", "--depth=1", repo.path.as_uri(), str(clone)], check=True)
     assert not has_commit(clone, repo.base)
-    pairs = lock_pairs(clone, repo.base, repo.head)
+    with read_range(clone, repo.base, repo.head) as reading:
+        pairs = reading.pairs
     assert [p.path for p in pairs] == ["requirements.txt"]
     assert pairs[0].old is not None and str(pairs[0].old.pins[-1].version) == "1.12.1"
