@@ -165,7 +165,7 @@ def _inside(tree: Path, path: str) -> Path | None:
     file = tree / path
     if not file.is_file():
         return None
-    return file if file.resolve().is_relative_to(tree.resolve()) else None
+    return file if Path(os.path.realpath(file)).is_relative_to(os.path.realpath(tree)) else None
 
 
 def _closure(tree: Path, path: str) -> set[str]:
@@ -195,9 +195,9 @@ def _read(
     try:
         return read_lock(file, format_name, resolve, root=tree)
     except LockfileError as exc:  # the file or one it includes
-        where = Path(exc.path or file).resolve()
-        if where.is_relative_to(tree.resolve()):
-            relative = where.relative_to(tree.resolve()).as_posix()
+        where, top = Path(os.path.realpath(exc.path or file)), os.path.realpath(tree)
+        if where.is_relative_to(top):
+            relative = where.relative_to(top).as_posix()
             exc = LockfileError(exc.message, f"{rev[:12]}:{relative}" if rev else relative, exc.line)
         raise exc from exc.__cause__
 

@@ -86,3 +86,5 @@ def loads(text: str, path: Path | str, error: type[AuditorError] = AuditorError)
         raise error(f"invalid TOML: {_AT.sub('', message)}", path, line) from exc
     except RecursionError as exc:
         raise error("invalid TOML: nested too deeply", path) from exc
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise error(f"invalid TOML: {str(exc).split(';')[0]}", path) from exc

@@ -91,6 +91,26 @@ CASES = [
     Case("unpinned is not removed", {"a/requirements.txt": "torchvision==0.18.1\n", "b/requirements.txt": "torchvision\n"},
          ("lock", "diff", "a/requirements.txt", "b/requirements.txt"), 1, "0.18.1 -> unpinned (unpinned)",
          never=("removed",)),
+    # further paths: numbers too long for int(), NUL bytes late in a file, include link loops,
+    # includes that fan out exponentially
+    *(
+        Case(f"a 5,000-digit number in {name}", {name: text.replace("N", "9" * 5000)}, ("lock", "show", name), 2,
+             f"{name}: invalid {kind}: Exceeds the limit")
+        for name, kind, text in (
+            ("Pipfile.lock", "JSON", '{"_meta": {"sources": []}, "default": {"torch": {"version": "==2.4.0", "x": N}}}'),
+            ("uv.lock", "TOML", 'version = 1\n[[package]]\nname = "torch"\nversion = "2.4.0"\nsize = N\n'),
+            ("poetry.lock", "TOML", '[metadata]\nlock-version = "2.0"\n[[package]]\nname = "torch"\nversion = "2.4.0"\nx = N\n'),
+            ("conda-lock.yml", "YAML", "version: 1\npackage:\n- name: torch\n  version: 2.4.0\n  x: N\n"),
+        )
+    ),
+    Case("a NUL byte after the first 8 KB", {"requirements.txt": NEW + "#" * 9000 + "\n-r a\0b.txt\n"},
+         ("lock", "show", "requirements.txt"), 2, "requirements.txt: binary file"),
+    Case("an include that is a link loop", {"requirements.txt": "-r a.txt\n" + NEW}, ("lock", "show", "requirements.txt"),
+         2, "requirements.txt:1: included file not found: a.txt", env={"LINK_LOOP": "a.txt b.txt"}),
+    Case("includes that fan out exponentially",
+         {"requirements.txt": "-r f1.txt\n-r f1.txt\n" + NEW,
+          **{f"f{i}.txt": f"-r f{i + 1}.txt\n-r f{i + 1}.txt\n" for i in range(1, 40)}, "f40.txt": "numpy==2.0.0\n"},
+         ("lock", "show", "requirements.txt"), 0, "numpy 2.0.0", within=5.0),
     # item 13: revisions never reach git as options
     Case("--git with an option as base", {}, ("compare", "--git", "--upload-pack=touch {tmp}/pwned..HEAD"), 2,
          "not a commit or branch name"),
@@ -106,6 +126,10 @@ def test_hostile_input(case: Case, tmp_path, monkeypatch) -> None:
             target.write_bytes(content)
         else:
             target.write_text(content.replace("{tmp}", str(tmp_path)), "utf-8")
+    if "LINK_LOOP" in case.env:
+        first, second = case.env["LINK_LOOP"].split()
+        (tmp_path / first).symlink_to(second)
+        (tmp_path / second).symlink_to(first)
     monkeypatch.chdir(tmp_path)
     args = [a.replace("{tmp}", str(tmp_path)) for a in case.args]
     start = time.perf_counter()

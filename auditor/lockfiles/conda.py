@@ -90,6 +90,8 @@ def _yaml(path: Path, text: str, read: Any) -> Any:
         return read(text, Loader=_loader(text))
     except RecursionError as exc:
         raise LockfileError("invalid YAML: nested too deeply", path) from exc
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise LockfileError(f"invalid YAML: {str(exc).split(';')[0]}", path) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]

@@ -76,7 +76,7 @@ def read_text(path: Path) -> str:
         data = path.read_bytes()
     except OSError as exc:
         raise LockfileError(f"cannot read: {exc.strerror or exc}", path) from exc
-    if b"\0" in data[:8192]:
+    if b"\0" in data:
         raise LockfileError("binary file, not a lock file", path)
     try:
         text = data.decode("utf-8-sig")
@@ -107,6 +107,8 @@ def load_json(path: Path, text: str) -> Any:
         raise LockfileError(f"invalid JSON: {exc.msg}", path, exc.lineno) from exc
     except RecursionError as exc:
         raise LockfileError("invalid JSON: nested too deeply", path) from exc
+    except ValueError as exc:  # a number of more than 4,300 digits
+        raise LockfileError(f"invalid JSON: {str(exc).split(';')[0]}", path) from exc
 
 
 def header_lines(text: str, header: str) -> list[int]:

@@ -117,6 +117,7 @@ class _Reading:
     constraints: dict[str, Pin] = field(default_factory=dict)
     index: str | None = None
     notes: list[str] = field(default_factory=list)
+    visited: set[tuple[Path, bool]] = field(default_factory=set)  # each include is read once
 
 
 def _read(
@@ -179,29 +180,35 @@ def _include(
     if re.match(r"[a-z][a-z0-9+.-]*://", target):
         raise LockfileError(f"cannot follow an include from a URL: {redact(target)}", path, line)
     included = Path(os.path.normpath(path.parent / target))
-    if state.root is not None and not included.resolve().is_relative_to(state.root):
+    real = Path(os.path.realpath(included))  # unlike Path.resolve, never raises on a link loop
+    if state.root is not None and not real.is_relative_to(state.root):
         state.notes.append(
-            f"{path.name}:{line}: the include {target} lies outside the repository: not read"
+            f"the include {target} ({path.name}:{line}) lies outside the repository: not read"
         )
         return
-    if included.resolve() in chain:
-        cycle = " -> ".join(p.name for p in (*chain[chain.index(included.resolve()) :], included))
+    if real in chain:
+        cycle = " -> ".join(p.name for p in (*chain[chain.index(real) :], included))
         raise LockfileError(f"include cycle: {cycle}", path, line)
+    if (real, constraint) in state.visited:
+        return  # read already through another include: pip would read the same pins again
     if not included.is_file():
         raise LockfileError(f"included file not found: {target}", path, line)
+    state.visited.add((real, constraint))
     text = read_text(included)
     if text.strip() and not claims(included, text):
         # its lines are not shown: a file included by mistake (`-c /etc/shadow`) may hold secrets
         raise LockfileError(f"the include {target} is not a requirements file", path, line)
-    _read(included, text, (*chain, included.resolve()), state, constraint)
+    _read(included, text, (*chain, real), state, constraint)
 
 
 def parse(
     path: Path, text: str, env: Mapping[str, str] | None = None, root: Path | None = None
 ) -> Lock:
     """`root`: includes that lead outside it are not read, and say so in the lock's notes."""
-    state = _Reading(env=os.environ if env is None else env, root=root and root.resolve())
-    _read(path, text, (path.resolve(),), state, constraint=False)
+    state = _Reading(
+        env=os.environ if env is None else env, root=root and Path(os.path.realpath(root))
+    )
+    _read(path, text, (Path(os.path.realpath(path)),), state, constraint=False)
     pins: list[Pin] = []
     seen: set[tuple[object, ...]] = set()
     for pin in state.pins:

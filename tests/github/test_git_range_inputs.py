@@ -132,7 +132,7 @@ def test_includes_out_of_the_repository_are_refused_with_a_note(make_repo, tmp_p
     repo = make_repo({"requirements.txt": "-r ../outside.txt\n" + NEW_LOCK})
     document = as_json(repo)
     assert moves(document) == [("torch", "1.12.1", "1.13.0")]
-    assert "requirements.txt: requirements.txt:1: the include ../outside.txt lies outside the repository: not read" in document["notes"]
+    assert "requirements.txt: the include ../outside.txt (requirements.txt:1) lies outside the repository: not read" in document["notes"]
     assert "9.9.9" not in json.dumps(document)
 
 
