@@ -152,7 +152,8 @@ def checkout(repo: Path, rev: str) -> Iterator[Path]:
     try:
         tree = scratch / "tree"
         tree.mkdir()
-        env = {**os.environ, "GIT_INDEX_FILE": str(scratch / "index")}
+        # a temporary index leaves the repository's own untouched; LFS files stay pointers
+        env = {**os.environ, "GIT_INDEX_FILE": str(scratch / "index"), "GIT_LFS_SKIP_SMUDGE": "1"}
         git(repo, "read-tree", "--end-of-options", rev, env=env)
         git(repo, "checkout-index", "--all", "--force", f"--prefix={tree}/", env=env)
         yield tree

@@ -173,6 +173,8 @@ def compare_range(
                 transitions[transition] = None
                 notes += [note] if note else []
         scanned = reading.tree / inside if inside is not None else None
+        if scanned is not None and not scanned.exists():
+            raise UsageError(f"{project}: not in commit {head}, the commit scanned")
         result = audit(
             transitions, scanned, kb, python, environment, config, scan_options, tuple(dict.fromkeys(notes))
         )

@@ -87,6 +87,14 @@ def test_the_project_is_scanned_as_of_head_not_the_working_tree(make_repo, monke
     assert list(scratch.iterdir()) == []  # the checkouts are gone
 
 
+def test_a_project_folder_missing_at_head_is_an_error(make_repo):
+    repo = make_repo()
+    (repo.path / "new-folder").mkdir()
+    (repo.path / "new-folder" / "train.py").write_text("import torch\n")  # not committed
+    result = compare("--git", f"{repo.base}..{repo.head}", "--project", str(repo.path / "new-folder"))
+    assert result.exit_code == 2 and f"not in commit {repo.head}" in result.output
+
+
 def test_every_option_reaches_the_range(make_repo, tmp_path):
     repo = make_repo()
     span = f"{repo.base}..{repo.head}"
