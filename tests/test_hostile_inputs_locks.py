@@ -3,14 +3,18 @@ folder, runs `auditor ARGS` there and checks the exit code, a part of the messag
 output must never contain (secrets, file content that is no requirement).
 
 To add a case, add a row: `Case(id, files, args, exit, says, never)`. `{tmp}` in files and args is
-the folder; a file's text may be bytes.
+the folder; a file's text may be bytes. With `commits`, the folder is a git repository: `files`
+is its first commit, each entry of `commits` one more, and `{base}`, `{head}` (and `{head12}` in
+`says`) name the first and the last.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -28,6 +32,7 @@ class Case:
     never: tuple[str, ...] = ()
     within: float = 10.0  # seconds
     env: dict[str, str] = field(default_factory=dict)
+    commits: tuple[dict[str, str | bytes], ...] = ()
 
 
 OLD = "torch==2.3.1\n"
@@ -111,34 +116,76 @@ CASES = [
          {"requirements.txt": "-r f1.txt\n-r f1.txt\n" + NEW,
           **{f"f{i}.txt": f"-r f{i + 1}.txt\n-r f{i + 1}.txt\n" for i in range(1, 40)}, "f40.txt": "numpy==2.0.0\n"},
          ("lock", "show", "requirements.txt"), 0, "numpy 2.0.0", within=5.0),
+    # item 2: what --git reads
+    Case("--git sees a bump inside an include",
+         {"requirements.txt": "-c constraints/torch.txt\ntorch\n", "constraints/torch.txt": OLD},
+         ("compare", "--git", "{base}..{head}", "--project", "{tmp}", "-f", "json"), 0, '"to": "2.4.0"',
+         commits=({"constraints/torch.txt": NEW},)),
+    Case("--git reads pyproject.toml", {"pyproject.toml": '[project]\nname = "p"\nversion = "1"\ndependencies = ["torch==2.3.1"]\n'},
+         ("compare", "--git", "{base}..{head}", "--project", "{tmp}", "-f", "json"), 0, '"to": "2.4.0"',
+         commits=({"pyproject.toml": '[project]\nname = "p"\nversion = "1"\ndependencies = ["torch==2.4.0"]\n'},)),
+    # item 13: blobs get the checks files get, and name the side they come from
+    Case("--git with a non-UTF-8 blob", {"requirements.txt": OLD},
+         ("compare", "--git", "{base}..{head}", "--project", "{tmp}"), 2, "{head12}:requirements.txt:2: not UTF-8",
+         commits=({"requirements.txt": NEW.encode() + b"\xff\n"},)),
+    Case("--git with a conflicted blob", {"requirements.txt": OLD},
+         ("compare", "--git", "{base}..{head}", "--project", "{tmp}"), 2, "{head12}:requirements.txt:1: unresolved merge",
+         commits=({"requirements.txt": "<<<<<<< ours\n" + NEW + "=======\n" + OLD + ">>>>>>> theirs\n"},)),
+    Case("--git with an include out of the repository", {"requirements.txt": OLD},
+         ("compare", "--git", "{base}..{head}", "--project", "{tmp}", "-f", "json"), 0,
+         "the include /etc/passwd (requirements.txt:1) lies outside the repository: not read",
+         never=("root:",), commits=({"requirements.txt": "-r /etc/passwd\n" + NEW},)),
+    Case("--git with an empty lock", {"uv.lock": 'version = 1\n[[package]]\nname = "torch"\nversion = "2.3.1"\n'},
+         ("compare", "--git", "{base}..{head}", "--project", "{tmp}"), 2, "{head12}:uv.lock:1: empty file",
+         commits=({"uv.lock": ""},)),
     # item 13: revisions never reach git as options
     Case("--git with an option as base", {}, ("compare", "--git", "--upload-pack=touch {tmp}/pwned..HEAD"), 2,
          "not a commit or branch name"),
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_hostile_input(case: Case, tmp_path, monkeypatch) -> None:
-    for name, content in case.files.items():
-        target = tmp_path / name
+def write(folder: Path, files: dict[str, str | bytes]) -> None:
+    for name, content in files.items():
+        target = folder / name
         target.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(content, bytes):
             target.write_bytes(content)
         else:
-            target.write_text(content.replace("{tmp}", str(tmp_path)), "utf-8")
+            target.write_text(content.replace("{tmp}", str(folder)), "utf-8")
+
+
+def commit(folder: Path) -> str:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True, text=True).stdout
+
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x")
+    return git("rev-parse", "HEAD").strip()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_hostile_input(case: Case, tmp_path, monkeypatch) -> None:
+    write(tmp_path, case.files)
+    names = {"tmp": str(tmp_path)}
+    if case.commits:
+        subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+        names["base"] = commit(tmp_path)
+        for files in case.commits:
+            write(tmp_path, files)
+            names["head"] = commit(tmp_path)
     if "LINK_LOOP" in case.env:
         first, second = case.env["LINK_LOOP"].split()
         (tmp_path / first).symlink_to(second)
         (tmp_path / second).symlink_to(first)
     monkeypatch.chdir(tmp_path)
-    args = [a.replace("{tmp}", str(tmp_path)) for a in case.args]
+    args = [a.format(**names) if "{" in a else a for a in case.args]
     start = time.perf_counter()
     result = CliRunner().invoke(app, args, env={**os.environ, **case.env})
     elapsed = time.perf_counter() - start
     output = result.output
     assert "Traceback" not in output
     assert result.exit_code == case.exit, output
-    assert case.says in output, output
+    assert case.says.replace("{head12}", names.get("head", "")[:12]) in output, output
     for secret in case.never:
         assert secret not in output, output
     assert elapsed < case.within

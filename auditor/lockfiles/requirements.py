@@ -96,10 +96,11 @@ _OPTIONS = frozenset({
     "--prefer-binary", "--require-hashes", "--pre", "--trusted-host", "--use-feature",
 })
 _OPTION_NAME = re.compile(r"--?[A-Za-z][A-Za-z-]*")
-# a bare name no package has: a token or key that a file read by mistake holds
+# a bare name no package has: a token or key that a file read by mistake holds (GitHub, GitLab,
+# Slack, OpenAI, Hugging Face, PyPI, AWS), or 20+ letters and digits mixing cases, as random keys do
 _CREDENTIAL = re.compile(
-    r"(ghp|gho|ghs|ghu|ghr|github_pat|glpat|xox[abprs]|sk|hf|pypi|AKIA)[_-]?[A-Za-z0-9_-]{16,}"
-    r"|(?=[A-Za-z0-9_-]{20,}$)(?=.*[0-9])(?=.*[a-z])(?=.*[A-Z])[A-Za-z0-9_-]+"
+    r"(gh[pousr]_|github_pat_|glpat-|xox[abprs]-|sk-|hf_)[A-Za-z0-9_-]{20,}|pypi-AgEI[A-Za-z0-9_-]+"
+    r"|AKIA[0-9A-Z]{16}|(?=.*[0-9])(?=.*[a-z])(?=.*[A-Z])[A-Za-z0-9]{20,}"
 )
 
 
