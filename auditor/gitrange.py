@@ -265,9 +265,9 @@ def read_range(
         for path in _candidates(repo, sides, patterns, notes):
             new = _read(head_tree, path, head_id, new_format, resolve)
             if new is None:
-                if (head_tree / path).is_symlink():
-                    notes.append(f"{path}: a link out of the repository, not read")
-                continue  # deleted in head
+                linked = (head_tree / path).is_symlink()
+                notes.append(f"{path}: " + ("a link out of the repository, not read" if linked else "deleted, not compared"))
+                continue
             old = _read(base_tree, path, start, old_format, resolve)
             if old is not None and path.endswith("pyproject.toml") and _same_pins(old, new):
                 notes.append(f"{path}: changed, but not its dependencies")
