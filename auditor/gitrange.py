@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from auditor.errors import AuditorError, LockfileError
-from auditor.lockfiles.detect import FORMATS, read_lock
+from auditor.lockfiles.detect import FORMATS, read_lock, read_text
 from auditor.lockfiles.requirements import REQUIREMENTS, included_files
 from auditor.models import Lock
 
@@ -179,7 +179,11 @@ def _closure(tree: Path, path: str) -> set[str]:
         if current in seen or file is None:
             continue
         seen.add(current)
-        for target in included_files(file.read_text("utf-8", "replace")):
+        try:
+            text = read_text(file)
+        except LockfileError:
+            continue  # said when the file itself is read
+        for target in included_files(text):
             joined = os.path.normpath(PurePosixPath(current).parent / target)
             if not joined.startswith(("..", "/")):
                 todo.append(PurePosixPath(joined).as_posix())
@@ -230,8 +234,8 @@ def _candidates(
             touched = ", ".join(sorted(reached & changed_set - {path}))
             notes.append(f"{path}: read on both sides, as {touched} that it includes changed")
     for path in changed:
-        if PurePosixPath(path).name != "pyproject.toml" or path in chosen:
-            continue
+        if patterns or PurePosixPath(path).name != "pyproject.toml" or path in chosen:
+            continue  # patterns given: they alone say which files are read
         folder = PurePosixPath(path).parent
         beside = [str(folder / name) if str(folder) != "." else name for name in _LOCKS_OF_PYPROJECT]
         pinned_by = next((b for b in beside if b in head_files), None)
