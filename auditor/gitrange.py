@@ -47,6 +47,7 @@ class RangeReading:
     notes: tuple[str, ...]  # what was compared and scanned, what was passed by and why
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _BAD_REV = re.compile(r"[\x00-\x20\x7f:\\]|\.\.|@\{-|^-|^\+")
 
 
@@ -221,12 +222,16 @@ def _candidates(
     """Changed lockfiles; requirements files whose includes changed; changed pyproject.toml
     files that no lock beside them pins."""
     changed = changed_files(repo, sides.start, sides.head_rev)
+    odd = [p for p in changed if _CONTROL.search(p)]
+    if odd:  # a name such as "requirements-\n::error::x\n.txt" would write workflow commands
+        notes.append(f"{len(odd)} changed file(s) with control characters in their names, not read")
+        changed = [p for p in changed if p not in odd]
     chosen = [p for p in changed if is_lockfile(p, patterns)]
     head_files = tracked_files(repo, sides.head_rev)
     base_files = tracked_files(repo, sides.start)
     changed_set = set(changed)
     for path in sorted(set(head_files) | set(base_files)):
-        if REQUIREMENTS.claims(Path(path), "") < 2 or path in chosen or not is_lockfile(path, patterns):
+        if _CONTROL.search(path) or REQUIREMENTS.claims(Path(path), "") < 2 or path in chosen or not is_lockfile(path, patterns):
             continue
         reached = _closure(sides.head, path) | _closure(sides.base, path)
         if reached & changed_set:

@@ -175,3 +175,12 @@ def test_the_action_validates_base_and_head(make_repo, github_api, actions_env, 
 
 def test_old_lock_text_stays_as_it_was(make_repo):
     assert OLD_LOCK != NEW_LOCK  # the fixtures this module relies on
+
+
+def test_a_file_name_with_a_newline_never_reaches_the_log(make_repo):
+    repo = make_repo()
+    repo.commit({"requirements-\n::error::injected\n.txt": "", "requirements.txt": NEW_LOCK.replace("1.13.0", "2.0.0")})
+    result = compare("--git", f"{repo.base}..{repo.head}", "--project", str(repo.path), "-f", "json")
+    assert result.exit_code in (0, 1), result.output
+    assert "::error::injected" not in result.output
+    assert "1 changed file(s) with control characters in their names, not read" in json.loads(result.stdout)["notes"]
