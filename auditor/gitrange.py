@@ -146,9 +146,27 @@ def tracked_files(repo: Path, rev: str | None) -> list[str]:
     return [p for p in out.split("\0") if p]
 
 
+SPARE_BYTES = 2**30  # left free on the disk a checkout goes to
+
+
+def tree_size(repo: Path, rev: str) -> int:
+    """The bytes the files of commit `rev` take (`<mode> blob <id> <size>\t<path>` per entry;
+    submodules show `-` for a size)."""
+    out = git(repo, "ls-tree", "-r", "-l", "-z", "--end-of-options", rev).stdout
+    sizes = (entry.partition("\t")[0].rsplit(" ", 1)[-1] for entry in out.split("\0") if entry)
+    return sum(int(size) for size in sizes if size.isdigit())
+
+
 @contextmanager
 def checkout(repo: Path, rev: str) -> Iterator[Path]:
     """The tree of commit `rev` in a temporary folder, deleted afterwards."""
+    needed = tree_size(repo, rev)
+    free = shutil.disk_usage(tempfile.gettempdir()).free
+    if needed > free - SPARE_BYTES:
+        raise GitError(
+            f"checking out {rev[:12]} needs {needed / 2**30:.1f} GB, but the temporary folder has "
+            f"{free / 2**30:.1f} GB free", repo,
+        )
     scratch = Path(tempfile.mkdtemp(prefix="auditor-git-"))
     try:
         tree = scratch / "tree"

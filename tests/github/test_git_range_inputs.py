@@ -184,3 +184,12 @@ def test_a_file_name_with_a_newline_never_reaches_the_log(make_repo):
     assert result.exit_code in (0, 1), result.output
     assert "::error::injected" not in result.output
     assert "1 changed file(s) with control characters in their names, not read" in json.loads(result.stdout)["notes"]
+
+
+def test_a_checkout_the_disk_cannot_hold_is_refused(make_repo, monkeypatch):
+    from auditor import gitrange
+
+    repo = make_repo()
+    monkeypatch.setattr(gitrange, "SPARE_BYTES", 2**62)  # as if the disk were nearly full
+    result = compare("--git", f"{repo.base}..{repo.head}", "--project", str(repo.path))
+    assert result.exit_code == 2 and "GB, but the temporary folder has" in result.output
