@@ -6,7 +6,8 @@ import re
 from enum import IntEnum
 from pathlib import Path
 
-_USERINFO = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]*://)[^/\s@]*(?:@[^/\s@]*)*@")
+# a scheme is tried once per run of scheme characters (`\b` would try it inside `a.a.a...` too)
+_USERINFO = re.compile(r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*://)[^/\s@]*(?:@[^/\s@]*)*@")
 
 
 def redact(text: str) -> str:

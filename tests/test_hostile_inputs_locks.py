@@ -116,6 +116,13 @@ CASES = [
          {"requirements.txt": "-r f1.txt\n-r f1.txt\n" + NEW,
           **{f"f{i}.txt": f"-r f{i + 1}.txt\n-r f{i + 1}.txt\n" for i in range(1, 40)}, "f40.txt": "numpy==2.0.0\n"},
          ("lock", "show", "requirements.txt"), 0, "numpy 2.0.0", within=5.0),
+    # regular expressions that backtracked quadratically over long runs of spaces
+    Case("a requirements line of 200,000 spaces", {"requirements.txt": "torch" + " " * 200_000 + "x\n"},
+         ("lock", "show", "requirements.txt"), 2, "requirements.txt:1: not a requirement", within=3.0),
+    Case("spaces before a late comment", {"requirements.txt": NEW + "numpy==2.0.0" + " " * 200_000 + "x#\n"},
+         ("lock", "show", "requirements.txt"), 2, "requirements.txt:2: not a requirement", within=3.0),
+    Case("a conda export of blank continuation lines", {"env.yml": "name: x\ndependencies:\n" + "\n " * 200_000 + "!\n"},
+         ("lock", "show", "env.yml"), 2, "env.yml", within=3.0),
     # item 2: what --git reads
     Case("--git sees a bump inside an include",
          {"requirements.txt": "-c constraints/torch.txt\ntorch\n", "constraints/torch.txt": OLD},

@@ -18,7 +18,7 @@ ENVIRONMENT = "environment.yml"
 EXPORT = "conda-env-export"
 
 _ENV_NAME = re.compile(r"(^|[-_.])(environment|env|conda)[^/]*\.ya?ml$", re.IGNORECASE)
-_EXPORT_PIN = re.compile(r"^\s*-\s*[A-Za-z0-9_.-]+=[^=\s]+=\S+\s*$", re.MULTILINE)
+_EXPORT_PIN = re.compile(r"^[ \t]*-[ \t]*[A-Za-z0-9_.-]+=[^=\s]+=\S+[ \t]*$", re.MULTILINE)
 
 
 def _is_export(text: str) -> bool:
