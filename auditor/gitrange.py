@@ -296,14 +296,18 @@ def read_range(
                 notes.append(f"{path}: " + ("a link out of the repository, not read" if linked else "deleted, not compared"))
                 continue
             old = _read(base_tree, path, start, old_format, resolve)
+            if old is None and (base_tree / path).is_symlink():
+                notes.append(f"{path}: a link out of the repository in {start[:12]}, not read there")
             if old is not None and path.endswith("pyproject.toml") and _same_pins(old, new):
                 notes.append(f"{path}: changed, but not its dependencies")
                 continue
             pairs.append(LockPair(path, old, new))
         compared = ", ".join(p.path for p in pairs)
         notes.insert(0, f"Lockfiles compared in {span}: {compared}" if pairs else f"No lockfile changed in {span}")
-        if head_id is not None:
-            notes.append(f"The project was scanned as of commit {head_id[:12]} (a temporary checkout)")
+        notes.append(
+            f"Lockfiles and project read as of commit {head_id[:12]} (a temporary checkout)"
+            if head_id is not None else "Lockfiles and project read from the working tree"
+        )
         yield RangeReading(tuple(pairs), head_tree, tuple(notes))
 
 

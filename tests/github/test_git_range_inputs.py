@@ -83,7 +83,7 @@ def test_the_project_is_scanned_as_of_head_not_the_working_tree(make_repo, monke
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     document = as_json(repo)
     assert any(f["path"] == "data/windows.py" and f["line"] == 14 for f in document["findings"])
-    assert f"The project was scanned as of commit {repo.head[:12]} (a temporary checkout)" in document["notes"]
+    assert f"Lockfiles and project read as of commit {repo.head[:12]} (a temporary checkout)" in document["notes"]
     assert list(scratch.iterdir()) == []  # the checkouts are gone
 
 
@@ -193,3 +193,16 @@ def test_a_checkout_the_disk_cannot_hold_is_refused(make_repo, monkeypatch):
     monkeypatch.setattr(gitrange, "SPARE_BYTES", 2**62)  # as if the disk were nearly full
     result = compare("--git", f"{repo.base}..{repo.head}", "--project", str(repo.path))
     assert result.exit_code == 2 and "GB, but the temporary folder has" in result.output
+
+
+def test_a_base_lockfile_linked_out_of_the_repository_is_not_read(make_repo, tmp_path):
+    (tmp_path / "secret.txt").write_text("torch==0.4.0\n")
+    repo = make_repo()
+    (repo.path / "requirements.txt").unlink()
+    (repo.path / "requirements.txt").symlink_to(tmp_path / "secret.txt")
+    repo.base = repo.commit({}, "link")
+    (repo.path / "requirements.txt").unlink()
+    repo.commit({"requirements.txt": NEW_LOCK}, "file again")
+    document = as_json(repo)
+    assert "0.4.0" not in json.dumps(document)
+    assert f"requirements.txt: a link out of the repository in {repo.base[:12]}, not read there" in document["notes"]
