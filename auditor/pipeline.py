@@ -152,6 +152,7 @@ def compare_range(
 
     inside = None
     if project is not None:
+        check_project(project)
         try:
             inside = project.resolve().relative_to(repo.resolve())
         except ValueError:

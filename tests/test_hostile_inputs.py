@@ -110,7 +110,7 @@ CASES = [
          2, "{tmp}/missing/out.txt: cannot write: No such file or directory"),
     Case("compare-output-is-a-folder", ("compare", OLD, NEW, "--output", "{tmp}"), 2, "{tmp}: cannot write: Is a directory"),
     Case("lock-show-a-folder", ("lock", "show", "{tmp}"), 2, "{tmp}: cannot read: Is a directory"),
-    Case("lock-show-an-empty-file", ("lock", "show", "/dev/null"), 2, "/dev/null:1: empty file: cannot tell its format"),
+    Case("lock-show-an-empty-file", ("lock", "show", "/dev/null"), 2, "/dev/null:1: empty file: a lock lists its packages, this one has none"),
     Case("compare-python-version-not-a-version", ("compare", OLD, NEW, "--python-version", "abc"),
          2, "Invalid value for '--python-version': 'abc' is not a Python version such as 3.11"),
     Case("scan-python-version-not-a-version", ("scan", PROJECT, "--from", "1.12.1", "--to", "1.13.0",
