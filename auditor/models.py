@@ -144,12 +144,13 @@ class Condition:
 
 @dataclass(frozen=True, slots=True)
 class Match:
-    """Where user code hits a change. Exactly one of call/method/operator/assign is set."""
+    """Where user code hits a change. Exactly one of call/method/operator/assign/module is set."""
 
     call: str | None = None  # qualified name: calls, references, subclasses, decorators
     method: tuple[str, ...] = ()  # method names on a value known (or likely) to be a tensor
     operator: tuple[str, ...] = ()  # "//", "//="
     assign: str | None = None  # attribute assigned on a tensor, e.g. "data"
+    module: str | None = None  # a module: each import statement that imports it or from it
     when: Condition = field(default_factory=Condition)
     message: str | None = None
     confidence: Confidence = "high"  # the most a hit of this match can claim

@@ -90,6 +90,7 @@ def _match(raw: dict[str, Any]) -> Match:
         method=tuple(raw.get("method", ())),
         operator=tuple(raw.get("operator", ())),
         assign=raw.get("assign"),
+        module=raw.get("module"),
         when=when,
         message=raw.get("message"),
         confidence=raw.get("confidence", "high"),

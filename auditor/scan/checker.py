@@ -23,6 +23,7 @@ from auditor.scan.names import (
     DECORATOR,
     FLOOR_ASSIGN,
     FLOOR_DIVIDE,
+    IMPORT,
     INT_TENSOR,
     NAME,
     NDARRAY,
@@ -69,6 +70,7 @@ class Checker:
         handlers = {
             CALL: self._call, NAME: self._name, ATTRIBUTE: self._attribute, FLOOR_DIVIDE: self._floor_divide,
             FLOOR_ASSIGN: self._floor_assign, ASSIGN: self._assign, CLASS: self._class, DECORATOR: self._decorator,
+            IMPORT: self._import,
         }
         importable = self.resolver.importable
         for kind, node, scope, guarded, in_annotation in self.resolver.sites:
@@ -115,6 +117,23 @@ class Checker:
         if rules:
             self.consumed.add(id(node))
             self._cover(node)
+
+    def _import(self, node: ast.AST) -> None:
+        """`import torch._six`, `from torch._six import inf`, `from torch import _six`: a module
+        matcher is reported at the import statement, where a removed module fails. An import in
+        a try that catches ImportError is a fallback written for the change: not reported."""
+        if not self.index.modules or self.guarded:
+            return
+        if isinstance(node, ast.Import):
+            imported = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            imported = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        else:
+            return
+        for module, rules in self.index.modules.items():
+            if any(name == module or name.startswith(f"{module}.") for name in imported):
+                for rule in rules:
+                    self._report(rule, module, node, rule.match.confidence)
 
     def _class(self, node: ast.AST) -> None:
         assert isinstance(node, ast.ClassDef)

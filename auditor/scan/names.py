@@ -685,7 +685,7 @@ COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # What the checker looks at (`Resolver.sites`): the kinds of nodes it reads, in the order of a
 # walk of the module, each with its scope and two facts about where it is: inside the body of
 # a `try` that catches missing names (a feature probe), inside an annotation.
-CALL, NAME, ATTRIBUTE, FLOOR_DIVIDE, FLOOR_ASSIGN, ASSIGN, CLASS, DECORATOR = range(8)
+CALL, NAME, ATTRIBUTE, FLOOR_DIVIDE, FLOOR_ASSIGN, ASSIGN, CLASS, DECORATOR, IMPORT = range(9)
 Site = tuple[int, ast.AST, Scope, bool, bool]
 
 
@@ -838,6 +838,7 @@ class _Collector(FastVisitor):
         self.scope.tags.pop(name, None)
 
     def visit_Import(self, node: ast.Import) -> None:
+        self._site(IMPORT, node)
         for alias in node.names:
             if alias.asname:
                 self._import(alias.asname, alias.name)
@@ -847,6 +848,7 @@ class _Collector(FastVisitor):
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         assert self.scope is not None
+        self._site(IMPORT, node)
         if node.level or not node.module:
             for alias in node.names:
                 self._local(alias.asname or alias.name)

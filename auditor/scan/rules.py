@@ -48,6 +48,7 @@ class RuleIndex:
     methods: dict[str, list[Rule]] = field(default_factory=lambda: defaultdict(list))
     operators: dict[str, list[Rule]] = field(default_factory=lambda: defaultdict(list))
     assigns: dict[str, list[Rule]] = field(default_factory=lambda: defaultdict(list))
+    modules: dict[str, list[Rule]] = field(default_factory=lambda: defaultdict(list))
     tokens: tuple[str, ...] = ()  # shortest first: short names (data, load, //) are the common ones
     roots: frozenset[str] = frozenset()  # modules a source must mention to hold a finding
     known: frozenset[str] = frozenset()  # every knowledge id, to tell an ignore comment's typos (empty: not told)
@@ -74,6 +75,10 @@ class RuleIndex:
                 if match.assign:
                     index.assigns[match.assign].append(rule)
                     tokens.add(match.assign)
+                if match.module:
+                    index.modules[match.module].append(rule)
+                    tokens.add(match.module.rsplit(".", 1)[-1])
+                    roots.add(match.module.split(".", 1)[0])
         index.tokens = tuple(sorted(tokens, key=lambda t: (len(t), t)))
         index.roots = frozenset(roots)
         return index

@@ -377,6 +377,24 @@ CASES = {
         with autocast():  # expect
             pass
         """),
+    "a module matcher reports the import statements of the module, its names and submodules": ("torch-six-removed", """
+        import torch
+        import torch._six  # expect
+        import torch._six as six  # expect
+        from torch._six import inf, nan  # expect
+        from torch import _six, nn  # expect
+        import torch._sixteen
+        from torch import nn as _six_not
+        from torch._sixteen import x
+        from . import _six as local_six
+        try:
+            from torch._six import string_classes
+        except ImportError:
+            string_classes = str
+
+        def f():
+            import torch._six.inner  # expect
+        """),
     "suppression comments": (FLOOR, """
         import torch
         t = torch.arange(4)
