@@ -130,6 +130,7 @@ class Condition:
     keyword_present: tuple[str, ...] = ()
     keyword_values: tuple[tuple[str, tuple[object, ...]], ...] = ()
     min_positional: int | None = None
+    max_positional: int | None = None  # at most this many positional arguments: `F.softmax(x)`, dim not given
     int_literal_out_of_dtype: bool = False
     float_in_data: bool = False  # the data argument plainly holds a Python float
     float_bound: tuple[str, ...] = ()  # keyword names (or "#<index>" for positions) given a float literal

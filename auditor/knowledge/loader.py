@@ -74,6 +74,7 @@ def _match(raw: dict[str, Any]) -> Match:
         keyword_present=tuple(raw.get("keyword_present", ())),
         keyword_values=tuple((k, tuple(v)) for k, v in sorted(raw.get("keyword_values", {}).items())),
         min_positional=raw.get("min_positional"),
+        max_positional=raw.get("max_positional"),
         int_literal_out_of_dtype=raw.get("int_literal_out_of_dtype", False),
         float_in_data=raw.get("float_in_data", False),
         float_bound=tuple(raw.get("float_bound", ())),

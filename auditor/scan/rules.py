@@ -265,6 +265,11 @@ def check(
         if not starred:
             return None
         confidence = "low"
+    if when.max_positional is not None:
+        if len(call.args) > when.max_positional:
+            return None
+        if starred:
+            confidence = "low"  # `F.softmax(*args)` may pass the argument by position
     if when.int_literal_out_of_dtype:
         dtype = resolver.qualified(keywords["dtype"], scope) if "dtype" in keywords else None
         limits = INT_DTYPES.get((dtype or "").removeprefix("torch."))

@@ -395,6 +395,19 @@ CASES = {
         def f():
             import torch._six.inner  # expect
         """),
+    "max_positional: an argument given neither by keyword nor by position": ("torch-softmax-implicit-dim-deprecated", """
+        import torch.nn.functional as F
+        from functools import partial
+
+        def f(x, args):
+            a = F.softmax(x)  # expect
+            b = F.softmax(x, 1)
+            c = F.softmax(x, dim=1)
+            d = F.softmax(*args)  # expect[low]
+            e = F.softmax(x, **args)  # expect[low]
+            g = partial(F.softmax, x, 1)
+            return a, b, c, d, e, g
+        """),
     "suppression comments": (FLOOR, """
         import torch
         t = torch.arange(4)
