@@ -149,6 +149,7 @@ class Match:
 
     call: str | None = None  # qualified name: calls, references, subclasses, decorators
     method: tuple[str, ...] = ()  # method names on a value known (or likely) to be a tensor
+    receiver: Literal["tensor", "module"] = "tensor"  # what a method's receiver is: a tensor or an nn.Module
     operator: tuple[str, ...] = ()  # "//", "//="
     assign: str | None = None  # attribute assigned on a tensor, e.g. "data"
     module: str | None = None  # a module: each import statement that imports it or from it

@@ -89,6 +89,7 @@ def _match(raw: dict[str, Any]) -> Match:
     return Match(
         call=raw.get("call"),
         method=tuple(raw.get("method", ())),
+        receiver=raw.get("receiver", "tensor"),
         operator=tuple(raw.get("operator", ())),
         assign=raw.get("assign"),
         module=raw.get("module"),

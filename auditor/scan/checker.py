@@ -162,7 +162,7 @@ class Checker:
                     self._report(rule, qualified, node, confidence)
             owner, _, method = qualified.rpartition(".")
             if owner == "torch.Tensor":
-                for rule in self.index.methods.get(method, []):
+                for rule in (r for r in self.index.methods.get(method, []) if r.match.receiver == "tensor"):
                     input_tag = self.resolver.tag(node.args[0], self.scope) if node.args else None
                     confidence = check(rule.match, _drop_first(node), self.resolver, self.scope, input_tag, method=True, dicts=self.dicts, usages=self.usages)
                     if confidence:
@@ -192,15 +192,17 @@ class Checker:
 
     def _method_call(self, node: ast.Call, func: ast.Attribute) -> None:
         receiver = self.resolver.tag(func.value, self.scope)
-        if receiver == NDARRAY or is_module(receiver) or (receiver is not None and not is_tensor(receiver)):
+        if receiver == NDARRAY or (receiver is not None and not is_tensor(receiver) and not is_module(receiver)):
             return
         if receiver is None:
             if func.attr in COMMON_METHODS or not self.uses_torch:
                 return
             if self.resolver.qualified(func.value, self.scope):
                 return  # a module's function, e.g. np.clip: calls are matched by name
-        ceiling: Confidence = "high" if is_tensor(receiver) else "low"
+        ceiling: Confidence = "low" if receiver is None else "high"
         for rule in self.index.methods[func.attr]:
+            if receiver is not None and rule.match.receiver != ("module" if is_module(receiver) else "tensor"):
+                continue  # a tensor's method on an nn.Module, or the other way round
             if receiver is None and rule.match.when.float_bound:
                 continue  # the condition is on the receiver's dtype: nothing is known of it
             confidence = check(rule.match, node, self.resolver, self.scope, receiver, method=True, dicts=self.dicts, usages=self.usages)

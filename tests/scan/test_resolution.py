@@ -408,6 +408,18 @@ CASES = {
             g = partial(F.softmax, x, 1)
             return a, b, c, d, e, g
         """),
+    "a method matcher on an nn.Module receiver": ("torch-module-register-backward-hook-deprecated", """
+        import torch
+        import torch.nn as nn
+
+        def f(model, hook):
+            block = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
+            block.register_backward_hook(hook)  # expect
+            model.register_backward_hook(hook)  # expect[low]
+            t = torch.ones(2)
+            t.register_backward_hook(hook)
+            return block
+        """),
     "suppression comments": (FLOOR, """
         import torch
         t = torch.arange(4)
