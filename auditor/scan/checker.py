@@ -38,7 +38,7 @@ from auditor.scan.usage import Usages
 # Method names that numpy arrays, pandas objects or Python builtins also have: on a receiver of
 # unknown type they say nothing about torch, so they are reported only on known tensors.
 COMMON_METHODS = frozenset(
-    ["clip", "round", "sum", "mean", "max", "min", "all", "any", "copy", "fill", "sort", "reshape", "view", "astype", "dot", "item", "tolist", "flatten", "squeeze", "transpose", "repeat", "cumsum", "cumprod", "prod", "std", "var", "argmax", "argmin", "argsort", "nonzero", "take", "put", "diagonal", "trace", "conj", "real", "imag", "abs", "get", "pop", "update", "append", "extend", "index", "count", "split", "strip", "replace", "join", "format", "load", "save", "solve"]
+    ["clip", "round", "sum", "mean", "max", "min", "all", "any", "copy", "fill", "sort", "reshape", "view", "astype", "dot", "item", "tolist", "flatten", "squeeze", "transpose", "repeat", "cumsum", "cumprod", "prod", "std", "var", "argmax", "argmin", "argsort", "nonzero", "take", "put", "diagonal", "trace", "conj", "real", "imag", "abs", "get", "pop", "update", "append", "extend", "index", "count", "split", "strip", "replace", "join", "format", "load", "save", "solve", "resize"]
 )
 
 
