@@ -10,6 +10,7 @@ from tests.scan.test_resolution import expected, found
 
 PREFETCH = "torch-dataloader-prefetch-factor-requires-workers"
 PIN = "torch-dataloader-pin-memory-without-accelerator-warns"
+KL_DIV = "torch-kl-div-mean-reduction-warns"
 ZERO_GRAD = "torch-zero-grad-set-to-none-default"
 MASKED_FILL = "torch-masked-fill-uint8-mask-raises"
 SCALER = "torch-cuda-amp-gradscaler-deprecated"
@@ -54,18 +55,18 @@ CASES = {
             d = DataLoader(ds, **replaced)  # expect[low]
             return a, b, c, d
         """),
-    "keyword_values through a dict: certain, possible, ruled out": (PIN, """
-        from torch.utils.data import DataLoader
+    "keyword_values through a dict: certain, possible, ruled out": (KL_DIV, """
+        import torch.nn.functional as F
 
-        def loaders(ds, use_accel):
-            pinned = {"pin_memory": True, "num_workers": 2}
-            a = DataLoader(ds, **pinned)  # expect[medium]
-            unpinned = {"pin_memory": False}
-            b = DataLoader(ds, **unpinned)
-            accel = {"num_workers": 1, "pin_memory": True} if use_accel else {}
-            c = DataLoader(ds, **accel)  # expect[low]
-            never = {"pin_memory": False} if use_accel else {}
-            d = DataLoader(ds, **never)
+        def losses(s, t, batch):
+            mean = {"reduction": "mean", "log_target": False}
+            a = F.kl_div(s, t, **mean)  # expect
+            summed = {"reduction": "sum"}
+            b = F.kl_div(s, t, **summed)
+            maybe = {"log_target": False, "reduction": "mean"} if batch else {}
+            c = F.kl_div(s, t, **maybe)  # expect[low]
+            never = {"reduction": "sum"} if batch else {"reduction": "batchmean"}
+            d = F.kl_div(s, t, **never)
             return a, b, c, d
         """),
     "zero_grad matters only where .grad is read in the module": (ZERO_GRAD, """
