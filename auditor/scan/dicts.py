@@ -31,6 +31,7 @@ class Keys:
 
     certain: dict[str, ast.expr] = field(default_factory=dict)
     possible: dict[str, list[ast.expr]] = field(default_factory=dict)
+    present: set[str] = field(default_factory=set)  # possible keys that are there whichever value they take
 
     def add(self, key: str, value: ast.expr | None, certain: bool) -> None:
         if certain and value is not None and key not in self.possible:
@@ -48,11 +49,14 @@ class Keys:
         for key, values in other.possible.items():
             self.add(key, None, False)
             self.possible[key].extend(values)
+        if certain:
+            self.present |= other.present
 
     def weaken(self) -> None:
         """Every key only possible: the dict is replaced or changed where it may not run."""
         for key in list(self.certain):
             self.add(key, None, False)
+        self.present.clear()
 
 
 class Dicts:
@@ -98,6 +102,7 @@ class Dicts:
             found = Keys()  # a key on both sides is there, but with which value is a guess
             for side in (body, orelse):
                 found.merge(side, certain=False)
+            found.present = (body.certain.keys() | body.present) & (orelse.certain.keys() | orelse.present)
             return found
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "copy":
             return None if expr.args or expr.keywords else self.keys(expr.func.value, where, depth + 1)
@@ -201,6 +206,8 @@ class Dicts:
                     return None
                 found.add(first.value, call.args[1] if func.attr == "setdefault" and len(call.args) > 1 else None,
                           certain=False)
+                if func.attr == "pop":
+                    found.present.discard(first.value)
                 allowed.add(id(func.value))
         if isinstance(statement, ast.Delete):
             for target in statement.targets:
@@ -209,6 +216,7 @@ class Dicts:
                     if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
                         return None
                     found.add(key.value, None, certain=False)
+                    found.present.discard(key.value)
                     allowed.add(id(target.value))
         for node in _walk_own(statement):
             if id(node) in allowed:

@@ -233,19 +233,21 @@ def check(
     spread = any(k.arg is None for k in call.keywords)
     starred = any(isinstance(a, ast.Starred) for a in call.args)
     possible: dict[str, list[ast.expr]] = {}  # keys a `**dict` built in view may hold
+    present: set[str] = set()  # of those, the keys it holds whichever value they take
     if spread and dicts is not None:
         known = _spread_keys(call, scope, dicts)
         if known is not None:
             keywords = {**known.certain, **keywords}
             possible = {k: v for k, v in known.possible.items() if k not in keywords}
+            present = known.present
             spread = False
 
     for name in when.keyword_absent:
-        if name in keywords:
+        if name in keywords or name in present:
             return None
         if spread or name in possible:
             confidence = "low"
-    if when.keyword_present and not any(name in keywords for name in when.keyword_present):
+    if when.keyword_present and not any(name in keywords or name in present for name in when.keyword_present):
         if not spread and not any(name in possible for name in when.keyword_present):
             return None
         confidence = "low"

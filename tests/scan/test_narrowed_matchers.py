@@ -67,7 +67,11 @@ CASES = {
             c = F.kl_div(s, t, **maybe)  # expect[low]
             never = {"reduction": "sum"} if batch else {"reduction": "batchmean"}
             d = F.kl_div(s, t, **never)
-            return a, b, c, d
+            dropped = {"reduction": "sum"} if batch else {"reduction": "batchmean"}
+            if batch:
+                del dropped["reduction"]
+            e = F.kl_div(s, t, **dropped)  # expect[low]
+            return a, b, c, d, e
         """),
     "zero_grad matters only where .grad is read in the module": (ZERO_GRAD, """
         import torch
