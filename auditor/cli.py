@@ -533,6 +533,35 @@ def kb_verify(
     raise typer.Exit(ExitCode.FINDINGS if verification.failed else ExitCode.OK)
 
 
+@kb_app.command("harvest", cls=Command)
+@handles_errors
+def kb_harvest(
+    package: Annotated[str, typer.Option(help="torch, torchvision, torchaudio or numpy.")],
+    from_version: Annotated[str, typer.Option("--from", help="The first release to read.")],
+    to_version: Annotated[str, typer.Option("--to", help="The last release to read.")],
+    index_url: Annotated[str | None, typer.Option(help="The simple index to read (default: PyPI's).")] = None,
+    patches: Annotated[bool, typer.Option(help="Read the patch releases too, not only X.Y.0.")] = True,
+    cache_dir: Annotated[Path | None, typer.Option(
+        help="Where each release's harvest is kept (default: <user cache>/auditor/harvest).")] = None,
+    no_cache: NoCacheOption = False,
+    fmt: FormatOption = Format.text,
+    output: OutputOption = None,
+) -> None:
+    """Read every release's wheel in the range (never installed, never run) and list the candidate
+    changes between consecutive releases, each with its evidence."""
+    from auditor.harvest import HarvestSettings, harvest
+    from auditor.harvest.index import DEFAULT_INDEX
+    from auditor.probe import default_cache_dir
+    from auditor.progress import RichProgressBar, SilentProgress
+    from auditor.report import harvest as harvest_report
+
+    kept = None if no_cache else (cache_dir or default_cache_dir() / "harvest")
+    settings = HarvestSettings(index=index_url or DEFAULT_INDEX, cache_dir=kept, patches=patches)
+    bar = RichProgressBar() if sys.stderr.isatty() else SilentProgress()
+    result = harvest(package, from_version, to_version, settings, bar)
+    emit(harvest_report.render(result, fmt.value), output)
+
+
 @app.command("github", cls=Command)
 @handles_errors
 def github_command(

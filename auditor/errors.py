@@ -64,3 +64,7 @@ class ScanError(AuditorError):
 
 class ProbeError(AuditorError):
     """A probe environment cannot be provisioned or run."""
+
+
+class HarvestError(AuditorError):
+    """The package index cannot be read, or a release's wheel cannot be downloaded or opened."""

@@ -1,0 +1,150 @@
+"""The candidate changes between two consecutive releases, each with its evidence."""
+
+from __future__ import annotations
+
+import hashlib
+
+from auditor.harvest.model import UNKNOWN_DEFAULT, Candidate, Evidence, Release, Site, Symbol
+
+KINDS = (
+    "symbol-removed", "parameter-removed", "parameter-renamed", "default-changed",
+    "deprecation-begins", "warning-category-changed", "removal-stub-added",
+)
+_ERRORS = ("stub", "expired")
+
+
+def candidate_id(package: str, release: str, kind: str, symbol: str, parameter: str | None = None,
+                 guard: str | None = None) -> str:
+    """Stable across runs: it names what changed, never a line number or a message."""
+    parts = [f"{package}@{release}", kind, symbol]
+    if parameter:
+        parts.append(parameter)
+    if guard:
+        parts.append(hashlib.sha1(guard.encode()).hexdigest()[:8])
+    return ":".join(parts)
+
+
+def compare(old: Release, new: Release) -> list[Candidate]:
+    before, after = old.by_name(), new.by_name()
+    out: list[Candidate] = []
+    out += _removed(old, new, before, after)
+    out += _parameters(old, new, before, after)
+    out += _deprecations(old, new)
+    unique = {c.id: c for c in out}
+    return sorted(unique.values(), key=lambda c: (KINDS.index(c.kind), c.symbol, c.id))
+
+
+def _known(symbol: Symbol, new: Release) -> bool:
+    """Whether `new` could show the symbol: a stub's signatures are unknown when it lacks the stub."""
+    return symbol.source == "py" or symbol.source in new.stubs
+
+
+def _removed(old: Release, new: Release, before: dict[str, Symbol], after: dict[str, Symbol]) -> list[Candidate]:
+    gone = [s for name, s in before.items() if name not in after and _known(s, new)]
+    gone_names = {s.name for s in gone}
+    errors = {s.symbol for s in new.sites if s.kind in _ERRORS} | {
+        s.symbol for s in new.sites if s.kind == "getattr"}
+    out = []
+    for s in gone:
+        parent = s.name.rsplit(".", 1)[0]
+        if parent in gone_names or s.name in errors:
+            continue  # reported with its module or class, or by the stub that replaced it
+        out.append(Candidate(
+            candidate_id(new.package, new.version, "symbol-removed", s.name), new.package, old.version,
+            new.version, "symbol-removed", s.name, f"{s.kind} defined in {old.version}, absent from {new.version}",
+            evidence=(Evidence(old.version, s.file, s.line, f"{s.kind} {s.name} defined here"),),
+        ))
+    return out
+
+
+def _parameters(old: Release, new: Release, before: dict[str, Symbol], after: dict[str, Symbol]) -> list[Candidate]:
+    out: list[Candidate] = []
+    for name, a in before.items():
+        b = after.get(name)
+        if b is None or not a.params or b.kind == "attribute" or a.kind == "attribute":
+            continue
+        if any(p.kind == "var-keyword" for p in b.params) and a.source != b.source:
+            continue
+        old_names = [p.name for p in a.params]
+        new_by_name = {p.name: p for p in b.params}
+
+        def evidence(detail: str, a: Symbol = a, b: Symbol = b, name: str = name) -> tuple[Evidence, ...]:
+            return (Evidence(old.version, a.file, a.line, f"{name}{_signature(a)}"),
+                    Evidence(new.version, b.file, b.line, f"{name}{_signature(b)}; {detail}"))
+
+        for index, p in enumerate(a.params):
+            if p.kind in ("var-positional", "var-keyword") or p.name.startswith("_"):
+                continue
+            q = new_by_name.get(p.name)
+            if q is None:
+                renamed = None
+                if index < len(b.params):
+                    r = b.params[index]
+                    if r.name not in old_names and r.kind == p.kind:
+                        renamed = r.name
+                kind = "parameter-renamed" if renamed else "parameter-removed"
+                detail = f"{p.name} renamed to {renamed}" if renamed else f"parameter {p.name} removed"
+                out.append(Candidate(
+                    candidate_id(new.package, new.version, kind, name, p.name), new.package, old.version,
+                    new.version, kind, name, detail, parameter=p.name, evidence=evidence(detail)))
+            elif (p.default != q.default and p.default is not None and q.default is not None
+                  and UNKNOWN_DEFAULT not in (p.default, q.default) and a.source == b.source
+                  and not p.default.endswith("...") and not q.default.endswith("...")):
+                detail = f"default of {p.name}: {p.default} -> {q.default}"
+                out.append(Candidate(
+                    candidate_id(new.package, new.version, "default-changed", name, p.name), new.package,
+                    old.version, new.version, "default-changed", name, detail, parameter=p.name,
+                    evidence=evidence(detail)))
+    return out
+
+
+def _deprecations(old: Release, new: Release) -> list[Candidate]:
+    def key(s: Site) -> tuple[str, str | None]:
+        return (s.symbol, s.guard)
+
+    old_sites: dict[tuple[str, str | None], Site] = {}
+    for s in old.sites:
+        old_sites.setdefault(key(s), s)
+    old_symbols: dict[str, list[Site]] = {}
+    for s in old.sites:
+        old_symbols.setdefault(s.symbol, []).append(s)
+    out: list[Candidate] = []
+    seen: set[tuple[str, str | None]] = set()
+    for s in new.sites:
+        if key(s) in seen:
+            continue
+        seen.add(key(s))
+        evidence = (Evidence(new.version, s.file, s.line, s.message + (f" (via {s.via})" if s.via else "")),)
+        earlier = old_sites.get(key(s))
+        before_error = any(o.kind in _ERRORS for o in old_symbols.get(s.symbol, []))
+        if s.kind in _ERRORS:
+            if before_error:
+                continue
+            warned = old_symbols.get(s.symbol, [])
+            detail = "now raises" + (f" (was {warned[0].category})" if warned else "")
+            out.append(Candidate(
+                candidate_id(new.package, new.version, "removal-stub-added", s.symbol), new.package,
+                old.version, new.version, "removal-stub-added", s.symbol, detail, category="error",
+                evidence=evidence))
+        elif earlier is None:
+            detail = f"{s.category}" + (f" when {s.guard}" if s.guard else "")
+            out.append(Candidate(
+                candidate_id(new.package, new.version, "deprecation-begins", s.symbol, guard=s.guard),
+                new.package, old.version, new.version, "deprecation-begins", s.symbol, detail,
+                guard=s.guard, category=s.category, evidence=evidence))
+        elif earlier.category != s.category and earlier.kind not in _ERRORS:
+            detail = f"{earlier.category} -> {s.category}"
+            out.append(Candidate(
+                candidate_id(new.package, new.version, "warning-category-changed", s.symbol, guard=s.guard),
+                new.package, old.version, new.version, "warning-category-changed", s.symbol, detail,
+                guard=s.guard, category=s.category,
+                evidence=(Evidence(old.version, earlier.file, earlier.line, earlier.message), *evidence)))
+    return out
+
+
+def _signature(s: Symbol) -> str:
+    shown = []
+    for p in s.params:
+        prefix = {"var-positional": "*", "var-keyword": "**"}.get(p.kind, "")
+        shown.append(prefix + p.name + (f"={p.default}" if p.default is not None else ""))
+    return "(" + ", ".join(shown) + ")"

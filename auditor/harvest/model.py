@@ -1,0 +1,92 @@
+"""What a harvest reads from a release and what it finds between two: frozen, plain data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+UNKNOWN_DEFAULT = "..."  # a stub's `= ...`: the default exists, its value is not written down
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    name: str
+    kind: str  # positional-only, positional, var-positional, keyword-only, var-keyword
+    default: str | None  # source text of the default; None: required
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """One public name of a release: where it is defined and, for callables, its parameters."""
+
+    name: str  # as users write it: torch.nn.functional.softmax, torch.Tensor.resize
+    kind: str  # module, function, class, method, attribute
+    file: str  # the wheel member that defines it
+    line: int
+    source: str  # "py", or the stub file the signature comes from
+    params: tuple[Param, ...] = ()
+    origin: str = ""  # the qualified name of its definition (torch._tensor.Tensor.resize)
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """Where a release's own code says that a public symbol is deprecated or removed."""
+
+    symbol: str
+    kind: str  # warning, decorator, getattr, stub (only raises), expired (a removed-name table)
+    category: str  # the warning class, or "error" for stubs and expired names
+    message: str
+    guard: str | None  # the condition around the warning, in terms of the call's arguments
+    file: str
+    line: int
+    via: str | None = None  # the private helper that warns on the symbol's behalf
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """The harvest of one wheel: its public surface and its deprecation sites."""
+
+    package: str
+    version: str
+    wheel: str
+    symbols: tuple[Symbol, ...]
+    sites: tuple[Site, ...]
+    stubs: tuple[str, ...]  # the stub files the wheel ships: a symbol from a missing one is unknown
+    notes: tuple[str, ...] = ()
+
+    def by_name(self) -> dict[str, Symbol]:
+        return {s.name: s for s in self.symbols}
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    release: str
+    file: str
+    line: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A change between two consecutive releases that may need a knowledge entry."""
+
+    id: str  # stable: package@release:kind:symbol[:parameter][:guard hash]
+    package: str
+    before: str
+    release: str  # the release that changes
+    kind: str  # symbol-removed, parameter-removed, parameter-renamed, default-changed,
+    #            deprecation-begins, warning-category-changed, removal-stub-added
+    symbol: str
+    detail: str
+    parameter: str | None = None
+    guard: str | None = None
+    category: str | None = None
+    evidence: tuple[Evidence, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Harvest:
+    package: str
+    releases: tuple[Release, ...]
+    candidates: tuple[Candidate, ...]
+    failed: tuple[tuple[str, str], ...] = ()  # (version, reason) of releases that could not be read
+    notes: tuple[str, ...] = field(default=())

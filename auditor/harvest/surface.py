@@ -1,0 +1,401 @@
+"""The public surface of a release: what a user can reach, with parameters and defaults.
+
+Read from the parsed sources only. A name is public when its path has no underscore part, or
+when a public module re-exports it (`from ._tensor import Tensor`, `__all__`, star imports from
+private modules, the C functions torch copies into its namespace from its stubs).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from auditor.harvest.model import UNKNOWN_DEFAULT, Param, Symbol
+from auditor.harvest.wheel import Source
+
+# Namespaces filled at import time by a loop over a C module, which no import statement shows.
+VIRTUAL_STARS: dict[str, tuple[str, ...]] = {
+    "torch": ("torch._C._VariableFunctions",),
+}
+_MAX_DEPTH = 12
+_DEFAULT_WIDTH = 80
+
+
+def is_private(dotted: str) -> bool:
+    return any(part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
+               for part in dotted.split("."))
+
+
+def params_of(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> tuple[Param, ...]:
+    a = node.args
+    positional = [(arg, "positional-only") for arg in a.posonlyargs] + [(arg, "positional") for arg in a.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+    params = [Param(arg.arg, kind, _default(d)) for (arg, kind), d in zip(positional, defaults, strict=True)]
+    if method and params and not _is_static(node):
+        params = params[1:]
+    if a.vararg:
+        params.append(Param(a.vararg.arg, "var-positional", None))
+    params += [Param(arg.arg, "keyword-only", _default(d)) for arg, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)]
+    if a.kwarg:
+        params.append(Param(a.kwarg.arg, "var-keyword", None))
+    return tuple(params)
+
+
+def _default(node: ast.expr | None) -> str | None:
+    if node is None:
+        return None
+    if isinstance(node, ast.Constant) and node.value is Ellipsis:
+        return UNKNOWN_DEFAULT
+    text = ast.unparse(node)
+    return text if len(text) <= _DEFAULT_WIDTH else text[: _DEFAULT_WIDTH - 3] + "..."
+
+
+def _is_overload(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(_dotted(d) in ("overload", "typing.overload") for d in node.decorator_list)
+
+
+def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+
+
+def merge_overloads(signatures: Iterable[tuple[Param, ...]]) -> tuple[Param, ...]:
+    """One parameter list for all overloads: every name any overload accepts, first seen first."""
+    seen: dict[str, Param] = {}
+    for signature in signatures:
+        for p in signature:
+            seen.setdefault(p.name, p)
+    return tuple(seen.values())
+
+
+@dataclass
+class _Namespace:
+    """The top-level bindings of one module (its .py, then its .pyi filling in what is missing)."""
+
+    module: str
+    path: str
+    is_stub: bool
+    defs: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = field(default_factory=dict)
+    classes: dict[str, list[ast.ClassDef]] = field(default_factory=dict)
+    imports: dict[str, str] = field(default_factory=dict)  # alias -> dotted target
+    assigns: dict[str, ast.Assign | ast.AnnAssign] = field(default_factory=dict)
+    stars: list[str] = field(default_factory=list)
+    all_names: list[str] | None = None
+    paths: dict[str, str] = field(default_factory=dict)  # name -> the file that binds it
+
+    def binds(self, name: str) -> bool:
+        return name in self.defs or name in self.classes or name in self.imports or name in self.assigns
+
+
+def _absolute(module: str, is_package: bool, level: int, target: str | None) -> str:
+    if level == 0:
+        return target or ""
+    base = module.split(".")
+    if not is_package:
+        base = base[:-1]
+    base = base[: len(base) - (level - 1)] if level > 1 else base
+    return ".".join(base + ([target] if target else []))
+
+
+def _fill(ns: _Namespace, source: Source) -> None:
+    """Add `source`'s top-level bindings that `ns` does not have yet."""
+    fresh = not ns.defs and not ns.classes and not ns.imports and not ns.assigns
+
+    def bind(name: str) -> bool:
+        if not fresh and ns.binds(name) and ns.paths.get(name) != source.path:
+            return False
+        ns.paths.setdefault(name, source.path)
+        return True
+
+    for node in _top_level(source.tree.body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if bind(node.name):
+                ns.defs.setdefault(node.name, []).append(node)
+        elif isinstance(node, ast.ClassDef):
+            if node.name in ns.classes or bind(node.name):
+                ns.classes.setdefault(node.name, []).append(node)
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(source.module, source.is_package, node.level, node.module)
+            for alias in node.names:
+                if alias.name == "*":
+                    ns.stars.append(base)
+                elif bind(alias.asname or alias.name):
+                    ns.imports[alias.asname or alias.name] = f"{base}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                local = alias.asname or alias.name.split(".")[0]
+                if bind(local):
+                    ns.imports[local] = alias.name if alias.asname else local
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            _assignment(ns, node, bind)
+
+
+def _assignment(ns: _Namespace, node: ast.Assign | ast.AnnAssign | ast.AugAssign, bind: object) -> None:
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    for target in targets:
+        if not isinstance(target, ast.Name):
+            continue
+        if target.id == "__all__":
+            names = _strings(node.value) if node.value is not None else []
+            if isinstance(node, ast.AugAssign) or ns.all_names is None:
+                ns.all_names = (ns.all_names or []) + names
+            else:
+                ns.all_names = names
+        elif not isinstance(node, ast.AugAssign) and callable(bind) and bind(target.id):
+            ns.assigns[target.id] = node
+
+
+def _strings(node: ast.expr) -> list[str]:
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    if isinstance(node, ast.BinOp):
+        return _strings(node.left) + _strings(node.right)
+    return []
+
+
+def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Statements at module level, looking into `if`/`try` blocks (TYPE_CHECKING, optional imports)."""
+    for node in body:
+        if isinstance(node, ast.If):
+            yield from _top_level(node.body)
+            yield from _top_level(node.orelse)
+        elif isinstance(node, ast.Try):
+            yield from _top_level(node.body)
+            for handler in node.handlers:
+                yield from _top_level(handler.body)
+            yield from _top_level(node.orelse)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            call = node.value  # __all__.extend([...]) / __all__.append("x")
+            if (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
+                    and call.func.value.id == "__all__" and call.args):
+                arg = call.args[0]
+                yield ast.AugAssign(target=ast.Name("__all__"), op=ast.Add(),
+                                    value=arg if call.func.attr == "extend" else ast.List([arg]))
+        else:
+            yield node
+
+
+@dataclass(frozen=True, slots=True)
+class _Def:
+    qualname: str
+    kind: str  # function, class, attribute
+    file: str
+    line: int
+    source: str
+    params: tuple[Param, ...] = ()
+    nodes: tuple[ast.ClassDef, ...] = ()
+    module: str = ""
+
+
+class Surface:
+    """Name resolution over one release's sources."""
+
+    def __init__(self, sources: Iterable[Source], package: str) -> None:
+        self.package = package
+        self.namespaces: dict[str, _Namespace] = {}
+        ordered = sorted(sources, key=lambda s: (s.module, s.is_stub))  # .py before .pyi
+        for source in ordered:
+            ns = self.namespaces.get(source.module)
+            if ns is None:
+                ns = self.namespaces[source.module] = _Namespace(source.module, source.path, source.is_stub)
+            _fill(ns, source)
+        self.stubs = tuple(sorted(s.path for s in ordered if s.is_stub))
+        self._cache: dict[tuple[str, str], _Def | str | None] = {}
+
+    # -- resolution -------------------------------------------------------------------------
+    def resolve(self, module: str, name: str, depth: int = 0) -> _Def | str | None:
+        """The definition `module.name` refers to, a module name (str), or None when unknown."""
+        key = (module, name)
+        if key in self._cache:
+            return self._cache[key]
+        self._cache[key] = None  # cycles resolve to unknown
+        result = self._resolve(module, name, depth)
+        self._cache[key] = result
+        return result
+
+    def _resolve(self, module: str, name: str, depth: int) -> _Def | str | None:
+        if depth > _MAX_DEPTH:
+            return None
+        ns = self.namespaces.get(module)
+        if ns is None:
+            return None
+        path = ns.paths.get(name, ns.path)
+        source = "py" if path.endswith(".py") else path
+        if name in ns.classes:
+            nodes = tuple(ns.classes[name])
+            return _Def(f"{module}.{name}", "class", path, nodes[0].lineno, source,
+                        self._init_params(nodes, module, depth), nodes, module)
+        if name in ns.defs:
+            nodes_ = sorted(ns.defs[name], key=_is_overload)  # the implementation's defaults first
+            params = merge_overloads(params_of(n, method=False) for n in nodes_)
+            return _Def(f"{module}.{name}", "function", path, nodes_[0].lineno, source, params, (), module)
+        if name in ns.imports:
+            return self.resolve_dotted(ns.imports[name], depth + 1)
+        if name in ns.assigns:
+            node = ns.assigns[name]
+            target = self._assigned_callable(module, node, depth)
+            if target is not None:
+                return target
+            return _Def(f"{module}.{name}", "attribute", path, node.lineno, source, (), (), module)
+        if f"{module}.{name}" in self.namespaces:
+            return f"{module}.{name}"
+        for star in ns.stars + list(VIRTUAL_STARS.get(module, ())):
+            if name in self.exported(star):
+                return self.resolve(star, name, depth + 1)
+        return None
+
+    def resolve_dotted(self, dotted: str, depth: int = 0) -> _Def | str | None:
+        if dotted in self.namespaces:
+            return dotted
+        parts = dotted.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:cut])
+            if module in self.namespaces:
+                found = self.resolve(module, parts[cut], depth + 1)
+                for member in parts[cut + 1:]:
+                    if isinstance(found, str):
+                        found = self.resolve(found, member, depth + 1)
+                    elif found is not None and found.kind == "class":
+                        found = self.member(found, member)
+                    else:
+                        return None
+                return found
+        return None
+
+    def _assigned_callable(self, module: str, node: ast.Assign | ast.AnnAssign, depth: int) -> _Def | None:
+        """`gelu = _add_docstr(torch._C._nn.gelu, ...)`, `solve = _linalg.linalg_solve`: the C function."""
+        if node.value is None:
+            return None
+        value = node.value
+        candidates = [value]
+        if isinstance(value, ast.Call):  # a docstring or decorator factory applied to the C function
+            candidates = value.args[:1] if (_dotted(value.func) or "").endswith("_add_docstr") else [
+                *value.args[:1], value.func]
+        for expr in candidates:
+            dotted = _dotted(expr)
+            if dotted is None:
+                continue
+            head, _, rest = dotted.partition(".")
+            ns = self.namespaces[module]
+            base = ns.imports.get(head, head if head in self.namespaces else None)
+            if base is None:
+                continue
+            found = self.resolve_dotted(f"{base}.{rest}" if rest else base, depth + 1)
+            if isinstance(found, _Def) and found.kind == "function":
+                return found
+        return None
+
+    def _init_params(self, nodes: tuple[ast.ClassDef, ...], module: str, depth: int) -> tuple[Param, ...]:
+        for node in nodes:
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "__init__":
+                    return params_of(item, method=True)
+        return ()
+
+    def member(self, cls: _Def, name: str) -> _Def | None:
+        for node in cls.nodes:
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name:
+                    same = [i for i in node.body
+                            if isinstance(i, (ast.FunctionDef, ast.AsyncFunctionDef)) and i.name == name]
+                    params = merge_overloads(params_of(i, method=True) for i in sorted(same, key=_is_overload))
+                    return _Def(f"{cls.qualname}.{name}", "method", cls.file, item.lineno, cls.source, params,
+                                (), cls.module)
+        return None
+
+    def exported(self, module: str) -> list[str]:
+        """The names `from module import *` brings: its `__all__`, else its own public definitions."""
+        ns = self.namespaces.get(module)
+        if ns is None:
+            return []
+        if ns.all_names is not None:
+            return ns.all_names
+        own = [*ns.defs, *ns.classes, *ns.assigns]
+        return [n for n in own if not n.startswith("_")]
+
+    def public_names(self, module: str) -> list[str]:
+        ns = self.namespaces[module]
+        names = dict.fromkeys(ns.all_names or [])
+        for name in [*ns.defs, *ns.classes, *ns.assigns]:
+            if not name.startswith("_") and not _is_type_helper(ns.assigns.get(name)):
+                names[name] = None
+        for alias, target in ns.imports.items():
+            inside = target.startswith(self.package + ".")
+            if not alias.startswith("_") and inside and (is_private(target) or ns.path.endswith("__init__.py")):
+                names[alias] = None
+        for star in ns.stars + list(VIRTUAL_STARS.get(module, ())):
+            if star == self.package or star.startswith(self.package + "."):
+                names.update(dict.fromkeys(n for n in self.exported(star) if not n.startswith("_")))
+        return list(names)
+
+    def members(self, cls: _Def, depth: int = 0) -> dict[str, _Def]:
+        """Public methods, with those inherited from private bases (Tensor from _TensorBase)."""
+        found: dict[str, _Def] = {}
+        for node in cls.nodes:
+            for item in node.body:
+                if (isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not item.name.startswith("_")
+                        and item.name not in found):
+                    member = self.member(cls, item.name)
+                    if member is not None:
+                        found[item.name] = member
+        if depth < 3:
+            for base in self._private_bases(cls):
+                for name, member in self.members(base, depth + 1).items():
+                    found.setdefault(name, member)
+        return found
+
+    def _private_bases(self, cls: _Def) -> Iterator[_Def]:
+        for node in cls.nodes:
+            for base in node.bases:
+                dotted = _dotted(base)
+                if dotted is None:
+                    continue
+                head, _, rest = dotted.partition(".")
+                ns = self.namespaces[cls.module]
+                if head in ns.classes:
+                    target: _Def | str | None = self.resolve(cls.module, head)
+                else:
+                    root = ns.imports.get(head, head)
+                    target = self.resolve_dotted(f"{root}.{rest}" if rest else root)
+                if isinstance(target, _Def) and target.kind == "class" and is_private(target.qualname):
+                    yield target
+
+    # -- the surface ----------------------------------------------------------------------
+    def symbols(self) -> list[Symbol]:
+        out: dict[str, Symbol] = {}
+        for module in sorted(self.namespaces):
+            if is_private(module) or not module.startswith(self.package):
+                continue
+            ns = self.namespaces[module]
+            out[module] = Symbol(module, "module", ns.path, 1, "py" if not ns.is_stub else ns.path, (), module)
+            for name in self.public_names(module):
+                found = self.resolve(module, name)
+                if not isinstance(found, _Def):
+                    continue
+                qualified = f"{module}.{name}"
+                out[qualified] = _symbol(qualified, found)
+                if found.kind == "class":
+                    for member_name, member in self.members(found).items():
+                        out[f"{qualified}.{member_name}"] = _symbol(f"{qualified}.{member_name}", member)
+        return sorted(out.values(), key=lambda s: s.name)
+
+
+def _symbol(name: str, d: _Def) -> Symbol:
+    return Symbol(name, d.kind, d.file, d.line, d.source, d.params, d.qualname)
+
+
+def _is_type_helper(node: ast.Assign | ast.AnnAssign | None) -> bool:
+    value = node.value if node is not None else None
+    return isinstance(value, ast.Call) and _dotted(value.func) in ("TypeVar", "typing.TypeVar", "ParamSpec",
+                                                                    "NewType", "typing.NewType")
+
+
+def _dotted(node: ast.expr) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
