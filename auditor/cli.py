@@ -549,12 +549,14 @@ def kb_harvest(
 ) -> None:
     """Read every release's wheel in the range (never installed, never run) and list the candidate
     changes between consecutive releases, each with its evidence."""
-    from auditor.harvest import HarvestSettings, harvest
+    from auditor.harvest import PACKAGES, HarvestSettings, harvest
     from auditor.harvest.index import DEFAULT_INDEX
     from auditor.probe import default_cache_dir
     from auditor.progress import RichProgressBar, SilentProgress
     from auditor.report import harvest as harvest_report
 
+    if package not in PACKAGES:
+        raise UsageError(f"--package {package}: harvest reads {', '.join(PACKAGES)}")
     kept = None if no_cache else (cache_dir or default_cache_dir() / "harvest")
     settings = HarvestSettings(index=index_url or DEFAULT_INDEX, cache_dir=kept, patches=patches)
     bar = RichProgressBar() if sys.stderr.isatty() else SilentProgress()

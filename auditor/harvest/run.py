@@ -63,8 +63,6 @@ def _version(text: str, option: str) -> Version:
 
 def harvest(package: str, low: str, high: str, settings: HarvestSettings,
             progress: ProgressReporter = SILENT) -> Harvest:
-    if package not in PACKAGES:
-        raise UsageError(f"--package {package!r}: harvest knows {', '.join(PACKAGES)}")
     lo, hi = _version(low, "--from"), _version(high, "--to")
     if lo > hi:
         raise UsageError(f"--from {low} is newer than --to {high}")

@@ -1,0 +1,70 @@
+import ast
+
+from auditor.harvest.candidates import KINDS, candidate_id, compare
+from auditor.harvest.model import Release
+from auditor.harvest.surface import Surface
+from auditor.harvest.deprecations import find_sites
+from tests.harvest.test_surface import sources
+from tests.harvest.wheels import NEW, OLD
+
+
+def release(files: dict[str, str], version: str) -> Release:
+    parsed = sources(files)
+    surface = Surface(parsed, "tiny")
+    symbols = surface.symbols()
+    found, _ = find_sites(parsed, symbols)
+    return Release("tiny", version, f"tiny-{version}.whl", tuple(symbols), tuple(found), surface.stubs)
+
+
+def candidates() -> dict[str, object]:
+    return {c.id: c for c in compare(release(OLD, "1.0"), release(NEW, "2.0"))}
+
+
+def test_every_kind_of_candidate_with_its_evidence() -> None:
+    found = candidates()
+    kinds = {c.kind for c in found.values()}  # type: ignore[attr-defined]
+    assert kinds == set(KINDS)
+    removed = found["tiny@2.0:symbol-removed:tiny.gone"]
+    assert removed.evidence[0].release == "1.0" and removed.evidence[0].file == "tiny/__init__.py"  # type: ignore[attr-defined]
+    renamed = found["tiny@2.0:parameter-renamed:tiny.keep:old_name"]
+    assert renamed.detail == "old_name renamed to new_name"  # type: ignore[attr-defined]
+    assert "tiny@2.0:parameter-removed:tiny.Engine.base_method:b" in found
+    default = found["tiny@2.0:default-changed:tiny.keep:scale"]
+    assert default.detail == "default of scale: 1.0 -> 2.0"  # type: ignore[attr-defined]
+    assert "tiny@2.0:default-changed:tiny.Engine:mode" in found
+    category = next(c for c in found.values() if c.kind == "warning-category-changed")  # type: ignore[attr-defined]
+    assert (category.symbol, category.detail) == ("tiny.shifting", "DeprecationWarning -> FutureWarning")  # type: ignore[attr-defined]
+    assert "tiny@2.0:removal-stub-added:tiny.eig" in found
+    assert "tiny@2.0:deprecation-begins:tiny.decorated" in found
+    assert "tiny@2.0:deprecation-begins:tiny.has_thing" in found
+
+
+def test_guarded_deprecations_are_per_guard() -> None:
+    found = candidates()
+    softmax = found[candidate_id("tiny", "2.0", "deprecation-begins", "tiny.softmax", guard="dim is None")]
+    assert softmax.guard == "dim is None"  # type: ignore[attr-defined]
+    ev = softmax.evidence[0]  # type: ignore[attr-defined]
+    assert (ev.release, ev.file) == ("2.0", "tiny/functional.py")
+    assert ev.message.endswith("(via _get_dim)")
+    line = ast.parse(NEW["tiny/functional.py"].lstrip("\n"))
+    assert ev.line == next(n.lineno for n in ast.walk(line) if isinstance(n, ast.Call)
+                           and getattr(n.func, "id", "") == "_get_dim")
+
+
+def test_symbols_of_a_missing_stub_are_unknown_not_removed() -> None:
+    found = candidates()
+    assert not any(c.symbol in ("tiny.cfunc", "tiny.cgone") for c in found.values())  # type: ignore[attr-defined]
+
+
+def test_a_removed_class_hides_its_members_and_private_names_never_show() -> None:
+    old = dict(OLD)
+    new = dict(OLD)
+    new["tiny/_impl.py"] = "def hidden_helper_user(x):\n    return x\n"
+    new["tiny/__init__.py"] = OLD["tiny/__init__.py"].replace("Engine, ", "")
+    found = compare(release(old, "1.0"), release(new, "1.1"))
+    assert [c.symbol for c in found if c.kind == "symbol-removed"] == ["tiny.Engine"]
+
+
+def test_ids_are_stable() -> None:
+    assert list(candidates()) == list(candidates())
+    assert candidate_id("torch", "2.0.0", "symbol-removed", "torch.eig") == "torch@2.0.0:symbol-removed:torch.eig"
