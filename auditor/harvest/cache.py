@@ -13,7 +13,7 @@ from typing import Any
 from auditor.cachefiles import write_whole
 from auditor.harvest.model import Param, Release, Site, Symbol
 
-FORMAT = 1  # raise when the harvest reads wheels differently: old cache files are then ignored
+FORMAT = 2  # raise when the harvest reads wheels differently: old cache files are then ignored
 
 
 def path_for(directory: Path, package: str, version: str) -> Path:
@@ -30,7 +30,8 @@ def to_data(r: Release) -> dict[str, Any]:
         "notes": list(r.notes),
         "symbols": [[s.name, s.kind, s.file, s.line, s.source, s.origin,
                      [[p.name, p.kind, p.default] for p in s.params]] for s in r.symbols],
-        "sites": [[s.symbol, s.kind, s.category, s.message, s.guard, s.file, s.line, s.via] for s in r.sites],
+        "sites": [[s.symbol, s.kind, s.category, s.message, s.guard, s.file, s.line, s.via, s.conditional]
+                  for s in r.sites],
     }
 
 

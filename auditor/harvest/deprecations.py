@@ -26,6 +26,7 @@ REMOVED_TABLES = ("__expired_attributes__", "__former_attrs__", "__expired_funct
 WARNING_TABLES = ("__deprecated_attrs__", "_deprecated_attrs", "__future_scalars__")
 _MESSAGE_WIDTH = 300
 _CALLER_DEPTH = 4
+_OPAQUE = "?"  # stands in the guard list for a condition not on the arguments
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +46,7 @@ class _Call:
     line: int
     args: tuple[str, ...] = ()
     keywords: tuple[tuple[str, str], ...] = ()
+    conditional: bool = False
 
 
 def message_text(node: ast.expr | None, local: dict[str, ast.expr] | None = None) -> str:
@@ -196,8 +198,8 @@ class _Walker:
         return ".".join([base, *reversed(parts)])
 
     def _add(self, owner: str, symbol: str | None, kind: str, category: str, message: str,
-             guard: str | None, line: int) -> None:
-        site = Site(symbol or owner, kind, category, message, guard, self.source.path, line)
+             guard: str | None, line: int, conditional: bool = False) -> None:
+        site = Site(symbol or owner, kind, category, message, guard, self.source.path, line, None, conditional)
         self.raws.append(_Raw(owner if symbol is None else symbol, site))
 
     def _body(self, body: list[ast.stmt], owner: str, params: tuple[str, ...], guards: list[str],
@@ -223,16 +225,18 @@ class _Walker:
         elif isinstance(node, ast.If):
             test = ast.unparse(node.test)
             relevant = bool(_names_in(node.test) & (set(params) - {"self", "cls"}))
-            self._body(node.body, owner, params, guards + [test] if relevant else guards, is_module, in_class)
-            self._body(node.orelse, owner, params, guards + [f"not ({test})"] if relevant else guards,
+            self._body(node.body, owner, params, guards + [test if relevant else _OPAQUE], is_module, in_class)
+            self._body(node.orelse, owner, params, guards + [f"not ({test})" if relevant else _OPAQUE],
                        is_module, in_class)
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
             self._scan_exprs(node, owner, params, guards, exclude_body=True)
             self._body(node.body, owner, params, guards, is_module, in_class)
             self._body(getattr(node, "orelse", []), owner, params, guards, is_module, in_class)
         elif isinstance(node, ast.Try):
-            for block in (node.body, *(h.body for h in node.handlers), node.orelse, node.finalbody):
+            for block in (node.body, node.orelse, node.finalbody):
                 self._body(block, owner, params, guards, is_module, in_class)
+            for handler in node.handlers:  # only when something failed
+                self._body(handler.body, owner, params, guards + [_OPAQUE], is_module, in_class)
         else:
             if is_module and isinstance(node, ast.Assign):
                 self._deprecated_assignment(node, owner)
@@ -344,14 +348,16 @@ class _Walker:
         if exclude_body:
             roots = [getattr(node, f) for f in ("test", "iter", "target") if getattr(node, f, None) is not None]
             roots += [item for item in getattr(node, "items", [])]
-        guard = " and ".join(f"({g})" if len(guards) > 1 else g for g in guards) or None
+        said = [g for g in guards if g != _OPAQUE]
+        guard = " and ".join(f"({g})" if len(said) > 1 else g for g in said) or None
+        conditional = _OPAQUE in guards
         for root in roots:
             for call in _calls(root):
                 if _is_warn(call):
                     if self._is_deprecation(call):
                         message = message_text(call.args[0] if call.args else None, self.local)
                         self._add(owner, None, "warning", _category(call, 1, "UserWarning"), message, guard,
-                                  call.lineno)
+                                  call.lineno, conditional)
                 else:
                     callee = self.qualify(call.func, owner, True)
                     if callee is not None:
@@ -359,6 +365,7 @@ class _Walker:
                             owner, callee, guard, self.source.path, call.lineno,
                             tuple(ast.unparse(a) for a in call.args),
                             tuple((k.arg, ast.unparse(k.value)) for k in call.keywords if k.arg),
+                            conditional,
                         ))
 
 
@@ -436,9 +443,11 @@ def _attribute(owner: str, site: Site, public: dict[str, list[str]], callers: di
             continue  # this call never reaches the warning (emit_warning=False)
         parts = [g for g in (call.guard, inner) if isinstance(g, str)]
         guard = parts[0] if len(parts) == 1 else " and ".join(f"({g})" for g in parts) or None
+        conditional = site.conditional or call.conditional
         if inner is None and site.guard is not None:
-            guard = None  # the helper's condition cannot be said in the caller's terms: unguarded
-        moved = replace(site, guard=guard, file=call.file, line=call.line, via=site.via or helper)
+            conditional = True  # the helper's condition cannot be said in the caller's terms
+        moved = replace(site, guard=guard, file=call.file, line=call.line, via=site.via or helper,
+                        conditional=conditional)
         yield from _attribute(call.caller, moved, public, callers, subclasses, signatures, depth + 1)
 
 

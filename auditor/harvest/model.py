@@ -39,6 +39,9 @@ class Site:
     file: str
     line: int
     via: str | None = None  # the private helper that warns on the symbol's behalf
+    # Also under a condition the harvest cannot say in terms of the arguments (`if self._x:`, an
+    # except clause, a helper's own test): the guard alone would match too broadly.
+    conditional: bool = False
 
 
 @dataclass(frozen=True, slots=True)

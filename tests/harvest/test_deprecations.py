@@ -96,3 +96,27 @@ def __getattr__(attr):
 def test_user_warning_without_deprecation_words_is_not_a_site() -> None:
     files = {"tiny/__init__.py": "import warnings\ndef f(x):\n    warnings.warn('x is large')\n    return x\n"}
     assert sites(files) == {}
+
+
+def test_a_condition_not_on_the_arguments_marks_the_site_conditional() -> None:
+    files = {"tiny/__init__.py": '''
+import warnings
+
+class Scaler:
+    def step(self, optimizer):
+        if self._enabled:
+            warnings.warn("passing the scaler is deprecated", FutureWarning)
+
+def always(x):
+    warnings.warn("always is deprecated", FutureWarning)
+
+def on_error(x):
+    try:
+        return int(x)
+    except ValueError:
+        warnings.warn("strings are deprecated", FutureWarning)
+'''}
+    found = sites(files)
+    assert found[("tiny.Scaler.step", None)].conditional
+    assert not found[("tiny.always", None)].conditional
+    assert found[("tiny.on_error", None)].conditional
