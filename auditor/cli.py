@@ -544,6 +544,9 @@ def kb_harvest(
     cache_dir: Annotated[Path | None, typer.Option(
         help="Where each release's harvest is kept (default: <user cache>/auditor/harvest).")] = None,
     no_cache: NoCacheOption = False,
+    ship: Annotated[Path | None, typer.Option(
+        help="Also write one TOML per release pair under DIR/<package>/harvest/ (the knowledge directory).",
+    )] = None,
     fmt: FormatOption = Format.text,
     output: OutputOption = None,
 ) -> None:
@@ -561,7 +564,35 @@ def kb_harvest(
     settings = HarvestSettings(index=index_url or DEFAULT_INDEX, cache_dir=kept, patches=patches)
     bar = RichProgressBar() if sys.stderr.isatty() else SilentProgress()
     result = harvest(package, from_version, to_version, settings, bar)
+    if ship is not None:
+        from auditor.harvest.shipped import ship as ship_harvest
+
+        try:
+            ship_harvest(result, ship)
+        except OSError as exc:
+            raise UsageError(f"cannot write: {exc.strerror or exc}", ship) from exc
     emit(harvest_report.render(result, fmt.value), output)
+
+
+@kb_app.command("coverage", cls=Command)
+@handles_errors
+def kb_coverage(
+    package: Annotated[str | None, typer.Option(help="Only this package.")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List the open candidates with why.")] = False,
+    fmt: FormatOption = Format.text,
+    output: OutputOption = None,
+) -> None:
+    """Per release: the harvested candidates covered by a curated entry, generated, waived, or open."""
+    from auditor.harvest.coverage import coverage
+    from auditor.knowledge.loader import default_directory
+    from auditor.report import harvest as harvest_report
+
+    root = default_directory()
+    kb = knowledge()
+    packages = [pipeline.package_name(package)] if package else sorted(
+        p.parent.name for p in root.glob("*/harvest") if p.is_dir())
+    results = [coverage(root, p, kb.entries) for p in packages]
+    emit(harvest_report.coverage(results, fmt.value, verbose), output)
 
 
 @app.command("github", cls=Command)

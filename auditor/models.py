@@ -141,6 +141,7 @@ class Condition:
     argument_dtype: tuple[tuple[str, ...], tuple[str, ...]] | None = None
     needs_usage: tuple[str, ...] = ()  # patterns ("attribute:grad") the hazard needs in view as well
     usage_scope: str = "function"  # where they are looked for: "function" or "module"
+    max_positional: int | None = None  # at most this many positional arguments (a default left in place)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +157,16 @@ class Match:
     when: Condition = field(default_factory=Condition)
     message: str | None = None
     confidence: Confidence = "high"  # the most a hit of this match can claim
+
+
+@dataclass(frozen=True, slots=True)
+class Harvested:
+    """Where a generated change comes from: a line of the package's own released source."""
+
+    release: str
+    file: str
+    line: int
+    message: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +221,8 @@ class SpecChange:
     doubt: str | None = None
     hazard: Hazard = "both"  # the loader fills it from the kind unless the entry states it
     follows: tuple[str, ...] = ()  # ids of the earlier stages of the same move (deprecation -> removal)
+    covers: tuple[str, ...] = ()  # harvested candidate ids this (curated) entry covers
+    harvested: Harvested | None = None  # set on changes generated from a harvest, never probe-verified
 
     def active(self, version: Version) -> bool:
         """Whether `version` has the new behaviour."""

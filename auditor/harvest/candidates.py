@@ -52,7 +52,7 @@ def _removed(old: Release, new: Release, before: dict[str, Symbol], after: dict[
         out.append(Candidate(
             candidate_id(new.package, new.version, "symbol-removed", s.name), new.package, old.version,
             new.version, "symbol-removed", s.name, f"{s.kind} defined in {old.version}, absent from {new.version}",
-            evidence=(Evidence(old.version, s.file, s.line, f"{s.kind} {s.name} defined here"),),
+            evidence=(Evidence(old.version, s.file, s.line, f"{s.kind} {s.name} defined here"),), symbol_kind=s.kind,
         ))
     return out
 
@@ -86,7 +86,8 @@ def _parameters(old: Release, new: Release, before: dict[str, Symbol], after: di
                 detail = f"{p.name} renamed to {renamed}" if renamed else f"parameter {p.name} removed"
                 out.append(Candidate(
                     candidate_id(new.package, new.version, kind, name, p.name), new.package, old.version,
-                    new.version, kind, name, detail, parameter=p.name, evidence=evidence(detail)))
+                    new.version, kind, name, detail, parameter=p.name, evidence=evidence(detail),
+                    symbol_kind=a.kind, params=a.params))
             elif (p.default != q.default and p.default is not None and q.default is not None
                   and UNKNOWN_DEFAULT not in (p.default, q.default) and a.source == b.source
                   and not p.default.endswith("...") and not q.default.endswith("...")):
@@ -94,11 +95,18 @@ def _parameters(old: Release, new: Release, before: dict[str, Symbol], after: di
                 out.append(Candidate(
                     candidate_id(new.package, new.version, "default-changed", name, p.name), new.package,
                     old.version, new.version, "default-changed", name, detail, parameter=p.name,
-                    evidence=evidence(detail)))
+                    evidence=evidence(detail), symbol_kind=a.kind, params=b.params))
     return out
 
 
 def _deprecations(old: Release, new: Release) -> list[Candidate]:
+    symbols = new.by_name()
+
+    def about(s: Site) -> dict[str, object]:
+        found = symbols.get(s.symbol)
+        return {"symbol_kind": found.kind if found else None, "conditional": s.conditional,
+                "params": found.params if found and s.guard else ()}
+
     def key(s: Site) -> tuple[str, str | None]:
         return (s.symbol, s.guard)
 
@@ -125,20 +133,21 @@ def _deprecations(old: Release, new: Release) -> list[Candidate]:
             out.append(Candidate(
                 candidate_id(new.package, new.version, "removal-stub-added", s.symbol), new.package,
                 old.version, new.version, "removal-stub-added", s.symbol, detail, category="error",
-                evidence=evidence))
+                evidence=evidence, **about(s)))  # type: ignore[arg-type]
         elif earlier is None:
             detail = f"{s.category}" + (f" when {s.guard}" if s.guard else "")
             out.append(Candidate(
                 candidate_id(new.package, new.version, "deprecation-begins", s.symbol, guard=s.guard),
                 new.package, old.version, new.version, "deprecation-begins", s.symbol, detail,
-                guard=s.guard, category=s.category, evidence=evidence))
+                guard=s.guard, category=s.category, evidence=evidence, **about(s)))  # type: ignore[arg-type]
         elif earlier.category != s.category and earlier.kind not in _ERRORS:
             detail = f"{earlier.category} -> {s.category}"
             out.append(Candidate(
                 candidate_id(new.package, new.version, "warning-category-changed", s.symbol, guard=s.guard),
                 new.package, old.version, new.version, "warning-category-changed", s.symbol, detail,
                 guard=s.guard, category=s.category,
-                evidence=(Evidence(old.version, earlier.file, earlier.line, earlier.message), *evidence)))
+                evidence=(Evidence(old.version, earlier.file, earlier.line, earlier.message), *evidence),
+                **about(s)))  # type: ignore[arg-type]
     return out
 
 

@@ -84,6 +84,9 @@ class Candidate:
     guard: str | None = None
     category: str | None = None
     evidence: tuple[Evidence, ...] = ()
+    symbol_kind: str | None = None  # module, function, class, method, attribute (None: unknown)
+    conditional: bool = False  # the warning also depends on something the guard does not say
+    params: tuple[Param, ...] = ()  # the symbol's parameters, for a guard to be read against
 
 
 @dataclass(frozen=True, slots=True)

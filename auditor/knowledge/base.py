@@ -22,11 +22,22 @@ class KnowledgeBase:
     notes: tuple[str, ...] = ()  # a kept base that could not be used
 
     @classmethod
-    def load(cls, directory: Path | None = None, cache_dir: Path | None = None) -> KnowledgeBase:
+    def load(
+        cls, directory: Path | None = None, cache_dir: Path | None = None, harvested: bool = False
+    ) -> KnowledgeBase:
         """The entries under `directory` (default: the shipped knowledge), parsed and checked;
-        with `cache_dir`, kept there for the next run with the same files."""
-        knowledge, notes = load_stored(directory or default_directory(), cache_dir, read_knowledge)
-        return cls(knowledge.entries, knowledge.horizon, notes)
+        with `cache_dir`, kept there for the next run with the same files. With `harvested`, also
+        the changes generated from the shipped harvest (off by default: they are not
+        probe-verified, and stay out of scans until the lead turns them on)."""
+        root = directory or default_directory()
+        knowledge, notes = load_stored(root, cache_dir, read_knowledge)
+        entries = knowledge.entries
+        if harvested:
+            from auditor.harvest.coverage import generated_changes
+
+            entries = tuple(sorted(entries + generated_changes(root, entries),
+                                   key=lambda e: (e.package, e.introduced, e.id)))
+        return cls(entries, knowledge.horizon, notes)
 
     def beyond(
         self, transitions: Iterable[Transition]

@@ -27,6 +27,9 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 
+HARVEST_DIRECTORY = "harvest"  # knowledge/<package>/harvest/: candidates and waivers, not entries
+
+
 def default_directory() -> Path:
     """The knowledge shipped in the wheel, or the repository's `knowledge/` in a source tree."""
     shipped = resources.files("auditor") / "_knowledge"
@@ -151,6 +154,7 @@ def build_entry(raw: dict[str, Any], source: str) -> SpecChange:
         doubt=raw.get("doubt"),
         hazard=raw.get("hazard", HAZARD_OF_KIND[raw["kind"]]),
         follows=tuple(raw.get("follows", ())),
+        covers=tuple(raw.get("covers", ())),
         probe=Probe(
             code=probe["code"].strip("\n"),
             before=probe["before"],
@@ -214,7 +218,7 @@ def load_entries(directory: Path | None = None) -> tuple[SpecChange, ...]:
 def read_knowledge(directory: Path | None = None) -> Knowledge:
     """Every file under `directory` read and checked; a KnowledgeError lists every problem."""
     root = directory or default_directory()
-    files = sorted(root.rglob("*.toml"))
+    files = [f for f in sorted(root.rglob("*.toml")) if HARVEST_DIRECTORY not in f.relative_to(root).parts]
     if not files:
         raise KnowledgeError([f"{root}: no knowledge files found"])
     entries: list[SpecChange] = []

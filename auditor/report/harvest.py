@@ -6,6 +6,7 @@ from collections import Counter
 from typing import Any
 
 from auditor.harvest.candidates import KINDS
+from auditor.harvest.coverage import STATES, Coverage
 from auditor.harvest.model import Candidate, Harvest
 from auditor.report.json import dumps
 from auditor.report.serialize import envelope
@@ -61,4 +62,28 @@ def render(h: Harvest, fmt: str) -> str:
     lines.append(f"harvested {len(h.releases)} releases of {h.package}: {harvested or 'none'}")
     lines.append(f"{len(h.candidates)} candidates")
     lines += [f"note: {n}" for n in h.notes]
+    return "\n".join(lines) + "\n"
+
+
+def coverage(results: list[Coverage], fmt: str, verbose: bool = False) -> str:
+    if fmt == "json":
+        return dumps(envelope(packages=[{
+            "package": c.package,
+            "releases": [{"from": a, "to": b, "candidates": sum(n.values()), **n} for a, b, n in c.per_release()],
+            "totals": {"candidates": len(c.standings), **c.totals()},
+            "open": [{"id": s.candidate.id, "reason": s.why} for s in c.standings if s.state == "open"],
+        } for c in results]))
+    lines = []
+    for c in results:
+        lines.append(f"{c.package}: {'from':>9} -> {'to':9} {'candidates':>10} " + " ".join(f"{s:>9}" for s in STATES))
+        for a, b, counts in c.per_release():
+            lines.append(f"{'':{len(c.package) + 1}} {a:>9} -> {b:9} {sum(counts.values()):>10} "
+                         + " ".join(f"{counts[s]:>9}" for s in STATES))
+        totals = c.totals()
+        lines.append(f"{'':{len(c.package) + 1}} {'total':>22} {len(c.standings):>10} "
+                     + " ".join(f"{totals[s]:>9}" for s in STATES))
+        if verbose:
+            lines += [f"  open {s.candidate.id}: {s.why}" for s in c.standings if s.state == "open"]
+    if not results:
+        lines.append("no harvested candidates are shipped")
     return "\n".join(lines) + "\n"

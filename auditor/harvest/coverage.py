@@ -1,0 +1,71 @@
+"""Where each shipped candidate stands: covered by a curated entry, generated, waived, or open."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from auditor.harvest.generate import Open, matches
+from auditor.harvest.model import Candidate
+from auditor.harvest.shipped import Waiver, read_candidates, read_waivers
+from auditor.models import SpecChange
+
+STATES = ("covered", "generated", "waived", "open")
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    candidate: Candidate
+    state: str  # covered, generated, waived, open
+    why: str  # the covering entry, the waiver's reason, or why no matcher is narrow enough
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    package: str
+    standings: tuple[Standing, ...]
+
+    def per_release(self) -> list[tuple[str, str, dict[str, int]]]:
+        """(from, to, counts per state) for each release pair, oldest first."""
+        pairs: dict[tuple[str, str], dict[str, int]] = {}
+        for s in self.standings:
+            counts = pairs.setdefault((s.candidate.before, s.candidate.release), dict.fromkeys(STATES, 0))
+            counts[s.state] += 1
+        return [(a, b, counts) for (a, b), counts in pairs.items()]
+
+    def totals(self) -> dict[str, int]:
+        return {state: sum(s.state == state for s in self.standings) for state in STATES}
+
+
+def stand(c: Candidate, covering: dict[str, str], waivers: list[Waiver]) -> Standing:
+    if c.id in covering:
+        return Standing(c, "covered", covering[c.id])
+    for w in waivers:
+        if w.waives(c):
+            return Standing(c, "waived", w.reason)
+    found = matches(c)
+    if isinstance(found, Open):
+        return Standing(c, "open", found.reason)
+    return Standing(c, "generated", "")
+
+
+def coverage(knowledge: Path, package: str, entries: tuple[SpecChange, ...]) -> Coverage:
+    covering = {cid: e.id for e in entries for cid in e.covers}
+    waivers = read_waivers(knowledge, package)
+    return Coverage(package, tuple(stand(c, covering, waivers) for c in read_candidates(knowledge, package)))
+
+
+def generated_changes(knowledge: Path, entries: tuple[SpecChange, ...]) -> tuple[SpecChange, ...]:
+    """The spec changes generated from the shipped candidates that no curated entry covers and no
+    waiver takes, for every package with a harvest."""
+    from auditor.harvest.generate import spec_change
+
+    out: list[SpecChange] = []
+    packages = sorted(p.parent.name for p in knowledge.glob("*/harvest") if p.is_dir())
+    for package in packages:
+        for s in coverage(knowledge, package, entries).standings:
+            if s.state == "generated":
+                found = matches(s.candidate)
+                assert not isinstance(found, Open)
+                out.append(spec_change(s.candidate, found))
+    return tuple(out)

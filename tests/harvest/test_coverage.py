@@ -1,0 +1,175 @@
+"""The shipped harvest's three states (covered, generated, waived; the rest open), the loader's
+flag, and the generated matchers on real code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from auditor import pipeline
+from auditor.cli import app
+from auditor.harvest.coverage import coverage, generated_changes
+from auditor.harvest.generate import Open, guard_conditions, matches
+from auditor.harvest.model import Candidate, Evidence, Harvest, Param
+from auditor.harvest.shipped import pair_text, read_candidates, ship
+from auditor.knowledge import KnowledgeBase
+from tests.harvest.test_candidates import release
+from tests.harvest.wheels import NEW, OLD
+
+CURATED = '''
+id = "tiny-gone-removed"
+package = "tiny"
+introduced = "2.0"
+kind = "removed"
+silent = false
+severity = "high"
+title = "tiny.gone was removed"
+symbols = ["tiny.gone"]
+covers = ["tiny@2.0:symbol-removed:tiny.gone"]
+references = ["https://example.org/tiny/changelog"]
+
+[[match]]
+call = "tiny.gone"
+
+[docs]
+what = "tiny.gone(x) was removed from tiny in release 2.0; nothing replaces it directly."
+why = "Every call of tiny.gone raises AttributeError once tiny 2.0 is installed."
+before = "tiny.gone(1)"
+keep_old = "pin tiny<2"
+adopt_new = "tiny.keep(1)"
+'''
+
+WAIVERS = '''
+[[waive]]
+pattern = "tiny.Engine.*"
+reason = "Engine's methods are internal plumbing, not user API"
+'''
+
+
+def knowledge(tmp_path: Path) -> Path:
+    root = tmp_path / "knowledge"
+    (root / "tiny" / "2.0").mkdir(parents=True)
+    (root / "tiny" / "2.0" / "gone.toml").write_text(CURATED.lstrip(), "utf-8")
+    h = Harvest("tiny", (release(OLD, "1.0"), release(NEW, "2.0")), ())
+    from auditor.harvest.candidates import compare
+
+    h = Harvest("tiny", h.releases, tuple(compare(*h.releases)))
+    ship(h, root)
+    (root / "tiny" / "harvest" / "waivers.toml").write_text(WAIVERS, "utf-8")
+    return root
+
+
+def test_shipped_files_round_trip(tmp_path: Path) -> None:
+    root = knowledge(tmp_path)
+    files = sorted(p.name for p in (root / "tiny" / "harvest").iterdir())
+    assert files == ["1.0..2.0.toml", "waivers.toml"]
+    back = read_candidates(root, "tiny")
+    original = compare_tiny()
+    assert back == original
+    text = (root / "tiny" / "harvest" / "1.0..2.0.toml").read_text("utf-8")
+    assert text == pair_text("tiny", "1.0", "2.0", original)  # the same bytes for the same harvest
+
+
+def compare_tiny() -> list[Candidate]:
+    from auditor.harvest.candidates import compare
+
+    return compare(release(OLD, "1.0"), release(NEW, "2.0"))
+
+
+def test_every_candidate_ends_in_one_state(tmp_path: Path) -> None:
+    root = knowledge(tmp_path)
+    kb = KnowledgeBase.load(root)
+    result = coverage(root, "tiny", kb.entries)
+    state = {s.candidate.id: (s.state, s.why) for s in result.standings}
+    assert state["tiny@2.0:symbol-removed:tiny.gone"] == ("covered", "tiny-gone-removed")
+    assert state["tiny@2.0:default-changed:tiny.Engine:mode"][0] == "generated"
+    assert state["tiny@2.0:parameter-removed:tiny.Engine.base_method:b"] == (
+        "waived", "Engine's methods are internal plumbing, not user API")
+    assert state["tiny@2.0:removal-stub-added:tiny.eig"][0] == "generated"
+    assert state["tiny@2.0:deprecation-begins:tiny.decorated"][0] == "generated"
+    assert sum(result.totals().values()) == len(result.standings) == len(compare_tiny())
+    (a, b, counts), = result.per_release()
+    assert (a, b) == ("1.0", "2.0") and counts["covered"] == 1 and counts["waived"] >= 1
+
+
+def test_the_loader_generates_only_when_asked(tmp_path: Path) -> None:
+    root = knowledge(tmp_path)
+    plain = KnowledgeBase.load(root)
+    assert [e.id for e in plain.entries] == ["tiny-gone-removed"]
+    full = KnowledgeBase.load(root, harvested=True)
+    generated = [e for e in full.entries if e.harvested is not None]
+    assert generated and len(full.entries) == 1 + len(generated)
+    ids = {e.id for e in generated}
+    assert "tiny@2.0:symbol-removed:tiny.gone" not in ids  # covered: the curated entry speaks
+    assert not any(i.startswith("tiny@2.0:parameter-removed:tiny.Engine.") for i in ids)  # waived
+    eig = full.get("tiny@2.0:removal-stub-added:tiny.eig")
+    assert eig.harvested is not None and eig.harvested.file == "tiny/__init__.py"
+    assert "not probe-verified" in eig.title and "not probe-verified" in (eig.matches[0].message or "")
+    assert sorted(e.id for e in generated_changes(root, plain.entries)) == sorted(ids)
+
+
+def candidate(kind: str, symbol: str, guard: str | None = None, params: tuple[Param, ...] = (),
+              parameter: str | None = None, symbol_kind: str = "function", conditional: bool = False) -> Candidate:
+    return Candidate(f"torch@2.1.0:{kind}:{symbol}", "torch", "2.0.0", "2.1.0", kind, symbol, "test", parameter,
+                     guard, "UserWarning", (Evidence("2.1.0", "torch/x.py", 3, "deprecated"),), symbol_kind,
+                     conditional, params)
+
+
+SOFTMAX_PARAMS = (Param("input", "positional", None), Param("dim", "positional", "None"),
+                  Param("_stacklevel", "positional", "3"), Param("dtype", "positional", "None"))
+
+
+def test_guards_become_argument_conditions_or_stay_open() -> None:
+    loss = (Param("size_average", "positional", "None"), Param("reduce", "positional", "None"))
+    both = guard_conditions("size_average is not None or reduce is not None", loss, False)
+    assert not isinstance(both, Open)
+    assert [c.keyword_present for c in both] == [("size_average",), ("reduce",)]
+    dim = guard_conditions("dim is None", SOFTMAX_PARAMS, False)
+    assert not isinstance(dim, Open) and dim[0].keyword_absent == ("dim",) and dim[0].max_positional == 1
+    assert isinstance(guard_conditions("isinstance(x, int)", SOFTMAX_PARAMS, False), Open)
+    assert isinstance(guard_conditions("dim is None and x > 2", SOFTMAX_PARAMS, False), Open)
+    conditional = candidate("deprecation-begins", "torch.f", guard="dim is None", params=SOFTMAX_PARAMS,
+                            conditional=True)
+    assert isinstance(matches(conditional), Open)
+    other_method = candidate("symbol-removed", "torch.nn.Module.foo", symbol_kind="method")
+    assert isinstance(matches(other_method), Open)
+    tensor_method = matches(candidate("symbol-removed", "torch.Tensor.foo", symbol_kind="method"))
+    assert not isinstance(tensor_method, Open) and tensor_method[0].method == ("foo",)
+
+
+def test_generated_matchers_are_narrow_on_real_code(tmp_path: Path) -> None:
+    from auditor.harvest.generate import spec_change
+
+    softmax = candidate("deprecation-begins", "torch.nn.functional.softmax", guard="dim is None",
+                        params=SOFTMAX_PARAMS)
+    removed = candidate("parameter-removed", "torch.autograd.grad", parameter="only_inputs")
+    changes = []
+    for c in (softmax, removed):
+        found = matches(c)
+        assert not isinstance(found, Open)
+        changes.append(spec_change(c, found))
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "train.py").write_text(
+        "import torch\nimport torch.nn.functional as F\n"
+        "a = F.softmax(x)\n"            # 3: implicit dim -> found
+        "b = F.softmax(x, 1)\n"         # 4: positional dim
+        "c = F.softmax(x, dim=1)\n"     # 5: keyword dim
+        "g = torch.autograd.grad(y, x, only_inputs=True)\n"  # 6: found
+        "h = torch.autograd.grad(y, x)\n",  # 7
+        "utf-8")
+    result = pipeline.scan(project, "2.0.0", "2.1.0", KnowledgeBase(tuple(changes)))
+    assert sorted((f.change.split(":")[-1], f.line) for f in result.findings) == [
+        ("torch.autograd.grad", 6), ("torch.nn.functional.softmax", 3)]
+
+
+def test_cli_coverage_reads_the_shipped_knowledge() -> None:
+    result = CliRunner().invoke(app, ["kb", "coverage", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["schema_version"] == "1"
+    for package in data["packages"]:
+        totals = package["totals"]
+        assert totals["candidates"] == sum(totals[s] for s in ("covered", "generated", "waived", "open"))
