@@ -142,16 +142,19 @@ def spec_change(c: Candidate, found: tuple[Match, ...]) -> SpecChange:
         kind=_KIND[c.kind],
         severity=_SEVERITY[c.kind],  # type: ignore[arg-type]
         silent=False,
-        title=f"{c.symbol}: {c.detail} ({note})",
+        title=f"{c.symbol}: {c.detail} ({note}: {evidence.release} {evidence.file}:{evidence.line})",
         symbols=(c.symbol,),
         matches=found,
         docs=Docs(
             what=f"{c.kind} between {c.package} {c.before} and {c.release}: {c.detail}.",
             why=f"{note}; evidence: {evidence.release} {evidence.file}:{evidence.line}: {evidence.message}",
-            before="", keep_old="", adopt_new="",
+            before=f"{c.symbol}(...)" if c.symbol_kind in ("function", "class", "method") else c.symbol,
+            keep_old=f"keep {c.package}=={c.before}",
+            adopt_new=f"follow {c.package} {evidence.release}'s own message: {evidence.message}",
         ),
-        references=(),
+        references=(f"https://pypi.org/project/{c.package}/{c.release}/",),
         source=f"{c.package}/harvest/{c.before}..{c.release}.toml",
+        doubt=f"{note[0].upper()}{note[1:]}: {evidence.release} {evidence.file}:{evidence.line}: {evidence.message}",
         harvested=Harvested(evidence.release, evidence.file, evidence.line, evidence.message),
     )
 

@@ -56,6 +56,9 @@ def change(c: SpecChange) -> dict[str, Any]:
         "references": list(c.references),
         "python": str(c.python) if c.python else None,
         "fix": {"keep_old": c.docs.keep_old, "adopt_new": c.docs.adopt_new},
+        "source": "harvested" if c.harvested else "curated",
+        **({"evidence": {"release": c.harvested.release, "file": c.harvested.file, "line": c.harvested.line,
+                         "message": c.harvested.message}} if c.harvested else {}),
     }
 
 

@@ -173,3 +173,30 @@ def test_cli_coverage_reads_the_shipped_knowledge() -> None:
     for package in data["packages"]:
         totals = package["totals"]
         assert totals["candidates"] == sum(totals[s] for s in ("covered", "generated", "waived", "open"))
+
+
+def test_every_format_marks_a_generated_change_with_its_evidence(tmp_path: Path) -> None:
+    import io
+
+    from auditor.harvest.generate import spec_change
+    from auditor.report import WRITERS
+
+    softmax = candidate("deprecation-begins", "torch.nn.functional.softmax", guard="dim is None",
+                        params=SOFTMAX_PARAMS)
+    found = matches(softmax)
+    assert not isinstance(found, Open)
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "m.py").write_text("import torch.nn.functional as F\nF.softmax(x)\n", "utf-8")
+    result = pipeline.scan(project, "2.0.0", "2.1.0", KnowledgeBase((spec_change(softmax, found),)))
+    assert len(result.findings) == 1
+    for fmt in ("text", "json", "markdown", "sarif", "github"):
+        out = io.StringIO()
+        WRITERS[fmt](result, out)
+        assert "not probe-verified" in out.getvalue(), fmt
+        assert "torch/x.py:3" in out.getvalue() or fmt == "json", fmt
+    out = io.StringIO()
+    WRITERS["json"](result, out)
+    change = json.loads(out.getvalue())["changes"][0]
+    assert change["source"] == "harvested"
+    assert change["evidence"] == {"release": "2.1.0", "file": "torch/x.py", "line": 3, "message": "deprecated"}
