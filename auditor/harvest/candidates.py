@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 
 from auditor.harvest.model import UNKNOWN_DEFAULT, Candidate, Evidence, Release, Site, Symbol
+from auditor.harvest.surface import is_private
 
 KINDS = (
     "symbol-removed", "parameter-removed", "parameter-renamed", "default-changed",
@@ -30,8 +31,17 @@ def compare(old: Release, new: Release) -> list[Candidate]:
     out += _removed(old, new, before, after)
     out += _parameters(old, new, before, after)
     out += _deprecations(old, new)
-    unique = {c.id: c for c in out}
+    unique = {c.id: c for c in out if not is_private(c.symbol)}  # `__all__` may list `_name`s
     return sorted(unique.values(), key=lambda c: (KINDS.index(c.kind), c.symbol, c.id))
+
+
+def _leaked(symbol: Symbol, surface: dict[str, Symbol]) -> bool:
+    """A name a plain module imported from elsewhere (`from torch._overrides import
+    handle_torch_function` in torch/functional.py): not API, unlike a package's re-exports."""
+    module = surface.get(symbol.name.rsplit(".", 1)[0])
+    if module is None or module.kind != "module" or module.file.endswith(("__init__.py", "__init__.pyi")):
+        return False
+    return not symbol.origin.startswith(module.name + ".")
 
 
 def _known(symbol: Symbol, new: Release) -> bool:
@@ -40,8 +50,9 @@ def _known(symbol: Symbol, new: Release) -> bool:
 
 
 def _removed(old: Release, new: Release, before: dict[str, Symbol], after: dict[str, Symbol]) -> list[Candidate]:
-    gone = [s for name, s in before.items() if name not in after and _known(s, new)]
-    gone_names = {s.name for s in gone}
+    absent = [s for name, s in before.items() if name not in after and _known(s, new)]
+    gone_names = {s.name for s in absent}
+    gone = [s for s in absent if not _leaked(s, before)]
     errors = {s.symbol for s in new.sites if s.kind in _ERRORS} | {
         s.symbol for s in new.sites if s.kind == "getattr"}
     out = []
@@ -73,7 +84,7 @@ def _parameters(old: Release, new: Release, before: dict[str, Symbol], after: di
                     Evidence(new.version, b.file, b.line, f"{name}{_signature(b)}; {detail}"))
 
         for index, p in enumerate(a.params):
-            if p.kind in ("var-positional", "var-keyword") or p.name.startswith("_"):
+            if p.kind in ("var-positional", "var-keyword") or p.name.startswith("_") or p.name == "self":
                 continue
             q = new_by_name.get(p.name)
             if q is None:

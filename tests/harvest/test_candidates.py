@@ -68,3 +68,22 @@ def test_a_removed_class_hides_its_members_and_private_names_never_show() -> Non
 def test_ids_are_stable() -> None:
     assert list(candidates()) == list(candidates())
     assert candidate_id("torch", "2.0.0", "symbol-removed", "torch.eig") == "torch@2.0.0:symbol-removed:torch.eig"
+
+
+def test_names_a_plain_module_imported_are_not_api_and_self_renames_are_not_changes() -> None:
+    old = {
+        "tiny/__init__.py": "from ._ops import op\n",
+        "tiny/_ops.py": "def helper(x):\n    return x\ndef op(self, y=1):\n    return self\n",
+        "tiny/functional.py": "from tiny._ops import helper\n\nclass Leaky:\n    def m(self):\n        return 1\n",
+        "tiny/nn/__init__.py": "from tiny._ops import helper\n",
+    }
+    new = {
+        "tiny/__init__.py": "from ._ops import op\n",
+        "tiny/_ops.py": "def op(input, y=1):\n    return input\n",
+        "tiny/functional.py": "\n",
+        "tiny/nn/__init__.py": "\n",
+    }
+    found = {c.symbol: c.kind for c in compare(release(old, "1.0"), release(new, "1.1"))}
+    # a package's re-export is API; a plain module's import of a helper is not; a class's
+    # members go with it; `self` renamed to `input` is not a keyword anyone passes
+    assert found == {"tiny.nn.helper": "symbol-removed", "tiny.functional.Leaky": "symbol-removed"}
