@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
+from auditor.harvest.guards import simplify
 from auditor.harvest.model import UNKNOWN_DEFAULT, Candidate, Evidence, Release, Site, Symbol
 from auditor.harvest.surface import is_private
 
@@ -110,26 +112,44 @@ def _parameters(old: Release, new: Release, before: dict[str, Symbol], after: di
     return out
 
 
+def plain_sites(release: Release) -> list[Site]:
+    """The release's sites with their guards simplified; a site whose guard never holds (a helper
+    called with `emit_warning=False`) and a lazily imported submodule a `__getattr__` hook names
+    (not a deprecated attribute) are left out."""
+    symbols = release.by_name()
+    out = []
+    for s in release.sites:
+        if s.kind == "getattr" and s.symbol in symbols and symbols[s.symbol].kind == "module":
+            continue
+        guard = simplify(s.guard) if s.guard is not None else True
+        if guard is False:
+            continue
+        out.append(replace(s, guard=None if guard is True else guard))
+    return out
+
+
 def _deprecations(old: Release, new: Release) -> list[Candidate]:
     symbols = new.by_name()
 
     def about(s: Site) -> dict[str, object]:
         found = symbols.get(s.symbol)
-        return {"symbol_kind": found.kind if found else None, "conditional": s.conditional,
+        kind = found.kind if found else ("attribute" if s.kind in ("getattr", "expired") else None)
+        return {"symbol_kind": kind, "conditional": s.conditional,
                 "params": found.params if found and s.guard else ()}
 
     def key(s: Site) -> tuple[str, str | None]:
         return (s.symbol, s.guard)
 
+    before_sites, after_sites = plain_sites(old), plain_sites(new)
     old_sites: dict[tuple[str, str | None], Site] = {}
-    for s in old.sites:
+    for s in before_sites:
         old_sites.setdefault(key(s), s)
     old_symbols: dict[str, list[Site]] = {}
-    for s in old.sites:
+    for s in before_sites:
         old_symbols.setdefault(s.symbol, []).append(s)
     out: list[Candidate] = []
     seen: set[tuple[str, str | None]] = set()
-    for s in new.sites:
+    for s in after_sites:
         if key(s) in seen:
             continue
         seen.add(key(s))

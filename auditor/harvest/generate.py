@@ -95,11 +95,32 @@ def guard_conditions(guard: str, params: tuple[Param, ...], method: bool) -> tup
     alternatives = tree.values if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.Or) else [tree]
     out = []
     for test in alternatives:
-        condition = _condition(test, by_name, params)
-        if condition is None:
+        parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+        conditions = [_condition(part, by_name, params) for part in parts]
+        combined = None if any(c is None for c in conditions) else _all_of([c for c in conditions if c])
+        if combined is None:
             return Open(f"guard not expressible as argument conditions: {guard}")
-        out.append(condition)
+        out.append(combined)
     return tuple(out)
+
+
+def _all_of(conditions: list[Condition]) -> Condition | None:
+    """Conditions that must all hold, as one; None when that cannot be said (two keywords
+    that must both be present: a Condition's keyword_present means any of them)."""
+    absent: tuple[str, ...] = ()
+    present: tuple[str, ...] = ()
+    values: tuple[tuple[str, tuple[object, ...]], ...] = ()
+    limit: int | None = None
+    for c in conditions:
+        absent += c.keyword_absent
+        values += c.keyword_values
+        if c.keyword_present:
+            present += c.keyword_present
+        if c.max_positional is not None:
+            limit = c.max_positional if limit is None else min(limit, c.max_positional)
+    if len(present) > 1:
+        return None
+    return Condition(keyword_absent=absent, keyword_present=present, keyword_values=values, max_positional=limit)
 
 
 def _condition(test: ast.expr, by_name: dict[str, Param], params: tuple[Param, ...]) -> Condition | None:
