@@ -131,11 +131,12 @@ def plain_sites(release: Release) -> list[Site]:
 def _deprecations(old: Release, new: Release) -> list[Candidate]:
     symbols = new.by_name()
 
-    def about(s: Site) -> dict[str, object]:
+    def about(c: Candidate, s: Site) -> Candidate:
+        """`c` with what a matcher needs to know of the symbol: its kind, its parameters."""
         found = symbols.get(s.symbol)
         kind = found.kind if found else ("attribute" if s.kind in ("getattr", "expired") else None)
-        return {"symbol_kind": kind, "conditional": s.conditional,
-                "params": found.params if found and s.guard else ()}
+        return replace(c, symbol_kind=kind, conditional=s.conditional,
+                       params=found.params if found and s.guard else ())
 
     def key(s: Site) -> tuple[str, str | None]:
         return (s.symbol, s.guard)
@@ -161,24 +162,23 @@ def _deprecations(old: Release, new: Release) -> list[Candidate]:
                 continue
             warned = old_symbols.get(s.symbol, [])
             detail = "now raises" + (f" (was {warned[0].category})" if warned else "")
-            out.append(Candidate(
+            out.append(about(Candidate(
                 candidate_id(new.package, new.version, "removal-stub-added", s.symbol), new.package,
                 old.version, new.version, "removal-stub-added", s.symbol, detail, category="error",
-                evidence=evidence, **about(s)))  # type: ignore[arg-type]
+                evidence=evidence), s))
         elif earlier is None:
             detail = f"{s.category}" + (f" when {s.guard}" if s.guard else "")
-            out.append(Candidate(
+            out.append(about(Candidate(
                 candidate_id(new.package, new.version, "deprecation-begins", s.symbol, guard=s.guard),
                 new.package, old.version, new.version, "deprecation-begins", s.symbol, detail,
-                guard=s.guard, category=s.category, evidence=evidence, **about(s)))  # type: ignore[arg-type]
+                guard=s.guard, category=s.category, evidence=evidence), s))
         elif earlier.category != s.category and earlier.kind not in _ERRORS:
             detail = f"{earlier.category} -> {s.category}"
-            out.append(Candidate(
+            out.append(about(Candidate(
                 candidate_id(new.package, new.version, "warning-category-changed", s.symbol, guard=s.guard),
                 new.package, old.version, new.version, "warning-category-changed", s.symbol, detail,
                 guard=s.guard, category=s.category,
-                evidence=(Evidence(old.version, earlier.file, earlier.line, earlier.message), *evidence),
-                **about(s)))  # type: ignore[arg-type]
+                evidence=(Evidence(old.version, earlier.file, earlier.line, earlier.message), *evidence)), s))
     return out
 
 
