@@ -24,8 +24,8 @@ NOT_VERIFIED = "from {package}'s own source, not probe-verified"
 _SEVERITY = {"symbol-removed": "high", "removal-stub-added": "high", "parameter-removed": "high",
              "parameter-renamed": "high", "default-changed": "medium", "deprecation-begins": "low",
              "warning-category-changed": "low"}
-_KIND = {"symbol-removed": "removed", "removal-stub-added": "removed", "parameter-removed": "signature",
-         "parameter-renamed": "signature", "default-changed": "default", "deprecation-begins": "deprecated",
+_KIND = {"symbol-removed": "removed", "removal-stub-added": "now-raises", "parameter-removed": "removed",
+         "parameter-renamed": "removed", "default-changed": "default-changed", "deprecation-begins": "deprecated",
          "warning-category-changed": "deprecated"}
 
 
