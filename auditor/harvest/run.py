@@ -69,6 +69,9 @@ def harvest(package: str, low: str, high: str, settings: HarvestSettings,
     files = read_index(settings.index, package)
     versions = releases(files, lo, hi, settings.patches)
     notes: list[str] = []
+    yanked = sorted({f.version for f in files if lo <= f.version <= hi and not f.version.is_prerelease
+                     and not f.version.is_devrelease} - {f.version for f in files if not f.yanked})
+    notes += [f"{package} {v}: every file is yanked on the index; not harvested" for v in yanked]
     if not versions:
         notes.append(f"{package}: the index lists no final release from {low} to {high}")
     failed: list[tuple[str, str]] = []

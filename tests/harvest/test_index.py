@@ -39,6 +39,7 @@ def index(tmp_path: Path) -> Iterator[tuple[str, dict[str, int]]]:
     ]
     listed = [(w.name, sha256(w), w.stat().st_size) for w in wheels]
     listed.append((f"{NAME}-1.5-py3-none-macosx_11_0_arm64.whl", "0" * 64, 10))
+    listed.append((f"{NAME}-1.7-py3-none-macosx_11_0_arm64.whl", "0" * 64, 10))  # yanked (JSON only)
     hits: dict[str, int] = {}
 
     class Handler(SimpleHTTPRequestHandler):
@@ -53,11 +54,13 @@ def index(tmp_path: Path) -> Iterator[tuple[str, dict[str, int]]]:
             if self.path in (f"/simple/{NAME}/", f"/html/simple/{NAME}/"):
                 if "json" in self.headers.get("Accept", "") and not self.path.startswith("/html/"):
                     body = json.dumps({"files": [
-                        {"filename": n, "url": f"/files/{n}", "hashes": {"sha256": h}, "size": s}
+                        {"filename": n, "url": f"/files/{n}", "hashes": {"sha256": h}, "size": s,
+                         "yanked": "-1.7-" in n}
                         for n, h, s in listed]}).encode()
                     kind = "application/vnd.pypi.simple.v1+json"
                 else:
-                    body = "".join(f'<a href="/files/{n}#sha256={h}">{n}</a>\n' for n, h, _ in listed).encode()
+                    body = "".join(f'<a href="/files/{n}#sha256={h}">{n}</a>\n' for n, h, _ in listed
+                                   if "-1.7-" not in n).encode()
                     kind = "text/html"
                 self.send_response(200)
                 self.send_header("Content-Type", kind)
@@ -101,6 +104,7 @@ def test_harvest_over_http_names_the_failed_release_and_goes_on(
     assert [r.version for r in result.releases] == ["1.0", "2.0"]
     assert result.failed and result.failed[0][0] == "1.5"
     assert any(n.startswith(f"{NAME} 1.5: not harvested:") for n in result.notes)
+    assert f"{NAME} 1.7: every file is yanked on the index; not harvested" in result.notes
     assert {c.kind for c in result.candidates} >= {"symbol-removed", "deprecation-begins", "removal-stub-added"}
     assert all(c.before == "1.0" and c.release == "2.0" for c in result.candidates)
     assert list(work.iterdir()) == []  # the wheels are deleted after reading
