@@ -458,11 +458,14 @@ def translate(guard: str | None, signature: tuple[tuple[str, str | None], ...], 
         return True
     bound: dict[str, str] = {}
     for (name, _), arg in zip(signature, call.args, strict=False):
+        if arg.startswith("*"):
+            break  # `helper(*args)`: which parameter gets what is not known from here on
         bound[name] = arg
     bound.update((k, v) for k, v in call.keywords if any(k == n for n, _ in signature))
+    spread = any(arg.startswith("*") for arg in call.args)
     for name, default in signature:
-        if name not in bound and default is not None:
-            bound[name] = default
+        if name not in bound and default is not None and not spread:
+            bound[name] = default  # with *args or **kwargs in the call, a default may not hold
     try:
         tree = ast.parse(guard, mode="eval")
     except SyntaxError:

@@ -120,3 +120,21 @@ def on_error(x):
     assert found[("tiny.Scaler.step", None)].conditional
     assert not found[("tiny.always", None)].conditional
     assert found[("tiny.on_error", None)].conditional
+
+
+def test_a_helper_called_with_star_args_binds_nothing_after_the_star() -> None:
+    files = {
+        "tiny/__init__.py": "from .ops import run\n",
+        "tiny/ops.py": '''
+import warnings
+
+def _check(mode, strict=True):
+    if strict:
+        warnings.warn("non-strict mode is deprecated", FutureWarning)
+
+def run(*args):
+    _check(*args)
+''',
+    }
+    site = sites(files)[("tiny.run", None)]
+    assert site.conditional  # `strict` comes from *args: its guard cannot be said for run
