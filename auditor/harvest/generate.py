@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from packaging.version import Version
 
 from auditor.harvest.model import Candidate, Param
-from auditor.models import Condition, Docs, Harvested, Match, SpecChange
+from auditor.models import HAZARD_OF_KIND, Condition, Docs, Harvested, Match, SpecChange
 
 NOT_VERIFIED = "from {package}'s own source, not probe-verified"
 _SEVERITY = {"symbol-removed": "high", "removal-stub-added": "high", "parameter-removed": "high",
@@ -176,6 +176,7 @@ def spec_change(c: Candidate, found: tuple[Match, ...]) -> SpecChange:
         references=(f"https://pypi.org/project/{c.package}/{c.release}/",),
         source=f"{c.package}/harvest/{c.before}..{c.release}.toml",
         doubt=f"{note[0].upper()}{note[1:]}: {evidence.release} {evidence.file}:{evidence.line}: {evidence.message}",
+        hazard=HAZARD_OF_KIND[_KIND[c.kind]],
         harvested=Harvested(evidence.release, evidence.file, evidence.line, evidence.message),
     )
 
