@@ -141,7 +141,6 @@ class Condition:
     argument_dtype: tuple[tuple[str, ...], tuple[str, ...]] | None = None
     needs_usage: tuple[str, ...] = ()  # patterns ("attribute:grad") the hazard needs in view as well
     usage_scope: str = "function"  # where they are looked for: "function" or "module"
-    max_positional: int | None = None  # at most this many positional arguments (a default left in place)
 
 
 @dataclass(frozen=True, slots=True)

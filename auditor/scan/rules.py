@@ -263,10 +263,6 @@ def check(
         value = _literal(keywords[name], resolver, scope)
         if value is None or value not in values:
             return None  # `dtype=x.dtype`, `dtype=dtype`: nothing says it is one of the values
-    if when.max_positional is not None and len(call.args) > when.max_positional:
-        if not starred:
-            return None
-        confidence = "low"
     if when.min_positional is not None and len(call.args) < when.min_positional:
         if not starred:
             return None
