@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from auditor.harvest.model import Site, Symbol
-from auditor.harvest.surface import is_private
+from auditor.harvest.surface import dotted_name, is_private
 from auditor.harvest.wheel import Source
 
 CATEGORIES = ("DeprecationWarning", "FutureWarning", "PendingDeprecationWarning")
@@ -182,20 +182,17 @@ class _Walker:
 
     def qualify(self, node: ast.expr, owner: str, in_method: bool) -> str | None:
         """The qualified name `node` refers to: through the module's imports, `self.` to the class."""
-        parts: list[str] = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if not isinstance(node, ast.Name):
+        dotted = dotted_name(node)
+        if dotted is None:
             return None
-        head = node.id
+        head, *parts = dotted.split(".")
         if head == "self" and in_method:
             base = owner.rsplit(".", 1)[0]
         elif head in self.imports:
             base = self.imports[head]
         else:
             base = f"{self.source.module}.{head}"
-        return ".".join([base, *reversed(parts)])
+        return ".".join([base, *parts])
 
     def _add(self, owner: str, symbol: str | None, kind: str, category: str, message: str,
              guard: str | None, line: int, conditional: bool = False) -> None:

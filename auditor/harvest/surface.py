@@ -52,7 +52,7 @@ def _default(node: ast.expr | None) -> str | None:
 
 
 def _is_overload(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    return any(_dotted(d) in ("overload", "typing.overload") for d in node.decorator_list)
+    return any(dotted_name(d) in ("overload", "typing.overload") for d in node.decorator_list)
 
 
 def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -230,7 +230,7 @@ class Surface:
             params = merge_overloads(params_of(n, method=False) for n in nodes_)
             return _Def(f"{module}.{name}", "function", path, nodes_[0].lineno, source, params, (), module)
         if name in ns.imports:
-            return self.resolve_dotted(ns.imports[name], depth + 1)
+            return self.resolvedotted_name(ns.imports[name], depth + 1)
         if name in ns.assigns:
             node = ns.assigns[name]
             target = self._assigned_callable(module, node, depth)
@@ -244,7 +244,7 @@ class Surface:
                 return self.resolve(star, name, depth + 1)
         return None
 
-    def resolve_dotted(self, dotted: str, depth: int = 0) -> _Def | str | None:
+    def resolvedotted_name(self, dotted: str, depth: int = 0) -> _Def | str | None:
         if dotted in self.namespaces:
             return dotted
         parts = dotted.split(".")
@@ -269,10 +269,10 @@ class Surface:
         value = node.value
         candidates = [value]
         if isinstance(value, ast.Call):  # a docstring or decorator factory applied to the C function
-            candidates = value.args[:1] if (_dotted(value.func) or "").endswith("_add_docstr") else [
+            candidates = value.args[:1] if (dotted_name(value.func) or "").endswith("_add_docstr") else [
                 *value.args[:1], value.func]
         for expr in candidates:
-            dotted = _dotted(expr)
+            dotted = dotted_name(expr)
             if dotted is None:
                 continue
             head, _, rest = dotted.partition(".")
@@ -280,7 +280,7 @@ class Surface:
             base = ns.imports.get(head, head if head in self.namespaces else None)
             if base is None:
                 continue
-            found = self.resolve_dotted(f"{base}.{rest}" if rest else base, depth + 1)
+            found = self.resolvedotted_name(f"{base}.{rest}" if rest else base, depth + 1)
             if isinstance(found, _Def) and found.kind == "function":
                 return found
         return None
@@ -347,7 +347,7 @@ class Surface:
     def _private_bases(self, cls: _Def) -> Iterator[_Def]:
         for node in cls.nodes:
             for base in node.bases:
-                dotted = _dotted(base)
+                dotted = dotted_name(base)
                 if dotted is None:
                     continue
                 head, _, rest = dotted.partition(".")
@@ -356,7 +356,7 @@ class Surface:
                     target: _Def | str | None = self.resolve(cls.module, head)
                 else:
                     root = ns.imports.get(head, head)
-                    target = self.resolve_dotted(f"{root}.{rest}" if rest else root)
+                    target = self.resolvedotted_name(f"{root}.{rest}" if rest else root)
                 if isinstance(target, _Def) and target.kind == "class" and is_private(target.qualname):
                     yield target
 
@@ -386,11 +386,12 @@ def _symbol(name: str, d: _Def) -> Symbol:
 
 def _is_type_helper(node: ast.Assign | ast.AnnAssign | None) -> bool:
     value = node.value if node is not None else None
-    return isinstance(value, ast.Call) and _dotted(value.func) in ("TypeVar", "typing.TypeVar", "ParamSpec",
+    return isinstance(value, ast.Call) and dotted_name(value.func) in ("TypeVar", "typing.TypeVar", "ParamSpec",
                                                                     "NewType", "typing.NewType")
 
 
-def _dotted(node: ast.expr) -> str | None:
+def dotted_name(node: ast.expr) -> str | None:
+    """`a.b.c` of a chain of attributes on a name, or None for any other expression."""
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
