@@ -13,9 +13,7 @@ import ast
 from dataclasses import replace
 
 from auditor.models import Condition, Confidence, Finding
-from auditor.scan.dicts import Dicts
-from auditor.scan.ignores import NONE, Ignores
-from auditor.scan.names import (
+from auditor.scan.collect import (
     ASSIGN,
     ATTRIBUTE,
     CALL,
@@ -24,15 +22,14 @@ from auditor.scan.names import (
     FLOOR_ASSIGN,
     FLOOR_DIVIDE,
     IMPORT,
-    INT_TENSOR,
     NAME,
-    NDARRAY,
-    Resolver,
-    Scope,
-    is_module,
-    is_tensor,
 )
+from auditor.scan.dicts import Dicts
+from auditor.scan.ignores import NONE, Ignores
+from auditor.scan.names import Resolver
 from auditor.scan.rules import OPERATOR_SYMBOLS, Rule, RuleIndex, argument_family, check, weakest
+from auditor.scan.scopes import Scope, key_of
+from auditor.scan.tags import INT_TENSOR, Tag, is_tensor, owner_of
 from auditor.scan.usage import Usages
 
 # Method names that numpy arrays, pandas objects or Python builtins also have: on a receiver of
@@ -63,7 +60,7 @@ class Checker:
         self.uses_torch = any(
             q == "torch" or q.startswith("torch.")
             for s in self.resolver.scopes.values()
-            for q in s.qualified.values()
+            for q in [*s.qualified.values(), *s.stars]
         )
 
     def run(self) -> list[Finding]:
@@ -73,8 +70,9 @@ class Checker:
             IMPORT: self._import,
         }
         importable = self.resolver.importable
+        stars = self.resolver.stars
         for kind, node, scope, guarded, in_annotation in self.resolver.sites:
-            if kind == NAME and node.id not in importable:  # type: ignore[attr-defined]
+            if kind == NAME and node.id not in importable and not stars:  # type: ignore[attr-defined]
                 continue  # the common case, a local name: only imported names and aliases are torch's
             self.scope, self.guarded, self.in_annotation = scope, guarded, in_annotation
             handlers[kind](node)
@@ -153,8 +151,9 @@ class Checker:
             self._partial(node)
         if qualified:
             self.consumed.add(id(func))
-            if isinstance(func, ast.Name):
-                self.called.add(func.id)
+            key = key_of(func)
+            if key is not None:
+                self.called.add(key)
             for rule in self.index.calls.get(qualified, []):
                 input_tag = self.resolver.tag(node.args[0], self.scope) if node.args else None
                 confidence = check(rule.match, node, self.resolver, self.scope, input_tag, method=False, dicts=self.dicts, usages=self.usages)
@@ -167,7 +166,7 @@ class Checker:
                     confidence = check(rule.match, _drop_first(node), self.resolver, self.scope, input_tag, method=True, dicts=self.dicts, usages=self.usages)
                     if confidence:
                         self._report(rule, qualified, node, confidence)
-        elif isinstance(func, ast.Attribute) and func.attr in self.index.methods:
+        elif isinstance(func, ast.Attribute) and (func.attr in self.index.methods or func.attr in self.index.owned):
             self._method_call(node, func)
 
     def _partial(self, node: ast.Call) -> None:
@@ -191,27 +190,46 @@ class Checker:
                 self._report(rule, qualified or "", node, weakest(confidence, "medium"))
 
     def _method_call(self, node: ast.Call, func: ast.Attribute) -> None:
+        """A method call: on a receiver of a known class, the matchers about that class's
+        methods (`opt.zero_grad()` is the optimizer's, `a.ptp()` the array's); on one of
+        unknown type, the matchers of tensor methods whose names are torch's alone."""
         receiver = self.resolver.tag(func.value, self.scope)
-        if receiver == NDARRAY or (receiver is not None and not is_tensor(receiver) and not is_module(receiver)):
+        owner = owner_of(receiver)
+        if owner is not None:
+            self._owned_method_call(node, func, owner, receiver)
             return
-        if receiver is None:
-            if func.attr in COMMON_METHODS or not self.uses_torch:
-                return
-            if self.resolver.qualified(func.value, self.scope):
-                return  # a module's function, e.g. np.clip: calls are matched by name
-        ceiling: Confidence = "low" if receiver is None else "high"
-        for rule in self.index.methods[func.attr]:
-            if receiver is not None and rule.match.receiver != ("module" if is_module(receiver) else "tensor"):
-                continue  # a tensor's method on an nn.Module, or the other way round
-            if receiver is None and rule.match.when.float_bound:
+        if receiver is not None:
+            return  # a number, a shape: no method of a library class
+        if func.attr in COMMON_METHODS or not self.uses_torch:
+            return
+        if self.resolver.qualified(func.value, self.scope):
+            return  # a module's function, e.g. np.clip: calls are matched by name
+        for rule in self.index.methods.get(func.attr, []):
+            if rule.match.when.float_bound:
                 continue  # the condition is on the receiver's dtype: nothing is known of it
             confidence = check(rule.match, node, self.resolver, self.scope, receiver, method=True, dicts=self.dicts, usages=self.usages)
             if confidence:
-                limit = ceiling
+                owner = self.index.owners[rule.change.id, func.attr][0]
+                limit: Confidence = "low"
                 typed = rule.match.when.argument_dtype
-                if receiver is None and typed and argument_family(typed[0], node, self.resolver, self.scope, self.dicts):
+                if typed and argument_family(typed[0], node, self.resolver, self.scope, self.dicts):
                     limit = "medium"  # a tensor argument of the affected dtype: the receiver is one too
-                self._report(rule, f"torch.Tensor.{func.attr}", node, weakest(confidence, limit))
+                self._report(rule, f"{owner}.{func.attr}", node, weakest(confidence, limit))
+
+    def _owned_method_call(self, node: ast.Call, func: ast.Attribute, owner: str, receiver: Tag | None) -> None:
+        symbol = f"{owner}.{func.attr}"
+        for rule in self.index.calls.get(symbol, []):  # `numpy.ndarray.ptp`, matched as `a.ptp()`
+            confidence = self._check(rule, node, receiver)
+            if confidence:
+                self._report(rule, symbol, node, confidence)
+        for rule in self.index.methods.get(func.attr, []):
+            if self.index.applies(rule, func.attr, owner):
+                confidence = self._check(rule, node, receiver)
+                if confidence:
+                    self._report(rule, symbol, node, confidence)
+
+    def _check(self, rule: Rule, call: ast.Call, receiver: Tag | None) -> Confidence | None:
+        return check(rule.match, call, self.resolver, self.scope, receiver, method=True, dicts=self.dicts, usages=self.usages)
 
     def _reference(self, node: ast.Attribute | ast.Name) -> bool:
         if self.guarded or id(node) in self.consumed or node.ctx.__class__ is not ast.Load:
@@ -244,7 +262,7 @@ class Checker:
             root = root.value
         # a chain on a local name (self.layer.weight) holds nothing of a module's; one on a call
         # or subscript (f(x).clamp) is read from there, the call and its callee are sites too
-        if root.__class__ is ast.Name and root.id in self.resolver.importable and self._reference(node):
+        if root.__class__ is ast.Name and self.resolver.maybe_imported(root.id) and self._reference(node):
             self._cover(node)
 
     def _name(self, node: ast.AST) -> None:
@@ -285,10 +303,11 @@ class Checker:
 
     def _assign(self, node: ast.AST) -> None:
         assert isinstance(node, ast.Assign)
-        if all(isinstance(t, ast.Name) for t in node.targets) and self.resolver.qualified(node.value, self.scope):
+        keys = [key_of(t) for t in node.targets]
+        if all(keys) and self.resolver.qualified(node.value, self.scope):
             self.consumed.add(id(node.value))  # `op = torch.floor_divide`: the calls of op are reported
-            for target in node.targets:
-                self.deferred.append((node.value, target.id, self.scope, self.guarded))  # type: ignore[attr-defined]
+            for key in keys:
+                self.deferred.append((node.value, key or "", self.scope, self.guarded))
         for target in node.targets:
             if isinstance(target, ast.Attribute) and target.attr in self.index.assigns:
                 self._attribute_assignment(node, target)

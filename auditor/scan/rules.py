@@ -8,17 +8,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from auditor.models import Confidence, Match, SpecChange
+from auditor.scan.apis import INT_DTYPES, TYPED_CLASSES
 from auditor.scan.dicts import Dicts, Keys
-from auditor.scan.names import (
-    BOOL_TENSOR,
-    FLOAT,
-    FLOAT_TENSOR,
-    INT_DTYPES,
-    INT_TENSOR,
-    Resolver,
-    Scope,
-    is_tensor,
-)
+from auditor.scan.names import Resolver
+from auditor.scan.scopes import Scope
+from auditor.scan.tags import BOOL_TENSOR, FLOAT, FLOAT_TENSOR, INT_TENSOR, Tag, is_tensor
 from auditor.scan.usage import Usages, region
 
 OPERATOR_SYMBOLS = {
@@ -49,6 +43,9 @@ class RuleIndex:
     operators: dict[str, list[Rule]] = field(default_factory=lambda: defaultdict(list))
     assigns: dict[str, list[Rule]] = field(default_factory=lambda: defaultdict(list))
     modules: dict[str, list[Rule]] = field(default_factory=lambda: defaultdict(list))
+    # (change id, method) -> the classes whose method it is, from the change's symbols
+    owners: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    owned: frozenset[str] = frozenset()  # methods matched as calls of a typed class (`numpy.ndarray.ptp`)
     tokens: tuple[str, ...] = ()  # shortest first: short names (data, load, //) are the common ones
     roots: frozenset[str] = frozenset()  # modules a source must mention to hold a finding
     known: frozenset[str] = frozenset()  # every knowledge id, to tell an ignore comment's typos (empty: not told)
@@ -68,6 +65,7 @@ class RuleIndex:
                     roots.add(match.call.split(".", 1)[0])
                 for name in match.method:
                     index.methods[name].append(rule)
+                    index.owners[change.id, name] = _owners(change, name)
                     tokens.add(name)
                 for op in match.operator:
                     index.operators[op].append(rule)
@@ -81,13 +79,27 @@ class RuleIndex:
                     roots.add(match.module.split(".", 1)[0])
         index.tokens = tuple(sorted(tokens, key=lambda t: (len(t), t)))
         index.roots = frozenset(roots)
+        index.owned = frozenset(
+            method for call in index.calls for owner, _, method in [call.rpartition(".")] if owner in TYPED_CLASSES
+        )
         return index
+
+    def applies(self, rule: Rule, method: str, owner: str) -> bool:
+        """Whether the method matcher `rule` is about the methods of class `owner`."""
+        return owner in self.owners.get((rule.change.id, method), ())
 
     def could_match(self, text: str) -> bool:
         """A cheap pre-filter. Every finding needs a name imported from a matched module (a call),
         or a value tagged from one (a tensor), so a source that never mentions one of those
         modules, or mentions no token of a crossed matcher, cannot hold a finding."""
         return any(root in text for root in self.roots) and any(_mentions(text, t) for t in self.tokens)
+
+
+def _owners(change: SpecChange, method: str) -> tuple[str, ...]:
+    """The classes a method matcher is about: those its change names the method of
+    (`torch.optim.Optimizer.zero_grad`), else the package's array class."""
+    named = tuple(dict.fromkeys(s.rpartition(".")[0] for s in change.symbols if s.endswith(f".{method}")))
+    return named or ("numpy.ndarray" if change.package == "numpy" else "torch.Tensor",)
 
 
 def _mentions(text: str, token: str) -> bool:
@@ -170,7 +182,7 @@ def _known_bool(
         return _known_bool(node.value, resolver, scope, dicts, seen)
     if resolver.tag(node, scope) == BOOL_TENSOR:
         return True
-    if isinstance(node, ast.Name) and dicts is not None and node.id not in seen and node.id in scope.declared:
+    if isinstance(node, ast.Name) and dicts is not None and node.id not in seen and node.id in scope.bindings:
         values = dicts.values(node.id, scope.node, node.lineno)
         return values is not None and all(_known_bool(v, resolver, scope, dicts, seen | {node.id}) for v in values)
     return False
@@ -189,7 +201,8 @@ def argument_family(
         return None
     if _known_bool(argument, resolver, scope, dicts):
         return "bool"
-    return {INT_TENSOR: "int", FLOAT_TENSOR: "float"}.get(resolver.tag(argument, scope) or "")
+    tag = resolver.tag(argument, scope)
+    return tag.family if tag in (INT_TENSOR, FLOAT_TENSOR) else None
 
 
 def _literal(node: ast.expr, resolver: Resolver, scope: Scope) -> object:
@@ -206,7 +219,7 @@ def _spread_keys(call: ast.Call, scope: Scope, dicts: Dicts) -> Keys | None:
         if keyword.arg is not None:
             continue
         value = keyword.value
-        if scope.is_class or (isinstance(value, ast.Name) and value.id not in scope.declared):
+        if scope.is_class or (isinstance(value, ast.Name) and value.id not in scope.bindings):
             return None
         keys = dicts.keys(value, scope.node)
         if keys is None:
@@ -220,7 +233,7 @@ def check(
     call: ast.Call,
     resolver: Resolver,
     scope: Scope,
-    input_tag: str | None,
+    input_tag: Tag | None,
     method: bool,
     dicts: Dicts | None = None,
     usages: Usages | None = None,

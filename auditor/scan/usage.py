@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from auditor.scan.names import Scope
+from auditor.scan.scopes import Scope
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 

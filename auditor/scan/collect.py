@@ -1,0 +1,363 @@
+"""The one walk of a module: its scopes and their bindings, and the sites the checker reads.
+
+Nothing is typed or resolved here: each binding is noted in the scope it belongs to, to be
+read by the resolver when its name is first looked up.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from auditor.scan.bindings import (
+    Annotated,
+    Assignment,
+    Binding,
+    Definition,
+    ExceptAs,
+    ForTarget,
+    Global,
+    Import,
+    MatchCapture,
+    Parameter,
+    Unpacking,
+)
+from auditor.scan.scopes import Scope, key_of, owner_for
+from auditor.scan.tags import LOCAL
+from auditor.scan.walk import FastVisitor
+
+if TYPE_CHECKING:
+    from auditor.scan.names import Resolver
+
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+# What the checker looks at (`Resolver.sites`): the kinds of nodes it reads, in the order of a
+# walk of the module, each with its scope and two facts about where it is: inside the body of
+# a `try` that catches missing names (a feature probe) or in its fallback handler, inside an
+# annotation.
+CALL, NAME, ATTRIBUTE, FLOOR_DIVIDE, FLOOR_ASSIGN, ASSIGN, CLASS, DECORATOR, IMPORT = range(9)
+Site = tuple[int, ast.AST, Scope, bool, bool]
+
+
+class Collector(FastVisitor):
+    def __init__(self, resolver: Resolver):
+        self.resolver = resolver
+        self.scope: Scope | None = None
+        self.call_funcs: set[int] = set()
+        self.fallback = False  # inside an except handler: imports there do not replace the try's
+        self.guarded = False  # inside a try catching AttributeError/ImportError, or its handler
+        self.in_annotation = False
+        self.subject: ast.expr | None = None  # of the innermost `match`
+        self.pattern: ast.pattern | None = None  # the whole pattern of the case being walked
+        self.sites = resolver.sites
+
+    def _site(self, kind: int, node: ast.AST) -> None:
+        assert self.scope is not None
+        self.sites.append((kind, node, self.scope, self.guarded, self.in_annotation))
+
+    def _annotation(self, node: ast.expr | None) -> None:
+        if node is not None:
+            outer, self.in_annotation = self.in_annotation, True
+            self.visit(node)
+            self.in_annotation = outer
+
+    def _decorators(self, decorators: list[ast.expr]) -> None:
+        for decorator in decorators:
+            self._site(DECORATOR, decorator)
+            self.visit(decorator)
+
+    def collect(self, tree: ast.Module) -> None:
+        self._enter(tree, is_class=False)
+
+    def _enter(self, node: ast.AST, is_class: bool, params: ast.arguments | None = None) -> None:
+        scope = Scope(node, self.scope, is_class=is_class)
+        self.resolver.scopes[node] = scope
+        outer, self.scope = self.scope, scope
+        if params is not None:
+            for arg in [*params.posonlyargs, *params.args, *params.kwonlyargs]:
+                self._later(ast.Name(arg.arg), arg.annotation, Parameter)
+            for extra in (params.vararg, params.kwarg):
+                if extra is not None:
+                    scope.add(extra.arg, Definition(node, ast.Name(extra.arg), None))
+                    scope.tags[extra.arg] = LOCAL
+        if isinstance(node, COMPREHENSIONS):
+            for generator in node.generators:
+                self._later(generator.target, generator.iter, ForTarget)
+                self.visit(generator.iter)
+                for condition in generator.ifs:
+                    self.visit(condition)
+            body: list[ast.AST] = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        elif isinstance(node, ast.Lambda):
+            body = [node.body]
+        else:
+            body = list(node.body)  # type: ignore[attr-defined]
+        for statement in body:
+            self.visit(statement)
+        self.scope = outer
+
+    def _later(self, target: ast.expr, value: ast.expr | None, kind: type[Binding]) -> None:
+        """Note a binding of `target` (each element of a tuple target) in the scope it belongs to."""
+        assert self.scope is not None
+        elements = [target]
+        if isinstance(target, (ast.Tuple, ast.List)):
+            elements, kind = target.elts, (Unpacking if kind is Assignment else kind)
+        for element in elements:
+            key = key_of(element)
+            if key is None:
+                continue
+            if kind is Assignment and isinstance(value, (ast.Name, ast.Attribute)):
+                self.resolver.importable.add(key)  # may be an alias: op = torch.floor_divide
+            owner_for(key, self.scope).add(key, kind(self.scope.node, element, value))
+
+    def _local(self, node: ast.AST, name: str) -> None:
+        assert self.scope is not None
+        self.scope.qualified.pop(name, None)
+        self.scope.tags[name] = LOCAL
+        self.scope.add(name, Definition(node, ast.Name(name), None))
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        assert self.scope is not None
+        self._decorators(node.decorator_list)
+        for outer_part in [*node.args.defaults, *node.args.kw_defaults]:
+            if outer_part is not None:
+                self.visit(outer_part)
+        args = node.args
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+            if arg is not None:
+                self._annotation(arg.annotation)
+        self._annotation(node.returns)
+        self._local(node, node.name)
+        if node.returns is not None:
+            self.scope.returns[node.name] = node.returns
+        self.scope.functions[node.name] = node
+        self._enter(node, is_class=False, params=node.args)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        for default in [*node.args.defaults, *node.args.kw_defaults]:
+            if default is not None:
+                self.visit(default)
+        self._enter(node, is_class=False, params=node.args)
+
+    def _comprehension(self, node: ast.AST) -> None:
+        self._enter(node, is_class=False)
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        assert self.scope is not None
+        self._site(CLASS, node)
+        self._decorators(node.decorator_list)
+        for outer_part in [*node.bases, *node.keywords]:
+            self.visit(outer_part)
+        self._local(node, node.name)
+        self.scope.classes[node.name] = list(node.bases)
+        self._enter(node, is_class=True)
+
+    def visit_Global(self, node: ast.Global | ast.Nonlocal) -> None:
+        """`global x`: x's bindings here are the module's; `nonlocal x`: the enclosing function's
+        that binds it (or the nearest, when its binding comes later in the text)."""
+        scope = self.scope
+        assert scope is not None
+        for name in node.names:
+            outer = scope.parent
+            if isinstance(node, ast.Global):
+                while outer is not None and outer.parent is not None:
+                    outer = outer.parent
+            else:
+                while outer is not None and (outer.is_class or (outer.parent is not None and not outer.binds(name))):
+                    if outer.parent is None or outer.parent.parent is None:
+                        break  # the outermost function
+                    outer = outer.parent
+            if outer is not None and outer is not scope:
+                scope.declared[name] = outer
+                scope.bindings.setdefault(name, []).append(Global(scope.node, ast.Name(name), None))
+
+    visit_Nonlocal = visit_Global
+
+    def visit_Try(self, node: ast.Try) -> None:
+        """`try: from torch.cuda.amp import autocast` / `except ImportError: from torch import
+        autocast`: the name is what the try imports wherever that exists (the old releases).
+
+        A bare reference in a try that catches AttributeError or ImportError is a feature probe
+        (`_ = torch.cpu.amp.autocast`) written for exactly the version change: not a use. Nor
+        is one in the handler of such a try (`except AttributeError: W = np.ComplexWarning`),
+        which runs only where the try's spelling is missing."""
+        guarded = any(_catches_missing_names(handler.type) for handler in node.handlers)
+        outer_guard, self.guarded = self.guarded, self.guarded or guarded
+        for statement in node.body:
+            self.visit(statement)
+        self.guarded = outer_guard
+        for handler in node.handlers:
+            outer, self.fallback = self.fallback, True
+            self.guarded = outer_guard or (handler.type is not None and _catches_missing_names(handler.type))
+            self.visit(handler)
+            self.fallback, self.guarded = outer, outer_guard
+        for statement in [*node.orelse, *node.finalbody]:
+            self.visit(statement)
+
+    visit_TryStar = visit_Try
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name is not None:
+            self._later(ast.Name(node.name), node.type, ExceptAs)
+        self.generic_visit(node)
+
+    def _import(self, node: ast.AST, name: str, qualified: str) -> None:
+        assert self.scope is not None
+        if self.fallback and name in self.scope.qualified:
+            return
+        self.resolver.importable.add(name)
+        self.scope.qualified[name] = qualified
+        self.scope.tags.pop(name, None)
+        self.scope.add(name, Import(node, ast.Name(name), ast.Name(qualified)))
+
+    def visit_Import(self, node: ast.Import) -> None:
+        self._site(IMPORT, node)
+        for alias in node.names:
+            if alias.asname:
+                self._import(node, alias.asname, alias.name)
+            else:
+                top = alias.name.split(".")[0]
+                self._import(node, top, top)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        assert self.scope is not None
+        self._site(IMPORT, node)
+        if node.level or not node.module:
+            for alias in node.names:
+                self._local(node, alias.asname or alias.name)
+            return
+        for alias in node.names:
+            if alias.name == "*":
+                self.scope.stars.append(node.module)
+                self.resolver.stars = True
+            else:
+                self._import(node, alias.asname or alias.name, f"{node.module}.{alias.name}")
+
+    def visit_Call(self, node: ast.Call) -> None:
+        """`self.register_buffer("ids", t)` binds `self.ids` as an assignment would."""
+        assert self.scope is not None
+        func = node.func
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in ("register_buffer", "register_parameter")
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "self"
+            and len(node.args) >= 2
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            target = ast.Attribute(value=ast.Name("self", ast.Load()), attr=node.args[0].value, ctx=ast.Store())
+            self._later(target, node.args[1], Assignment)
+        if isinstance(func, ast.Name) or (
+            isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+        ):
+            self.scope.calls.append(node)
+            self.call_funcs.add(id(func))
+        self._site(CALL, node)
+        self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if node.ctx.__class__ is ast.Load:
+            self.sites.append((NAME, node, self.scope, self.guarded, self.in_annotation))  # type: ignore[arg-type]
+            if id(node) not in self.call_funcs and not self.in_annotation:
+                self.resolver.referenced.add(node.id)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if node.ctx.__class__ is ast.Load:
+            self.sites.append((ATTRIBUTE, node, self.scope, self.guarded, self.in_annotation))  # type: ignore[arg-type]
+            if (
+                id(node) not in self.call_funcs and not self.in_annotation
+                and isinstance(node.value, ast.Name) and node.value.id == "self"
+            ):
+                self.resolver.referenced.add(node.attr)
+        self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        if node.ctx.__class__ is not ast.Load:
+            key = key_of(node.value)
+            if key is not None:
+                self.resolver.items_stored.add(key)  # `batch["t"] = v`: its items are not what it was built with
+        self.generic_visit(node)
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        if node.op.__class__ is ast.FloorDiv:
+            self._site(FLOOR_DIVIDE, node)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if node.op.__class__ is ast.FloorDiv:
+            self._site(FLOOR_ASSIGN, node)
+        self.generic_visit(node)
+
+    def visit_Return(self, node: ast.Return) -> None:
+        assert self.scope is not None
+        if node.value is not None:
+            self.scope.returned.append(node.value)
+        self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        for target in node.targets:
+            self._later(target, node.value, Assignment)
+        self._site(ASSIGN, node)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self._later(node.target, node.value, Assignment)
+        else:
+            self._later(node.target, node.annotation, Annotated)
+        self._annotation(node.annotation)
+        self.visit(node.target)
+        if node.value is not None:
+            self.visit(node.value)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self._later(node.target, node.value, Assignment)
+        self.generic_visit(node)
+
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
+        self._later(node.target, node.iter, ForTarget)
+        self.generic_visit(node)
+
+    visit_AsyncFor = visit_For
+
+    def visit_withitem(self, node: ast.withitem) -> None:
+        if node.optional_vars is not None:
+            self._later(node.optional_vars, None, Assignment)
+        self.generic_visit(node)
+
+    def visit_Match(self, node: ast.Match) -> None:
+        self.visit(node.subject)
+        outer, self.subject = self.subject, node.subject
+        outer_pattern = self.pattern
+        for case in node.cases:
+            self.pattern = case.pattern
+            self.visit(case)
+        self.subject, self.pattern = outer, outer_pattern
+
+    def visit_MatchAs(self, node: ast.MatchAs) -> None:
+        """`case x:` and `case <pattern> as x` capture the subject (or the part matched)."""
+        if node.name is not None:
+            whole = node is self.pattern and node.pattern is None
+            self._later(ast.Name(node.name), self.subject if whole else None, MatchCapture)
+        self.generic_visit(node)
+
+    def visit_MatchStar(self, node: ast.MatchStar) -> None:
+        if node.name is not None:
+            self._later(ast.Name(node.name), None, MatchCapture)
+
+    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
+        if node.rest is not None:
+            self._later(ast.Name(node.rest), None, MatchCapture)
+        self.generic_visit(node)
+
+
+def _catches_missing_names(handler: ast.expr | None) -> bool:
+    names = handler.elts if isinstance(handler, ast.Tuple) else [handler]
+    return any(
+        n is None or (isinstance(n, ast.Name) and n.id in ("AttributeError", "ImportError", "ModuleNotFoundError"))
+        for n in names
+    )
