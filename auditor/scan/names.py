@@ -639,12 +639,13 @@ def _object_class(qualified: str) -> str | None:
 def _dict_item(value: ast.expr, item: str) -> ast.expr | None:
     """The value `item` has in a dict display `{"t": v}` or `dict(t=v)`, when it has one."""
     if isinstance(value, ast.Dict):
+        found = None
         for k, v in zip(value.keys, value.values):
             if k is None:
-                return None  # `{**other}`: any key may come from there
-            if isinstance(k, ast.Constant) and k.value == item:
-                return v
-        return None
+                found = None  # `{**other}`: any key may come from there
+            elif isinstance(k, ast.Constant) and k.value == item:
+                found = v
+        return found
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" and not value.args:
         return next((k.value for k in value.keywords if k.arg == item), None)
     return None

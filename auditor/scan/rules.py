@@ -98,7 +98,8 @@ class RuleIndex:
 def _owners(change: SpecChange, method: str) -> tuple[str, ...]:
     """The classes a method matcher is about: those its change names the method of
     (`torch.optim.Optimizer.zero_grad`), else the package's array class."""
-    named = tuple(dict.fromkeys(s.rpartition(".")[0] for s in change.symbols if s.endswith(f".{method}")))
+    owners = (s.rpartition(".")[0] for s in change.symbols if s.endswith(f".{method}"))
+    named = tuple(dict.fromkeys(o for o in owners if o.rpartition(".")[2][:1].isupper()))
     return named or ("numpy.ndarray" if change.package == "numpy" else "torch.Tensor",)
 
 
