@@ -8,19 +8,25 @@ is bound from. The resolver reads a binding when its name is first looked up.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
-from typing import ClassVar
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Binding:
+class Binding(NamedTuple):
+    """Immutable, and a tuple: a module has a binding for every assignment, made in the walk."""
+
     where: ast.AST
     target: ast.expr
     value: ast.expr | None
-    # a binding that makes the name the project's own whatever it was imported as
-    unmakes_import: ClassVar[bool] = False
-    # read when the name is looked up (an import or a definition is known from the walk already)
-    deferred: ClassVar[bool] = True
+    @property
+    def unmakes_import(self) -> bool:
+        """Whether it makes the name the project's own, whatever it was imported as."""
+        return False
+
+    @property
+    def deferred(self) -> bool:
+        """Whether it is read when the name is looked up (an import or a definition is known
+        from the walk already)."""
+        return True
 
 
 class Assignment(Binding):
@@ -57,32 +63,47 @@ class ExceptAs(Binding):
     """`except E as x`: x is the exception caught, whatever it was imported as."""
 
     __slots__ = ()
-    unmakes_import = True
+
+    @property
+    def unmakes_import(self) -> bool:
+        return True
 
 
 class MatchCapture(Binding):
     """A name captured by a `case` pattern: the value is the subject for a bare capture."""
 
     __slots__ = ()
-    unmakes_import = True
+
+    @property
+    def unmakes_import(self) -> bool:
+        return True
 
 
 class Import(Binding):
     """`import x`, `from m import x`: the value is a Name holding the qualified name."""
 
     __slots__ = ()
-    deferred = False
+
+    @property
+    def deferred(self) -> bool:
+        return False
 
 
 class Definition(Binding):
     """`def x`, `class x`, a relative import, `*args`: the project's own."""
 
     __slots__ = ()
-    deferred = False
+
+    @property
+    def deferred(self) -> bool:
+        return False
 
 
 class Global(Binding):
     """`global x` or `nonlocal x`: the name's bindings here belong to an outer scope."""
 
     __slots__ = ()
-    deferred = False
+
+    @property
+    def deferred(self) -> bool:
+        return False

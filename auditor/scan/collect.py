@@ -107,7 +107,13 @@ class Collector(FastVisitor):
                 continue
             if kind is Assignment and isinstance(value, (ast.Name, ast.Attribute)):
                 self.resolver.importable.add(key)  # may be an alias: op = torch.floor_divide
-            owner_for(key, self.scope).add(key, kind(self.scope.node, element, value))
+            owner = owner_for(key, self.scope) if self.scope.declared or key[:5] == "self." else self.scope
+            bindings = owner.bindings.get(key)
+            if bindings is None:
+                owner.bindings[key] = [kind(self.scope.node, element, value)]
+            else:
+                bindings.append(kind(self.scope.node, element, value))
+            owner.unread.add(key)
 
     def _local(self, node: ast.AST, name: str) -> None:
         assert self.scope is not None

@@ -75,3 +75,10 @@ def key_of(target: ast.expr) -> str | None:
     if isinstance(target, ast.Starred):
         return key_of(target.value)
     return None
+
+
+def enclosing_class(scope: Scope | None) -> Scope | None:
+    """The class whose body `scope` is, or holds it."""
+    while scope is not None and not scope.is_class:
+        scope = scope.parent
+    return scope
