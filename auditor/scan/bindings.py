@@ -17,17 +17,6 @@ class Binding(NamedTuple):
     where: ast.AST
     target: ast.expr
     value: ast.expr | None
-    @property
-    def unmakes_import(self) -> bool:
-        """Whether it makes the name the project's own, whatever it was imported as."""
-        return False
-
-    @property
-    def deferred(self) -> bool:
-        """Whether it is read when the name is looked up (an import or a definition is known
-        from the walk already)."""
-        return True
-
 
 class Assignment(Binding):
     """`x = v`, `x := v`, `self.x = v`, `with v as x`, `self.register_buffer("x", v)`."""
@@ -64,46 +53,27 @@ class ExceptAs(Binding):
 
     __slots__ = ()
 
-    @property
-    def unmakes_import(self) -> bool:
-        return True
-
-
 class MatchCapture(Binding):
     """A name captured by a `case` pattern: the value is the subject for a bare capture."""
 
     __slots__ = ()
-
-    @property
-    def unmakes_import(self) -> bool:
-        return True
-
 
 class Import(Binding):
     """`import x`, `from m import x`: the value is a Name holding the qualified name."""
 
     __slots__ = ()
 
-    @property
-    def deferred(self) -> bool:
-        return False
-
-
 class Definition(Binding):
     """`def x`, `class x`, a relative import, `*args`: the project's own."""
 
     __slots__ = ()
-
-    @property
-    def deferred(self) -> bool:
-        return False
-
 
 class Global(Binding):
     """`global x` or `nonlocal x`: the name's bindings here belong to an outer scope."""
 
     __slots__ = ()
 
-    @property
-    def deferred(self) -> bool:
-        return False
+# Bindings that make the name the project's own, whatever it was imported as.
+UNMAKES_IMPORT: frozenset[type[Binding]] = frozenset({ExceptAs, MatchCapture})
+# Bindings known from the walk already: the others are read when their name is looked up.
+FROM_WALK: frozenset[type[Binding]] = frozenset({Import, Definition, Global})

@@ -151,9 +151,10 @@ class Checker:
             self._partial(node)
         if qualified:
             self.consumed.add(id(func))
-            key = key_of(func)
-            if key is not None:
-                self.called.add(key)
+            if func.__class__ is ast.Name:
+                self.called.add(func.id)
+            elif _on_self(func):
+                self.called.add(f"self.{func.attr}")  # type: ignore[attr-defined]
             for rule in self.index.calls.get(qualified, []):
                 input_tag = self.resolver.tag(node.args[0], self.scope) if node.args else None
                 confidence = check(rule.match, node, self.resolver, self.scope, input_tag, method=False, dicts=self.dicts, usages=self.usages)
@@ -262,7 +263,11 @@ class Checker:
             root = root.value
         # a chain on a local name (self.layer.weight) holds nothing of a module's; one on a call
         # or subscript (f(x).clamp) is read from there, the call and its callee are sites too
-        if root.__class__ is ast.Name and self.resolver.maybe_imported(root.id) and self._reference(node):
+        if (
+            root.__class__ is ast.Name
+            and (root.id in self.resolver.importable or self.resolver.maybe_imported(root.id))
+            and self._reference(node)
+        ):
             self._cover(node)
 
     def _name(self, node: ast.AST) -> None:
@@ -303,11 +308,12 @@ class Checker:
 
     def _assign(self, node: ast.AST) -> None:
         assert isinstance(node, ast.Assign)
-        keys = [key_of(t) for t in node.targets]
-        if all(keys) and self.resolver.qualified(node.value, self.scope):
+        if all(t.__class__ is ast.Name or _on_self(t) for t in node.targets) and self.resolver.qualified(
+            node.value, self.scope
+        ):
             self.consumed.add(id(node.value))  # `op = torch.floor_divide`: the calls of op are reported
-            for key in keys:
-                self.deferred.append((node.value, key or "", self.scope, self.guarded))
+            for target in node.targets:
+                self.deferred.append((node.value, key_of(target) or "", self.scope, self.guarded))
         for target in node.targets:
             if isinstance(target, ast.Attribute) and target.attr in self.index.assigns:
                 self._attribute_assignment(node, target)
@@ -328,6 +334,11 @@ class Checker:
             return
         for rule in self.index.assigns[target.attr]:
             self._report(rule, f"torch.Tensor.{target.attr}", node, rule.match.confidence)
+
+
+def _on_self(node: ast.expr) -> bool:
+    """`self.attr`: a key of the class's bindings, as a name is of its scope's."""
+    return node.__class__ is ast.Attribute and node.value.__class__ is ast.Name and node.value.id == "self"
 
 
 def _parameter_like(node: ast.expr) -> bool:

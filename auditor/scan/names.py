@@ -13,6 +13,8 @@ import ast
 import builtins
 
 from auditor.scan.bindings import (
+    FROM_WALK,
+    UNMAKES_IMPORT,
     Annotated,
     Assignment,
     Binding,
@@ -79,7 +81,7 @@ class Resolver(Tagger):
             if (id(owner), key) in self._resolving:
                 self._reread.add((id(owner), key))
         elif not qualified_only or key in owner.qualified or any(
-            b.unmakes_import or (type(b) is Assignment and isinstance(b.value, (ast.Name, ast.Attribute)))
+            type(b) in UNMAKES_IMPORT or (type(b) is Assignment and isinstance(b.value, (ast.Name, ast.Attribute)))
             for b in owner.bindings[key]
         ):
             self._resolve(owner, key)
@@ -87,7 +89,7 @@ class Resolver(Tagger):
     def _resolve(self, owner: Scope, key: str) -> None:
         """Read the bindings of `key` in `owner`, and for a parameter what its callers pass."""
         owner.unread.discard(key)
-        bindings = [b for b in owner.bindings[key] if b.deferred]
+        bindings = [b for b in owner.bindings[key] if type(b) not in FROM_WALK]
         if len(self._resolving) >= self.MAX_DEPTH:
             owner.tags.setdefault(key, LOCAL)
             return
@@ -121,7 +123,7 @@ class Resolver(Tagger):
         if key is None:
             return
         kind = type(binding)
-        if binding.unmakes_import:
+        if kind in UNMAKES_IMPORT:
             owner = owner_for(key, scope)
             owner.qualified.pop(key, None)
             tag = self.tag(value, scope) if kind is MatchCapture and value is not None else None
@@ -272,7 +274,7 @@ class Resolver(Tagger):
 
     def qualified(self, expr: ast.AST | None, scope: Scope) -> str | None:
         if isinstance(expr, ast.Name):
-            if not self.maybe_imported(expr.id):
+            if expr.id not in self.importable and not (self.stars and expr.id not in _BUILTINS):
                 return None  # the common case: a local variable, parameter, self
             memo = (id(scope), expr.id)
             if memo in self._qualified:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from auditor.scan.bindings import Binding
+from auditor.scan.bindings import FROM_WALK, Binding
 from auditor.scan.tags import Tag
 
 
@@ -34,7 +34,7 @@ class Scope:
 
     def add(self, key: str, binding: Binding) -> None:
         self.bindings.setdefault(key, []).append(binding)
-        if binding.deferred:
+        if type(binding) not in FROM_WALK:
             self.unread.add(key)
 
 
@@ -48,8 +48,8 @@ def lookup(key: str, scope: Scope | None) -> Scope | None:
         if scope.is_class and not first and not key.startswith("self."):
             scope = scope.parent  # class bodies are not visible from their methods
             continue
-        outer = scope.declared.get(key)
-        if outer is not None:
+        if scope.declared and key in scope.declared:
+            outer = scope.declared[key]
             return outer if outer.binds(key) else None
         if scope.binds(key):
             return scope

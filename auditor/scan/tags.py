@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Tag:
+class Tag(NamedTuple):
     """`kind` is one of the kinds below; `family` the dtype family of a tensor or array (int,
     float, bool; None when unknown), or for a module whether it is one of torch.nn's own;
-    `owner` the class whose methods an object has (`torch.optim.Optimizer`)."""
+    `owner` the class whose methods an object has (`torch.optim.Optimizer`). A tuple: tags are
+    compared and hashed in every lookup, which a tuple does in C."""
 
     kind: str
     family: str | None = None
