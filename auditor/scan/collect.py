@@ -107,7 +107,7 @@ class Collector(FastVisitor):
                 continue
             if kind is Assignment and isinstance(value, (ast.Name, ast.Attribute)):
                 self.resolver.importable.add(key)  # may be an alias: op = torch.floor_divide
-            owner = owner_for(key, self.scope) if self.scope.declared or key[:5] == "self." else self.scope
+            owner = owner_for(key, self.scope) if self.scope.lives_in or key[:5] == "self." else self.scope
             bindings = owner.bindings.get(key)
             if bindings is None:
                 owner.bindings[key] = [kind(self.scope.node, element, value)]
@@ -177,7 +177,7 @@ class Collector(FastVisitor):
                         break  # the outermost function
                     outer = outer.parent
             if outer is not None and outer is not scope:
-                scope.declared[name] = outer
+                scope.lives_in[name] = outer
                 scope.bindings.setdefault(name, []).append(Global(scope.node, ast.Name(name), None))
 
     visit_Nonlocal = visit_Global

@@ -21,7 +21,7 @@ class Scope:
     qualified: dict[str, str] = field(default_factory=dict)
     tags: dict[str, Tag] = field(default_factory=dict)
     aliases: set[str] = field(default_factory=set)  # names bound by `name = qualified.thing`
-    declared: dict[str, Scope] = field(default_factory=dict)  # global/nonlocal name -> the scope it lives in
+    lives_in: dict[str, Scope] = field(default_factory=dict)  # global/nonlocal name -> the scope it lives in
     stars: list[str] = field(default_factory=list)  # modules imported with `from m import *`
     returns: dict[str, ast.expr] = field(default_factory=dict)  # function name -> return annotation
     functions: dict[str, ast.AST] = field(default_factory=dict)  # function name -> its def
@@ -48,8 +48,8 @@ def lookup(key: str, scope: Scope | None) -> Scope | None:
         if scope.is_class and not first and not key.startswith("self."):
             scope = scope.parent  # class bodies are not visible from their methods
             continue
-        if scope.declared and key in scope.declared:
-            outer = scope.declared[key]
+        if scope.lives_in and key in scope.lives_in:
+            outer = scope.lives_in[key]
             return outer if outer.binds(key) else None
         if scope.binds(key):
             return scope
@@ -63,7 +63,7 @@ def owner_for(key: str, scope: Scope) -> Scope:
     belongs to the class, a global or nonlocal name to the scope declared."""
     if key.startswith("self.") and scope.parent is not None and scope.parent.is_class:
         return scope.parent
-    return scope.declared.get(key, scope)
+    return scope.lives_in.get(key, scope)
 
 
 def key_of(target: ast.expr) -> str | None:

@@ -397,6 +397,7 @@ def test_the_receiver_type_decides_which_entry_applies(kb: KnowledgeBase) -> Non
     opt.zero_grad()
     opt.step(epoch=3)
     sched.step(epoch=3)
+    print(model.weight.grad is None)
     """
     assert findings(kb, source, ZERO_GRAD, STEP) == [
         (6, "torch.optim.Optimizer.zero_grad"),
