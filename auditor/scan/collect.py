@@ -47,6 +47,7 @@ class Collector(FastVisitor):
         self.fallback = False  # inside an except handler: imports there do not replace the try's
         self.guarded = False  # inside a try catching AttributeError/ImportError, or its handler
         self.in_annotation = False
+        self.shadowing: frozenset[str] = frozenset()  # names of the module-level handlers we are in
         self.subject: ast.expr | None = None  # of the innermost `match`
         self.pattern: ast.pattern | None = None  # the whole pattern of the case being walked
         self.sites = resolver.sites
@@ -206,9 +207,20 @@ class Collector(FastVisitor):
     visit_TryStar = visit_Try
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
-        if node.name is not None:
+        """`except E as x`: in a function x is local throughout (Python decides so when it
+        compiles it); in a module or class body x is the exception only inside the handler,
+        which deletes it: the import of the same name still holds before and after."""
+        assert self.scope is not None
+        if node.name is None:
+            self.generic_visit(node)
+        elif self.scope.parent is not None and not self.scope.is_class:
             self._later(ast.Name(node.name), node.type, ExceptAs)
-        self.generic_visit(node)
+            self.generic_visit(node)
+        else:
+            outer = self.shadowing
+            self.shadowing = outer | {node.name}
+            self.generic_visit(node)
+            self.shadowing = outer
 
     def _import(self, node: ast.AST, name: str, qualified: str) -> None:
         assert self.scope is not None
@@ -270,6 +282,8 @@ class Collector(FastVisitor):
             self.sites.append((NAME, node, self.scope, self.guarded, self.in_annotation))  # type: ignore[arg-type]
             if id(node) not in self.call_funcs and not self.in_annotation:
                 self.resolver.referenced.add(node.id)
+            if self.shadowing and node.id in self.shadowing:
+                self.resolver.shadowed.add(id(node))
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if node.ctx.__class__ is ast.Load:

@@ -52,6 +52,7 @@ class Resolver(Tagger):
         self.importable: set[str] = set()  # names imported, or assigned a name, somewhere in it
         self.items_stored: set[str] = set()  # names whose items are assigned (`batch["t"] = v`)
         self.stars = False  # whether the module has a `from m import *`
+        self.shadowed: set[int] = set()  # names read inside a module-level `except E as name`
         self.sites: list[Site] = []  # what the checker reads, in the order of a walk
         self._inferring: set[ast.AST] = set()
         self._returns: dict[ast.AST, Tag | None] = {}  # memo of _defined_return_tag
@@ -276,6 +277,8 @@ class Resolver(Tagger):
         if isinstance(expr, ast.Name):
             if expr.id not in self.importable and not (self.stars and expr.id not in _BUILTINS):
                 return None  # the common case: a local variable, parameter, self
+            if self.shadowed and id(expr) in self.shadowed:
+                return None  # the exception caught, inside its handler
             memo = (id(scope), expr.id)
             if memo in self._qualified:
                 return self._qualified[memo]

@@ -34,6 +34,7 @@ class Tagger:
     _inferring: set[ast.AST]
     _returns: dict[ast.AST, Tag | None]
     _resolving: dict[tuple[int, str], None]
+    shadowed: set[int]
 
     def qualified(self, expr: ast.AST | None, scope: Scope) -> str | None:
         raise NotImplementedError
@@ -52,6 +53,8 @@ class Tagger:
                 return None
             return INT if isinstance(expr.value, int) else FLOAT if isinstance(expr.value, float) else None
         if isinstance(expr, ast.Name):
+            if self.shadowed and id(expr) in self.shadowed:
+                return None  # the exception caught, inside its handler
             return self._key_tag(expr.id, scope)
         if isinstance(expr, ast.Attribute):
             return self._attribute_tag(expr, scope)

@@ -336,6 +336,18 @@ def test_except_as_rebinds_an_imported_name(kb: KnowledgeBase) -> None:
     assert lines(kb, source, LOAD) == [9]
 
 
+def test_a_module_level_except_as_holds_inside_its_handler_only(kb: KnowledgeBase) -> None:
+    source = """
+    from torch import load
+    try:
+        import yaml
+    except ImportError as load:
+        print(load(1))
+    model = load("m.pt")
+    """
+    assert lines(kb, source, LOAD) == [7]
+
+
 def test_global_and_nonlocal_bindings_across_functions(kb: KnowledgeBase) -> None:
     source = """
     import torch
