@@ -8,15 +8,27 @@ is bound from. The resolver reads a binding when its name is first looked up.
 from __future__ import annotations
 
 import ast
-from typing import NamedTuple
 
 
-class Binding(NamedTuple):
-    """Immutable, and a tuple: a module has a binding for every assignment, made in the walk."""
+class Binding(tuple[ast.AST, ast.AST, "ast.expr | None"]):
+    """Immutable, and a plain tuple made in C: a module has a binding for every assignment,
+    each made in the walk. Made as `Assignment((where, target, value))`."""
 
-    where: ast.AST
-    target: ast.expr
-    value: ast.expr | None
+    __slots__ = ()
+
+    @property
+    def where(self) -> ast.AST:
+        return self[0]
+
+    @property
+    def target(self) -> ast.AST:
+        """The bound expression; for an import, a definition or a declaration, its statement."""
+        return self[1]
+
+    @property
+    def value(self) -> ast.expr | None:
+        return self[2]
+
 
 class Assignment(Binding):
     """`x = v`, `x := v`, `self.x = v`, `with v as x`, `self.register_buffer("x", v)`."""
@@ -59,7 +71,7 @@ class MatchCapture(Binding):
     __slots__ = ()
 
 class Import(Binding):
-    """`import x`, `from m import x`: the value is a Name holding the qualified name."""
+    """`import x`, `from m import x`: the qualified name is in the scope's `qualified`."""
 
     __slots__ = ()
 

@@ -265,7 +265,7 @@ class Checker:
         # or subscript (f(x).clamp) is read from there, the call and its callee are sites too
         if (
             root.__class__ is ast.Name
-            and (root.id in self.resolver.importable or self.resolver.maybe_imported(root.id))
+            and (root.id in self.resolver.importable or (self.resolver.stars and self.resolver.maybe_imported(root.id)))
             and self._reference(node)
         ):
             self._cover(node)

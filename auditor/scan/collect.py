@@ -79,7 +79,7 @@ class Collector(FastVisitor):
                 self._later(ast.Name(arg.arg), arg.annotation, Parameter)
             for extra in (params.vararg, params.kwarg):
                 if extra is not None:
-                    scope.add(extra.arg, Definition(node, ast.Name(extra.arg), None))
+                    scope.add(extra.arg, Definition((node, extra, None)))
                     scope.tags[extra.arg] = LOCAL
         if isinstance(node, COMPREHENSIONS):
             for generator in node.generators:
@@ -111,16 +111,16 @@ class Collector(FastVisitor):
             owner = owner_for(key, self.scope) if self.scope.lives_in or key[:5] == "self." else self.scope
             bindings = owner.bindings.get(key)
             if bindings is None:
-                owner.bindings[key] = [kind(self.scope.node, element, value)]
+                owner.bindings[key] = [kind((self.scope.node, element, value))]
             else:
-                bindings.append(kind(self.scope.node, element, value))
+                bindings.append(kind((self.scope.node, element, value)))
             owner.unread.add(key)
 
     def _local(self, node: ast.AST, name: str) -> None:
         assert self.scope is not None
         self.scope.qualified.pop(name, None)
         self.scope.tags[name] = LOCAL
-        self.scope.add(name, Definition(node, ast.Name(name), None))
+        self.scope.add(name, Definition((node, node, None)))
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         assert self.scope is not None
@@ -179,7 +179,7 @@ class Collector(FastVisitor):
                     outer = outer.parent
             if outer is not None and outer is not scope:
                 scope.lives_in[name] = outer
-                scope.bindings.setdefault(name, []).append(Global(scope.node, ast.Name(name), None))
+                scope.bindings.setdefault(name, []).append(Global((scope.node, node, None)))
 
     visit_Nonlocal = visit_Global
 
@@ -229,7 +229,7 @@ class Collector(FastVisitor):
         self.resolver.importable.add(name)
         self.scope.qualified[name] = qualified
         self.scope.tags.pop(name, None)
-        self.scope.add(name, Import(node, ast.Name(name), ast.Name(qualified)))
+        self.scope.add(name, Import((node, node, None)))
 
     def visit_Import(self, node: ast.Import) -> None:
         self._site(IMPORT, node)

@@ -66,7 +66,7 @@ def owner_for(key: str, scope: Scope) -> Scope:
     return scope.lives_in.get(key, scope)
 
 
-def key_of(target: ast.expr) -> str | None:
+def key_of(target: ast.AST) -> str | None:
     """The key a target binds: a name, `self.attr`, or the name under a star."""
     if isinstance(target, ast.Name):
         return target.id
