@@ -65,7 +65,7 @@ class RuleIndex:
                     roots.add(match.call.split(".", 1)[0])
                 for name in match.method:
                     index.methods[name].append(rule)
-                    index.owners[change.id, name] = _owners(change, name)
+                    index.owners[change.id, name] = _owners(change, name, match.receiver)
                     tokens.add(name)
                 for op in match.operator:
                     index.operators[op].append(rule)
@@ -95,11 +95,14 @@ class RuleIndex:
         return any(root in text for root in self.roots) and any(_mentions(text, t) for t in self.tokens)
 
 
-def _owners(change: SpecChange, method: str) -> tuple[str, ...]:
+def _owners(change: SpecChange, method: str, receiver: str) -> tuple[str, ...]:
     """The classes a method matcher is about: those its change names the method of
-    (`torch.optim.Optimizer.zero_grad`), else the package's array class."""
+    (`torch.optim.Optimizer.zero_grad`), nn.Module for `receiver = "module"`, else the package's
+    array class."""
     owners = (s.rpartition(".")[0] for s in change.symbols if s.endswith(f".{method}"))
     named = tuple(dict.fromkeys(o for o in owners if o.rpartition(".")[2][:1].isupper()))
+    if receiver == "module":
+        return (*(o for o in named if o not in ("torch.Tensor", "torch.nn.Module")), "torch.nn.Module")
     return named or ("numpy.ndarray" if change.package == "numpy" else "torch.Tensor",)
 
 

@@ -306,6 +306,7 @@ STEP = "torch-lr-scheduler-step-epoch-deprecated"
 CLAMP = "torch-clamp-type-promotion"
 NDARRAY_METHODS = "numpy-ndarray-methods-removed"
 WARNINGS = "numpy-warning-classes-moved-to-exceptions"
+LIB_SUBMODULES = "numpy-lib-submodules-private"
 
 
 @pytest.fixture(scope="module")
@@ -491,3 +492,18 @@ def test_a_fallback_under_except_attribute_error_is_not_a_use(kb: KnowledgeBase)
         other = np.ComplexWarning
     """
     assert lines(kb, source, WARNINGS) == [10]
+
+
+def test_an_import_from_a_numpy_module_gone_in_2_0(kb: KnowledgeBase) -> None:
+    source = """
+    from numpy.lib.function_base import median
+    import numpy.lib.utils
+    try:
+        from numpy.lib.index_tricks import r_
+    except ImportError:
+        from numpy import r_
+    print(median([1, 2]), numpy.lib.utils, r_)
+    """
+    assert findings(kb, source, LIB_SUBMODULES) == [
+        (2, "numpy.lib.function_base"), (3, "numpy.lib.utils"), (8, "numpy.lib.utils"),
+    ]
