@@ -187,9 +187,33 @@ class Probe:
     requires: tuple[str, ...] = ()  # other packages the probe imports (numpy, ...)
     skip: str | None = None  # why the probe cannot run on a CPU machine, if it cannot
     since: Version | None = None  # older releases lack what the probe uses: it shows nothing there
+    # What a user sees where the change is active: "FutureWarning" or "FutureWarning: text" for a
+    # warning of that category (whose first line holds the text); "RuntimeError" for an exception.
+    warns: str | None = None
+    raises: str | None = None
 
     def expected(self, active: bool) -> str:
         return self.after if active else self.before
+
+    def signal_problem(self, active: bool, warnings: tuple[str, ...], observed: str) -> str | None:
+        """Why the run does not show the declared warning or exception, or None when it does.
+
+        Where the change is active the warning must be seen (with its category) and the
+        exception must be the observed one; where it is not, the warning must not be seen."""
+        if self.warns is not None:
+            category, _, text = self.warns.partition(": ")
+            seen = any(
+                w.partition(": ")[0] == category and text in w.partition(": ")[2] for w in warnings
+            )
+            if active and not seen:
+                return f"no {self.warns} was raised"
+            if not active and seen:
+                return f"{self.warns} was raised where the change is not active"
+        if self.raises is not None and active:
+            lines = observed.splitlines()
+            if not any(line.startswith(self.raises + ":") or line == self.raises for line in lines):
+                return f"no {self.raises} was raised"
+        return None
 
     def unusable_on(self, version: Version) -> str | None:
         """Why the probe says nothing about `version`, or None when it does."""

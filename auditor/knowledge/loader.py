@@ -163,6 +163,8 @@ def build_entry(raw: dict[str, Any], source: str) -> SpecChange:
             requires=tuple(probe.get("requires", ())),
             skip=probe.get("skip"),
             since=Version(probe["since"]) if "since" in probe else None,
+            warns=probe.get("warns"),
+            raises=probe.get("raises"),
         )
         if probe
         else None,

@@ -68,8 +68,18 @@ def _first_line(exc):
 def _run(code, timeout):
     out = io.StringIO()
     error = None
-    with warnings.catch_warnings(record=True) as caught:
+    caught = []
+    shown = warnings._showwarnmsg
+
+    def seen(message):
+        # Every warning that reaches display, also inside the probe's own catch_warnings (which
+        # swaps `_showwarnmsg_impl`, not this hook): the category a user sees is what counts.
+        caught.append(message)
+        shown(message)
+
+    with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
+        warnings._showwarnmsg = seen
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
                 _alarm(timeout)
@@ -83,6 +93,8 @@ def _run(code, timeout):
             error = "MemoryError: the probe ran out of its memory limit"
         except BaseException as exc:  # noqa: BLE001 - a probe may raise anything, SystemExit included
             error = _first_line(exc)
+        finally:
+            warnings._showwarnmsg = shown
     return {
         "output": out.getvalue().strip(),
         "error": error,

@@ -9,7 +9,7 @@ from typing import Literal
 from packaging.version import Version
 
 from auditor.models import SpecChange
-from auditor.probe.runner import run_batch
+from auditor.probe.runner import ProbeResult, run_batch
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,30 +36,36 @@ def verify(entries: Iterable[SpecChange], python: str | None = None, timeout: fl
     packages = sorted({e.package for e in entries} | {r for e in entries if e.probe for r in e.probe.requires})
     runnable = {e.id: e.probe.code for e in entries if e.probe and not e.probe.skip}
     batch = run_batch(runnable, packages, python, timeout)
-    verdicts = []
-    for entry in entries:
-        installed = batch.packages.get(entry.package)
-        if entry.probe is None:
-            verdicts.append(Verdict(entry.id, "skip", None, "no probe"))
-            continue
-        if entry.probe.skip:
-            verdicts.append(Verdict(entry.id, "skip", None, entry.probe.skip))
-            continue
-        if installed is None:
-            verdicts.append(Verdict(entry.id, "skip", None, f"{entry.package} is not installed"))
-            continue
-        unusable = entry.probe.unusable_on(Version(installed))
-        if unusable:
-            verdicts.append(Verdict(entry.id, "skip", None, unusable))
-            continue
-        if not entry.applies_to_python(batch.python):
-            verdicts.append(Verdict(entry.id, "skip", None, f"holds on Python {entry.python} only"))
-            continue
-        expected = entry.probe.expected(entry.active(Version(installed)))
-        result = batch.results[entry.id]
-        if result.error is not None and not result.output:
-            verdicts.append(Verdict(entry.id, "error", expected, result.error))
-            continue
-        status: Literal["pass", "fail"] = "pass" if result.observed == expected else "fail"
-        verdicts.append(Verdict(entry.id, status, expected, result.observed))
-    return Verification(batch.packages, batch.python, tuple(verdicts))
+    verdicts = tuple(judge(entry, batch.packages, batch.python, batch.results.get(entry.id)) for entry in entries)
+    return Verification(batch.packages, batch.python, verdicts)
+
+
+def judge(
+    entry: SpecChange, packages: dict[str, str | None], python: str, result: ProbeResult | None
+) -> Verdict:
+    """What one probe's run says about its entry on these package versions."""
+    installed = packages.get(entry.package)
+    if entry.probe is None:
+        return Verdict(entry.id, "skip", None, "no probe")
+    if entry.probe.skip:
+        return Verdict(entry.id, "skip", None, entry.probe.skip)
+    if installed is None:
+        return Verdict(entry.id, "skip", None, f"{entry.package} is not installed")
+    unusable = entry.probe.unusable_on(Version(installed))
+    if unusable:
+        return Verdict(entry.id, "skip", None, unusable)
+    if not entry.applies_to_python(python):
+        return Verdict(entry.id, "skip", None, f"holds on Python {entry.python} only")
+    active = entry.active(Version(installed))
+    expected = entry.probe.expected(active)
+    if result is None:
+        return Verdict(entry.id, "error", expected, "the probe did not run")
+    if result.error is not None and not result.output and not entry.probe.raises:
+        return Verdict(entry.id, "error", expected, result.error)
+    if result.observed != expected:
+        return Verdict(entry.id, "fail", expected, result.observed)
+    problem = entry.probe.signal_problem(active, result.warnings, result.observed)
+    if problem is not None:
+        shown = "; ".join(result.warnings) or "no warnings"
+        return Verdict(entry.id, "fail", f"{expected} ({problem})", f"{result.observed} [{shown}]")
+    return Verdict(entry.id, "pass", expected, result.observed)
