@@ -188,7 +188,8 @@ class Probe:
     skip: str | None = None  # why the probe cannot run on a CPU machine, if it cannot
     since: Version | None = None  # older releases lack what the probe uses: it shows nothing there
     # What a user sees where the change is active: "FutureWarning" or "FutureWarning: text" for a
-    # warning of that category (whose first line holds the text); "RuntimeError" for an exception.
+    # warning of that category (whose first line holds the text; "Warning" for any category, where
+    # another entry dates the change of category); "RuntimeError" for an exception.
     warns: str | None = None
     raises: str | None = None
 
@@ -202,8 +203,8 @@ class Probe:
         exception must be the observed one; where it is not, the warning must not be seen."""
         if self.warns is not None:
             category, _, text = self.warns.partition(": ")
-            seen = any(
-                w.partition(": ")[0] == category and text in w.partition(": ")[2] for w in warnings
+            seen = any(  # "Warning" stands for any category (one that changed over the releases)
+                category in ("Warning", w.partition(": ")[0]) and text in w.partition(": ")[2] for w in warnings
             )
             if active and not seen:
                 return f"no {self.warns} was raised"
