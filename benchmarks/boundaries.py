@@ -26,12 +26,63 @@ from packaging.version import Version
 from auditor.knowledge import KnowledgeBase
 from auditor.models import SpecChange
 
-TORCH_RELEASES = tuple(Version(v) for v in (
-    "1.0.0 1.0.1 1.1.0 1.2.0 1.3.0 1.3.1 1.4.0 1.5.0 1.5.1 1.6.0 1.7.0 1.7.1 1.8.0 1.8.1 1.9.0"
-    " 1.9.1 1.10.0 1.10.1 1.10.2 1.11.0 1.12.0 1.12.1 1.13.0 1.13.1 2.0.0 2.0.1 2.1.0 2.1.1 2.1.2"
-    " 2.2.0 2.2.1 2.2.2 2.3.0 2.3.1 2.4.0 2.4.1 2.5.0 2.5.1 2.6.0 2.7.0 2.7.1 2.8.0 2.9.0 2.9.1"
-    " 2.10.0 2.11.0 2.12.0 2.12.1 2.13.0 2.14.0 2.14.1 2.15.0"
-).split())
+TORCH_RELEASES = tuple(
+    Version(v)
+    for v in [
+        "1.0.0",
+        "1.0.1",
+        "1.1.0",
+        "1.2.0",
+        "1.3.0",
+        "1.3.1",
+        "1.4.0",
+        "1.5.0",
+        "1.5.1",
+        "1.6.0",
+        "1.7.0",
+        "1.7.1",
+        "1.8.0",
+        "1.8.1",
+        "1.9.0",
+        "1.9.1",
+        "1.10.0",
+        "1.10.1",
+        "1.10.2",
+        "1.11.0",
+        "1.12.0",
+        "1.12.1",
+        "1.13.0",
+        "1.13.1",
+        "2.0.0",
+        "2.0.1",
+        "2.1.0",
+        "2.1.1",
+        "2.1.2",
+        "2.2.0",
+        "2.2.1",
+        "2.2.2",
+        "2.3.0",
+        "2.3.1",
+        "2.4.0",
+        "2.4.1",
+        "2.5.0",
+        "2.5.1",
+        "2.6.0",
+        "2.7.0",
+        "2.7.1",
+        "2.8.0",
+        "2.9.0",
+        "2.9.1",
+        "2.10.0",
+        "2.11.0",
+        "2.12.0",
+        "2.12.1",
+        "2.13.0",
+        "2.14.0",
+        "2.14.1",
+        "2.15.0",
+    ]
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,10 +118,17 @@ def boundaries(entry: SpecChange) -> list[Boundary]:
         before_pinned = before is None or before in seen
         if before is not None and entry.probe.since is not None and before < entry.probe.since:
             note = f"the probe needs {entry.probe.since}, after {before}"
-        found.append(Boundary(
-            entry.id, name, str(before) if before else None, str(after) if after else None,
-            before_pinned, after is None or after in seen, note,
-        ))
+        found.append(
+            Boundary(
+                entry.id,
+                name,
+                str(before) if before else None,
+                str(after) if after else None,
+                before_pinned,
+                after is None or after in seen,
+                note,
+            )
+        )
     return found
 
 
@@ -83,13 +141,21 @@ def _series_pinned(b: Boundary, entry: SpecChange) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--all", action="store_true", help="list every probed entry")
     parser.add_argument("--needs", action="store_true", help="list the releases still to run")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--knowledge", type=Path, help="another knowledge directory (e.g. an older checkout's)")
+    parser.add_argument(
+        "--knowledge", type=Path, help="another knowledge directory (e.g. an older checkout's)"
+    )
     args = parser.parse_args(argv)
-    entries = [e for e in KnowledgeBase.load(args.knowledge).for_package("torch") if e.probe and not e.probe.skip]
+    entries = [
+        e
+        for e in KnowledgeBase.load(args.knowledge).for_package("torch")
+        if e.probe and not e.probe.skip
+    ]
     rows = {e.id: boundaries(e) for e in entries}
     es = {e.id: e for e in entries}
     pinned = sorted(i for i, b in rows.items() if all(x.pinned for x in b))
@@ -101,14 +167,25 @@ def main(argv: list[str] | None = None) -> int:
             if not b.after_pinned:
                 needs[str(b.after)].append(entry_id)
     if args.json:
-        print(json.dumps({
-            "probed": len(rows), "pinned": len(pinned),
-            "entries": [asdict(b) for found in rows.values() for b in found],
-            "needs": {r: sorted(ids) for r, ids in sorted(needs.items(), key=lambda kv: Version(kv[0]))},
-        }, indent=2))
+        print(
+            json.dumps(
+                {
+                    "probed": len(rows),
+                    "pinned": len(pinned),
+                    "entries": [asdict(b) for found in rows.values() for b in found],
+                    "needs": {
+                        r: sorted(ids)
+                        for r, ids in sorted(needs.items(), key=lambda kv: Version(kv[0]))
+                    },
+                },
+                indent=2,
+            )
+        )
         return 0
     loose = sum(all(_series_pinned(b, es[i]) for b in found) for i, found in rows.items())
-    print(f"probed torch entries: {len(rows)}; pinned on both sides: {len(pinned)}; not: {len(rows) - len(pinned)}")
+    print(
+        f"probed torch entries: {len(rows)}; pinned on both sides: {len(pinned)}; not: {len(rows) - len(pinned)}"
+    )
     print(f"(with any release of the two minor series as a witness: {loose})")
     if args.needs:
         for release, ids in sorted(needs.items(), key=lambda kv: Version(kv[0])):
