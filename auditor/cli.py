@@ -519,6 +519,9 @@ def kb_verify(
     python: Annotated[str | None, typer.Option("--python", help="Run the probes in this interpreter.")] = None,
     package: Annotated[str | None, typer.Option(help="Only this package's entries.")] = None,
     timeout: Annotated[float, typer.Option(min=0.1, help="Seconds the whole batch may take.")] = 600,
+    memory_limit: Annotated[
+        float, typer.Option(min=0, help="MiB of address space the probe interpreter may use (0: no limit).")
+    ] = 4096,
     fmt: FormatOption = Format.text,
     output: OutputOption = None,
 ) -> None:
@@ -528,7 +531,7 @@ def kb_verify(
     kb = knowledge()
     warn(kb.notes)
     entries = kb.for_package(pipeline.known_package(kb, package)) if package else kb.entries
-    verification = verify(entries, python, timeout)
+    verification = verify(entries, python, timeout, int(memory_limit * (1 << 20)) if memory_limit else None)
     emit(kb_report.verification(verification, fmt.value), output)
     raise typer.Exit(ExitCode.FINDINGS if verification.failed else ExitCode.OK)
 

@@ -9,7 +9,7 @@ from typing import Literal
 from packaging.version import Version
 
 from auditor.models import SpecChange
-from auditor.probe.runner import ProbeResult, run_batch
+from auditor.probe.runner import DEFAULT_MEMORY_LIMIT, ProbeResult, run_batch
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,11 +31,16 @@ class Verification:
         return any(v.status == "fail" for v in self.results)
 
 
-def verify(entries: Iterable[SpecChange], python: str | None = None, timeout: float = 600) -> Verification:
+def verify(
+    entries: Iterable[SpecChange],
+    python: str | None = None,
+    timeout: float = 600,
+    memory_limit: int | None = DEFAULT_MEMORY_LIMIT,
+) -> Verification:
     entries = [e for e in entries]
     packages = sorted({e.package for e in entries} | {r for e in entries if e.probe for r in e.probe.requires})
     runnable = {e.id: e.probe.code for e in entries if e.probe and not e.probe.skip}
-    batch = run_batch(runnable, packages, python, timeout)
+    batch = run_batch(runnable, packages, python, timeout, memory_limit=memory_limit)
     verdicts = tuple(judge(entry, batch.packages, batch.python, batch.results.get(entry.id)) for entry in entries)
     return Verification(batch.packages, batch.python, verdicts)
 

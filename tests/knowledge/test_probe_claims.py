@@ -28,3 +28,19 @@ def test_probes_that_print_warns_declare_the_category(kb: KnowledgeBase) -> None
     undeclared = {e.id for e in probed if not e.probe.warns}
     assert undeclared == set(UNDECLARED)
     assert all(e.probe.warns.partition(": ")[0].endswith("Warning") for e in probed if e.probe.warns)
+
+
+def test_kb_verify_takes_the_probe_memory_limit() -> None:
+    """CUDA builds of torch 2.10+ map more than the 4 GiB default; kb verify lets it be raised."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from auditor.cli import app
+
+    def statuses(*options: str) -> set[str]:
+        result = CliRunner().invoke(app, ["kb", "verify", "--package", "numpy", "--format", "json", *options])
+        return {r["status"] for r in json.loads(result.stdout)["results"]} - {"skip"}
+
+    assert statuses("--memory-limit", "40") == {"error"}  # numpy cannot even import in 40 MiB
+    assert statuses("--memory-limit", "0") == {"pass"}
