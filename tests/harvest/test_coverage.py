@@ -200,3 +200,25 @@ def test_every_format_marks_a_generated_change_with_its_evidence(tmp_path: Path)
     change = json.loads(out.getvalue())["changes"][0]
     assert change["source"] == "harvested"
     assert change["evidence"] == {"release": "2.1.0", "file": "torch/x.py", "line": 3, "message": "deprecated"}
+
+
+def test_every_shipped_covers_id_names_a_shipped_candidate_of_the_entrys_release() -> None:
+    from packaging.version import Version
+
+    from auditor.knowledge import default_directory, load_entries
+
+    root = default_directory()
+    entries = [e for e in load_entries(root) if e.covers]
+    assert entries, "no curated entry names the candidates it covers"
+    candidates = {c.id: c for package in {e.package for e in entries} for c in read_candidates(root, package)}
+    seen: dict[str, str] = {}
+    for e in entries:
+        assert list(e.covers) == sorted(set(e.covers)), f"{e.source}: covers is not sorted and unique"
+        for cid in e.covers:
+            c = candidates.get(cid)
+            assert c is not None, f"{e.source}: covers names {cid!r}, which no shipped harvest file holds"
+            assert c.package == e.package, f"{e.source}: {cid} is a {c.package} candidate"
+            releases = [v for v in (e.introduced, e.until) if v is not None]
+            assert any(Version(c.before) < v <= Version(c.release) for v in releases), (
+                f"{e.source}: {cid} is a change of {c.before} -> {c.release}, not of {e.introduced}")
+            assert seen.setdefault(cid, e.id) == e.id, f"{cid} is covered by both {seen[cid]} and {e.id}"
