@@ -222,3 +222,76 @@ def test_every_shipped_covers_id_names_a_shipped_candidate_of_the_entrys_release
             assert any(Version(c.before) < v <= Version(c.release) for v in releases), (
                 f"{e.source}: {cid} is a change of {c.before} -> {c.release}, not of {e.introduced}")
             assert seen.setdefault(cid, e.id) == e.id, f"{cid} is covered by both {seen[cid]} and {e.id}"
+
+
+def _shipped_waived(package: str) -> list[tuple[Candidate, str]]:
+    """(candidate, the reason of the waiver that takes it) for the shipped candidates no curated
+    entry covers: the ones a waiver really decides."""
+    from auditor.harvest.shipped import read_waivers
+    from auditor.knowledge import default_directory, load_entries
+
+    root = default_directory()
+    covered = {cid for e in load_entries(root) for cid in e.covers}
+    waivers = read_waivers(root, package)
+    out = []
+    for c in read_candidates(root, package):
+        w = next((w for w in waivers if w.waives(c)), None)
+        if w is not None and c.id not in covered:
+            out.append((c, w.reason))
+    return out
+
+
+def test_tensor_subclass_waivers_take_only_methods_with_a_torch_tensor_twin() -> None:
+    from auditor.knowledge import default_directory
+
+    twins = {(c.before, c.kind, c.symbol.rsplit(".", 1)[1], c.parameter)
+             for c in read_candidates(default_directory(), "torch") if c.symbol.startswith("torch.Tensor.")}
+    taken = [c for c, reason in _shipped_waived("torch") if "inherited from torch.Tensor" in reason]
+    assert len(taken) > 100
+    lonely = [c.id for c in taken if (c.before, c.kind, c.symbol.rsplit(".", 1)[1], c.parameter) not in twins]
+    assert not lonely, f"waived as torch.Tensor's, but torch.Tensor has no such candidate: {lonely[:5]}"
+    assert not [c.id for c in taken if c.symbol.startswith("torch.Tensor.")]
+
+
+def test_longer_path_waivers_take_only_members_listed_under_the_short_path() -> None:
+    import re
+
+    from auditor.knowledge import default_directory
+
+    keys = {(c.before, c.kind, c.symbol, c.parameter) for c in read_candidates(default_directory(), "torch")}
+    taken = 0
+    for c, reason in _shipped_waived("torch"):
+        found = re.match(r"members of the same classes as (\S+)\.\*", reason)
+        if found is None:
+            continue
+        taken += 1
+        short = found.group(1).split(".")
+        tail = c.symbol.split(".")[len(short) + 1:]  # drop the longer path's extra module segment
+        assert (c.before, c.kind, ".".join(short + tail), c.parameter) in keys, c.id
+    assert taken > 0
+
+
+def test_waivers_that_say_not_removed_take_only_symbols_that_resolve_on_this_torch() -> None:
+    import importlib
+    import warnings
+
+    def resolves(symbol: str) -> bool:
+        parts = symbol.split(".")
+        for i in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:i]))
+            except ImportError:
+                continue
+            for name in parts[i:]:
+                if not hasattr(obj, name):
+                    return False
+                obj = getattr(obj, name)
+            return True
+        return False
+
+    taken = [c for c, reason in _shipped_waived("torch") if "resolves on 2.13.0" in reason]
+    assert len(taken) > 100
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gone = [c.id for c in taken if not resolves(c.symbol)]
+    assert not gone, f"waived as still defined, but absent from this torch: {gone[:5]}"
