@@ -217,10 +217,16 @@ def load_entries(directory: Path | None = None) -> tuple[SpecChange, ...]:
     return read_knowledge(directory).entries
 
 
+def knowledge_files(root: Path) -> list[Path]:
+    """The TOML files the entries and the horizon are read from, in order: the harvest's
+    candidates and waivers are read on demand, not with them."""
+    return [f for f in sorted(root.rglob("*.toml")) if HARVEST_DIRECTORY not in f.relative_to(root).parts]
+
+
 def read_knowledge(directory: Path | None = None) -> Knowledge:
     """Every file under `directory` read and checked; a KnowledgeError lists every problem."""
     root = directory or default_directory()
-    files = [f for f in sorted(root.rglob("*.toml")) if HARVEST_DIRECTORY not in f.relative_to(root).parts]
+    files = knowledge_files(root)
     if not files:
         raise KnowledgeError([f"{root}: no knowledge files found"])
     entries: list[SpecChange] = []

@@ -30,7 +30,7 @@ import packaging
 
 from auditor import __version__
 from auditor.cachefiles import MAX_AGE_DAYS, write_whole
-from auditor.knowledge.loader import HARVEST_DIRECTORY, Knowledge, rebuild
+from auditor.knowledge.loader import Knowledge, knowledge_files, rebuild
 
 FORMAT = 2  # 1 was a pickle
 SUBDIRECTORY = "knowledge"
@@ -76,9 +76,7 @@ def _key(root: Path) -> str:
     here = Path(__file__).resolve().parent
     for code in (here / "loader.py", here / "horizon.py", here / "entry.schema.json", here.parent / "models.py"):
         digest.update(code.read_bytes() + b"\0")
-    for file in sorted(root.rglob("*.toml")):
-        if HARVEST_DIRECTORY in file.relative_to(root).parts:
-            continue  # candidates and waivers: read on demand, not part of the entries
+    for file in knowledge_files(root):
         digest.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
     return digest.hexdigest()
 
