@@ -353,9 +353,13 @@ class AuditResult:
     def change(self, change_id: str) -> SpecChange:
         return next(c for c in self.changes if c.id == change_id)
 
+    def counted(self, confidence: str = "low") -> tuple[Finding, ...]:
+        """The findings of at least `confidence`: those an exit code, label or comment counts."""
+        return tuple(f for f in self.findings if rank(f.confidence) >= rank(confidence))
+
     def worst_severity(self, confidence: str = "low") -> str:
         """The highest severity among findings of at least `confidence` and environment
         findings, or `none`."""
-        levels = [self.change(f.change).severity for f in self.findings if rank(f.confidence) >= rank(confidence)]
+        levels = [self.change(f.change).severity for f in self.counted(confidence)]
         levels += [e.severity for e in self.environment]
         return max(levels, key=rank, default="none")

@@ -24,7 +24,7 @@ from auditor.github.comment import MARKER, CommentResult, add_labels, upsert_com
 from auditor.github.event import ActionsEnv, append_summary, pull_request, push_range, write_outputs
 from auditor.gitrange import check_rev, root
 from auditor.knowledge import KnowledgeBase
-from auditor.models import AuditResult, Transition, rank
+from auditor.models import AuditResult, Transition
 from auditor.report import markdown, sarif
 from auditor.report.serialize import transition as transition_data
 from auditor.report.summary import tally
@@ -215,7 +215,7 @@ def run(env: ActionsEnv, options: ActionOptions, kb: KnowledgeBase) -> ActionRun
             warnings.append("no GITHUB_TOKEN or GITHUB_REPOSITORY: the PR comment was not written")
         else:
             client = GitHubClient(env.api_url, env.token)
-            counted = [f for f in result.findings if rank(f.confidence) >= rank(options.confidence)]
+            counted = result.counted(options.confidence)
             create = options.comment == "always" or bool(counted or result.environment)
             try:
                 comment = upsert_comment(client, env.repository, pr.number, comment_text, create)
