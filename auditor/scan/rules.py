@@ -212,6 +212,11 @@ def argument_family(
 def _literal(node: ast.expr, resolver: Resolver, scope: Scope) -> object:
     if isinstance(node, ast.Constant):
         return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):  # `destination=-1`
+        value = _literal(node.operand, resolver, scope)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return -value
+        return None
     return resolver.qualified(node, scope)
 
 

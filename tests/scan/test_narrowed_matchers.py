@@ -14,6 +14,8 @@ KL_DIV = "torch-kl-div-mean-reduction-warns"
 ZERO_GRAD = "torch-zero-grad-set-to-none-default"
 MASKED_FILL = "torch-masked-fill-uint8-mask-raises"
 SCALER = "torch-cuda-amp-gradscaler-deprecated"
+GATHER = "torch-cuda-comm-gather-destination-minus-one-deprecated"
+REDUCE_RANGE = "torch-quantization-observer-reduce-range-deprecated"
 
 CASES = {
     "keys of dicts built in view decide keyword_present and keyword_absent": (PREFETCH, """
@@ -72,6 +74,25 @@ CASES = {
                 del dropped["reduction"]
             e = F.kl_div(s, t, **dropped)  # expect[low]
             return a, b, c, d, e
+        """),
+    "keyword_values: a negative number is a literal too": (GATHER, """
+        import torch.cuda.comm as comm
+
+        def collect(parts, here):
+            a = comm.gather(parts, destination=-1)  # expect
+            b = comm.gather(parts, destination="cpu")
+            c = comm.gather(parts, destination=1)
+            d = comm.gather(parts, destination=-(1))  # expect
+            return a, b, c, d
+        """),
+    "keyword_values: a bool literal, not a name that may hold one": (REDUCE_RANGE, """
+        from torch.ao.quantization import MinMaxObserver
+
+        def observers(flag):
+            a = MinMaxObserver(reduce_range=True)  # expect
+            b = MinMaxObserver(reduce_range=False)
+            c = MinMaxObserver(reduce_range=flag)
+            return a, b, c
         """),
     "zero_grad matters only where .grad is read in the module": (ZERO_GRAD, """
         import torch
