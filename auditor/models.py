@@ -223,6 +223,55 @@ class Probe:
         return None
 
 
+FixMode = Literal["keep-old", "adopt-new"]
+FIX_MODES: tuple[FixMode, ...] = ("keep-old", "adopt-new")
+# What a finding's matcher saw (Finding.shape) and what a transform rewrites (Transform.on).
+Shape = Literal["call", "method", "operator", "import", "attribute", "assign", "class", "decorator", "partial"]
+FIX_SHAPES = ("call", "method", "operator", "import", "attribute")  # the shapes a transform may name
+FIX_ACTIONS = ("set-keyword", "rename-call", "template", "replace-import", "replace-attribute")
+# The fields each action reads, besides `on`, `action`, `note` and `requires`.
+ACTION_FIELDS: dict[str, tuple[str, ...]] = {
+    "set-keyword": ("keyword", "value", "replace"),
+    "rename-call": ("to", "prepend"),
+    "template": ("template", "augmented"),
+    "replace-import": ("module", "name"),
+    "replace-attribute": ("to",),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Transform:
+    """One mechanical rewrite of a `[[fix.keep_old]]` / `[[fix.adopt_new]]` table: `action`
+    applied to a finding whose matcher shape is `on`. Fields an action does not read are None."""
+
+    on: str  # one of FIX_SHAPES
+    action: str  # one of FIX_ACTIONS
+    keyword: str | None = None  # set-keyword
+    value: str | None = None  # set-keyword: Python source
+    replace: bool = False  # set-keyword: overwrite a keyword the call already gives
+    to: str | None = None  # rename-call: dotted name; replace-attribute: expression source
+    prepend: tuple[str, ...] = ()  # rename-call: leading positional arguments (sources)
+    template: str | None = None  # template: expression with placeholders
+    augmented: str | None = None  # template on operator: the statement for `a //= b`
+    module: str | None = None  # replace-import
+    name: str | None = None  # replace-import
+    note: str | None = None
+    requires: SpecifierSet | None = None  # package versions where the rewritten code works
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """An entry's `[fix]` table: per mode, the transforms tried in order."""
+
+    keep_old: tuple[Transform, ...] = ()
+    adopt_new: tuple[Transform, ...] = ()
+    probe: bool = True  # false: the entry's probe cannot be rewritten, `probe_reason` says why
+    probe_reason: str | None = None
+
+    def transforms(self, mode: FixMode) -> tuple[Transform, ...]:
+        return self.keep_old if mode == "keep-old" else self.adopt_new
+
+
 @dataclass(frozen=True, slots=True)
 class SpecChange:
     id: str
@@ -247,6 +296,7 @@ class SpecChange:
     follows: tuple[str, ...] = ()  # ids of the earlier stages of the same move (deprecation -> removal)
     covers: tuple[str, ...] = ()  # harvested candidate ids this (curated) entry covers
     harvested: Harvested | None = None  # set on changes generated from a harvest, never probe-verified
+    fix: Fix | None = None  # mechanical rewrites per mode (`auditor fix`)
 
     def active(self, version: Version) -> bool:
         """Whether `version` has the new behaviour."""
@@ -296,6 +346,7 @@ class Finding:
     message: str
     snippet: str
     stages: tuple[str, ...] = ()  # earlier stages of the same move crossed together, merged into this one
+    shape: Shape | None = None  # what the matcher saw here (a call, a method call, `//`, ...): what `fix` rewrites
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -16,7 +18,17 @@ from packaging.version import InvalidVersion, Version
 
 from auditor.errors import KnowledgeError
 from auditor.knowledge import horizon
-from auditor.models import HAZARD_OF_KIND, Condition, Docs, Match, Probe, SpecChange
+from auditor.models import (
+    ACTION_FIELDS,
+    HAZARD_OF_KIND,
+    Condition,
+    Docs,
+    Fix,
+    Match,
+    Probe,
+    SpecChange,
+    Transform,
+)
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -102,14 +114,16 @@ def _match(raw: dict[str, Any]) -> Match:
     )
 
 
-def parse_entry(raw: dict[str, Any], source: str) -> tuple[SpecChange | None, list[str]]:
-    """Validate one entry's data; return it typed, or None and every problem found."""
+def parse_entry(raw: dict[str, Any], source: str, text: str | None = None) -> tuple[SpecChange | None, list[str]]:
+    """Validate one entry's data; return it typed, or None and every problem found. With the
+    file's `text`, a problem in the `[fix]` table names its line (`source:line: ...`)."""
     problems = [
-        f"{source}: {_where(err.absolute_path)}: {err.message}"
+        f"{_at(source, text, list(err.absolute_path))}: {_where(err.absolute_path)}: {err.message}"
         for err in sorted(_validator().iter_errors(raw), key=lambda e: list(map(str, e.absolute_path)))
     ]
     if problems:
         return None, problems
+    problems += _fix_problems(raw.get("fix", {}), source, text)
     introduced = _version(raw["introduced"], "introduced", problems, source)
     until = _version(raw["until"], "until", problems, source) if "until" in raw else None
     for key in ("python", "requires_python"):
@@ -168,7 +182,131 @@ def build_entry(raw: dict[str, Any], source: str) -> SpecChange:
         )
         if probe
         else None,
+        fix=_fix(raw["fix"]) if "fix" in raw else None,
     )
+
+
+# --- the [fix] table ---------------------------------------------------------------------------
+
+# which matcher shapes each action can rewrite
+ACTION_SHAPES: dict[str, tuple[str, ...]] = {
+    "set-keyword": ("call", "method"),
+    "rename-call": ("call",),
+    "template": ("call", "method", "operator"),
+    "replace-import": ("import",),
+    "replace-attribute": ("attribute",),
+}
+PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+# placeholders a template may use, per shape: {arg0}.., {kw:NAME} and {args:-NAME} on calls too
+_SHAPE_PLACEHOLDERS = {
+    "call": ("args", "func"), "method": ("args", "receiver", "inplace"), "operator": ("left", "right"),
+}
+_CALL_PLACEHOLDER = re.compile(r"^(arg\d+|kw:[A-Za-z_]\w*|args:-[A-Za-z_]\w*)$")
+
+
+def _fix(raw: dict[str, Any]) -> Fix:
+    def transform(t: dict[str, Any]) -> Transform:
+        return Transform(
+            on=t["on"], action=t["action"], keyword=t.get("keyword"), value=t.get("value"),
+            replace=t.get("replace", False), to=t.get("to"), prepend=tuple(t.get("prepend", ())),
+            template=t.get("template"), augmented=t.get("augmented"), module=t.get("module"),
+            name=t.get("name"), note=t.get("note"),
+            requires=SpecifierSet(t["requires"]) if "requires" in t else None,
+        )
+
+    return Fix(
+        keep_old=tuple(transform(t) for t in raw.get("keep_old", ())),
+        adopt_new=tuple(transform(t) for t in raw.get("adopt_new", ())),
+        probe=raw.get("probe", True),
+        probe_reason=raw.get("probe_reason"),
+    )
+
+
+def _python(source: str, mode: str = "eval") -> str | None:
+    """Why `source` is not a Python expression (or statement), or None when it is one."""
+    try:
+        ast.parse(source, mode=mode)
+    except SyntaxError as exc:
+        return f"not Python: {exc.msg}"
+    return None
+
+
+def _template_problem(template: str, shape: str, mode: str = "eval") -> str | None:
+    allowed = _SHAPE_PLACEHOLDERS.get(shape, ())
+    for name in PLACEHOLDER.findall(template):
+        if name in allowed or (shape != "operator" and _CALL_PLACEHOLDER.match(name)):
+            continue
+        may = "left, right" if shape == "operator" else f"{', '.join(allowed)}, arg0.., kw:NAME, args:-NAME"
+        return f"placeholder {{{name}}} does not fit a {shape} (it may use: {may})"
+    return _python(PLACEHOLDER.sub("_placeholder", template), mode)
+
+
+def _transform_problems(t: dict[str, Any]) -> list[tuple[str, str]]:
+    """(field, problem) of one schema-valid transform."""
+    action, on = t["action"], t["on"]
+    found = []
+    for key in sorted(set(t) - {"on", "action", "note", "requires", *ACTION_FIELDS[action]}):
+        found.append((key, f"not a field of {action} (it reads: {', '.join(ACTION_FIELDS[action])})"))
+    if on not in ACTION_SHAPES[action]:
+        found.append(("on", f"{action} cannot rewrite a {on} (it rewrites: {', '.join(ACTION_SHAPES[action])})"))
+    if "requires" in t:
+        try:
+            SpecifierSet(t["requires"])
+        except InvalidSpecifier:
+            found.append(("requires", f"invalid specifier {t['requires']!r}"))
+    for key in ("value", "to"):
+        if key in t and (problem := _python(t[key])):
+            found.append((key, problem))
+    for index, source in enumerate(t.get("prepend", ())):
+        if problem := _python(source):
+            found.append(("prepend", f"[{index}] {problem}"))
+    if "template" in t and (problem := _template_problem(t["template"], on)):
+        found.append(("template", problem))
+    if "augmented" in t:
+        if on != "operator":
+            found.append(("augmented", "only a template on an operator has an augmented form"))
+        elif problem := _template_problem(t["augmented"], on, "exec"):
+            found.append(("augmented", problem))
+    return found
+
+
+def _fix_problems(raw: dict[str, Any], source: str, text: str | None) -> list[str]:
+    problems = []
+    for mode in ("keep_old", "adopt_new"):
+        for index, t in enumerate(raw.get(mode, ())):
+            for key, problem in _transform_problems(t):
+                path = ["fix", mode, index, key]
+                problems.append(f"{_at(source, text, path)}: {_where(path)}: {problem}")
+    return problems
+
+
+def _at(source: str, text: str | None, path: list[Any]) -> str:
+    """`source:line` for a problem inside the `[fix]` table when the text shows where; else
+    `source`. Other problems keep their dotted path alone, as before."""
+    if text is None or not path or path[0] != "fix":
+        return source
+    line = _fix_line(text, path)
+    return f"{source}:{line}" if line else source
+
+
+def _fix_line(text: str, path: list[Any]) -> int | None:
+    lines = text.splitlines()
+    header = re.compile(r"^\s*\[")
+    start = next((i for i, s in enumerate(lines) if re.match(r"^\s*\[\[?\s*fix\b", s)), None)
+    if start is None:
+        return None
+    if len(path) >= 3 and isinstance(path[2], int):  # fix.<mode>[n]...: the n-th [[fix.<mode>]]
+        tables = [i for i, s in enumerate(lines) if re.match(rf"^\s*\[\[\s*fix\.{path[1]}\s*\]\]", s)]
+        if len(tables) <= path[2]:
+            return start + 1
+        start = tables[path[2]]
+        if len(path) >= 4:
+            for i in range(start + 1, len(lines)):
+                if header.match(lines[i]):
+                    break
+                if re.match(rf"^\s*{re.escape(str(path[3]))}\s*=", lines[i]):
+                    return i + 1
+    return start + 1
 
 
 def _stage_problems(entries: list[SpecChange], root: str) -> list[str]:
@@ -238,7 +376,8 @@ def read_knowledge(directory: Path | None = None) -> Knowledge:
     for file in files:
         source = file.relative_to(root).as_posix()
         try:
-            raw = tomllib.loads(file.read_text("utf-8"))
+            text = file.read_text("utf-8")
+            raw = tomllib.loads(text)
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             problems.append(f"{file}: {exc}")
             continue
@@ -247,7 +386,7 @@ def read_knowledge(directory: Path | None = None) -> Knowledge:
             problems += errors
             raw_horizon = raw
             continue
-        entry, errors = parse_entry(raw, source)
+        entry, errors = parse_entry(raw, source, text)
         errors = [f"{root.name}/{e}" for e in errors]
         problems += errors
         if entry is None:
