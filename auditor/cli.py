@@ -10,6 +10,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from enum import Enum
 from functools import wraps
 from pathlib import Path
@@ -425,6 +426,80 @@ def scan(
         result = run_probes(result, settings, path)
     render(result, fmt, output, path if path.is_dir() else None)
     raise typer.Exit(exit_code(result, fail_on, fail_on_confidence))
+
+
+@app.command("fix", cls=Command)
+@handles_errors
+def fix_command(
+    first: Annotated[Path | None, typer.Argument(
+        metavar="[OLD NEW | DIR]", help="The locks before and after the bump; with --from/--to, the project.")] = None,
+    second: Annotated[Path | None, typer.Argument(metavar="", help="")] = None,
+    project: Annotated[Path | None, typer.Option(help="The project whose call sites are rewritten.")] = None,
+    keep_old: Annotated[bool, typer.Option("--keep-old", help="Rewrite so the code behaves on the new version as on the old one.")] = False,
+    adopt_new: Annotated[bool, typer.Option("--adopt-new", help="Rewrite to the new behaviour, the same on both versions.")] = False,
+    diff: Annotated[bool, typer.Option("--diff", help="Print the rewrite as a unified diff (the default).")] = False,
+    write: Annotated[bool, typer.Option("--write", help="Write the rewritten files.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="--write even where git shows uncommitted changes.")] = False,
+    min_confidence: Annotated[Confidence, typer.Option(help="Rewrite only findings at or above this confidence.")] = Confidence.high,
+    from_version: Annotated[str | None, typer.Option("--from", help="Instead of OLD and NEW: the version before the bump.")] = None,
+    to_version: Annotated[str | None, typer.Option("--to", help="With --from: the version after the bump.")] = None,
+    package: Annotated[str, typer.Option(help="With --from/--to: the package that moves.")] = "torch",
+    old_format: Annotated[str | None, typer.Option(help="Read OLD as this lock format.")] = None,
+    new_format: Annotated[str | None, typer.Option(help="Read NEW as this lock format.")] = None,
+    python: PythonOption = None,
+    platform: PlatformOption = None,
+    resolve: ResolveFlag = False,
+    fmt: FormatOption = Format.text,
+    output: OutputOption = None,
+    fail_on: FailOnOption = FailOn.low,
+    fail_on_confidence: FailOnConfidenceOption = Confidence.medium,
+    config: ConfigOption = None,
+    cache_dir: CacheDirOption = None,
+    no_cache: NoCacheOption = False,
+) -> None:
+    """Rewrite the affected call sites with the knowledge base's mechanical fixes; list the rest.
+
+    Exit 1 when findings left alone count (--fail-on, --fail-on-confidence), as compare."""
+    from auditor.fix import fix_project
+    from auditor.fix import write as write_files
+    from auditor.fix.gitcheck import uncommitted
+    from auditor.report import fix as fix_report
+
+    if keep_old == adopt_new:
+        raise UsageError("fix needs one of --keep-old and --adopt-new")
+    if diff and write:
+        raise UsageError("--diff and --write exclude each other")
+    options = scan_options(cache_dir, no_cache, False)
+    if from_version is not None or to_version is not None:
+        if from_version is None or to_version is None:
+            raise UsageError("--from and --to go together")
+        root = project if first is None else first
+        if second is not None or root is None or (project is not None and first is not None):
+            raise UsageError("with --from/--to, give the project once: fix --from A --to B DIR")
+        result = pipeline.scan(root, from_version, to_version, knowledge(cache_dir, no_cache), package, python,
+                               config=config, scan_options=options)
+    else:
+        if first is None or second is None or project is None:
+            raise UsageError("fix needs OLD NEW --project DIR, or --from A --to B DIR")
+        root = project
+        pipeline.check_project(root)
+        result = pipeline.compare(first, second, root, knowledge(cache_dir, no_cache), old_format, new_format, python,
+                                  config=config, platform=platform, resolve=resolve, scan_options=options)
+    fixed = fix_project(result, root, "keep-old" if keep_old else "adopt-new", min_confidence.value)
+    written = None
+    if write:
+        dirty = uncommitted(root)
+        touched = {f.path for f in fixed.changed}
+        if dirty and not force:
+            shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
+            raise UsageError(f"uncommitted changes in the project ({shown}): commit or stash them, or give --force", root)
+        written = write_files(fixed, root)
+        if dirty is None and touched:
+            fixed = replace(fixed, notes=(*fixed.notes, f"{root} is not in a git work tree: nothing was checked before writing"))
+    render_fix = fix_report.render_json if fmt is Format.json else fix_report.render_text
+    emit(render_fix(fixed, written), output)
+    left = replace(result, findings=tuple(x.finding for x in fixed.left_alone), environment=())
+    raise typer.Exit(exit_code(left, fail_on, fail_on_confidence))
 
 
 @lock_app.command("show", cls=Command)

@@ -66,7 +66,7 @@ def finding(f: Finding) -> dict[str, Any]:
     return {
         "change": f.change, "symbol": f.symbol, "path": f.path, "line": f.line, "column": f.column,
         "cell": f.cell, "confidence": f.confidence, "message": f.message, "snippet": f.snippet,
-        "stages": list(f.stages),
+        "stages": list(f.stages), "shape": f.shape,
     }
 
 

@@ -31,7 +31,7 @@ from auditor import __version__
 from auditor.cachefiles import MAX_AGE_DAYS
 from auditor.models import Finding, Skipped, SpecChange
 
-FORMAT = 2  # of the stored values; part of every key
+FORMAT = 3  # of the stored values; part of every key
 DATABASE = "scan.sqlite3"
 _BATCH = 500  # keys per SELECT, well under SQLite's limit on bound parameters
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# auditor's scan cache; see https://bford.info/cachedir/\n"
@@ -69,7 +69,8 @@ def knowledge_fingerprint(changes: Iterable[SpecChange], known: Iterable[str] = 
 def encode(result: FileResult) -> bytes:
     findings, skipped = result
     rows = [
-        [f.change, f.symbol, f.line, f.column, f.cell, f.confidence, f.message, f.snippet] for f in findings
+        [f.change, f.symbol, f.line, f.column, f.cell, f.confidence, f.message, f.snippet, f.shape]
+        for f in findings
     ]
     return json.dumps([rows, [s.reason for s in skipped]], separators=(",", ":"), ensure_ascii=False).encode()
 
@@ -78,8 +79,8 @@ def decode(value: bytes, path: str) -> FileResult:
     rows, reasons = json.loads(value)
     findings = [
         Finding(change=c, symbol=s, path=path, line=line, column=col, cell=cell, confidence=conf,
-                message=m, snippet=snip)
-        for c, s, line, col, cell, conf, m, snip in rows
+                message=m, snippet=snip, shape=shape)
+        for c, s, line, col, cell, conf, m, snip, shape in rows
     ]
     return findings, [Skipped(path, reason) for reason in reasons]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from auditor.models import Condition, Confidence, Finding
+from auditor.models import Condition, Confidence, Finding, Shape
 from auditor.scan.collect import (
     ASSIGN,
     ATTRIBUTE,
@@ -85,7 +85,9 @@ class Checker:
 
     # -- reporting --------------------------------------------------------------------------
 
-    def _report(self, rule: Rule, symbol: str, node: ast.AST, confidence: Confidence, line: int | None = None) -> None:
+    def _report(
+        self, rule: Rule, symbol: str, node: ast.AST, confidence: Confidence, shape: Shape, line: int | None = None
+    ) -> None:
         line = line or node.lineno  # type: ignore[attr-defined]
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
         if self.ignores.silences(line, rule.change.id):
@@ -97,7 +99,7 @@ class Checker:
             return
         self.findings[key] = Finding(
             change=rule.change.id, symbol=symbol, path=self.path, line=line, column=column,
-            cell=None, confidence=confidence, message=rule.message, snippet=text.strip(),
+            cell=None, confidence=confidence, message=rule.message, snippet=text.strip(), shape=shape,
         )
 
     # -- sites --------------------------------------------------------------------------
@@ -111,7 +113,7 @@ class Checker:
         for rule in rules:
             confidence = check(rule.match, ast.Call(func=node, args=[], keywords=[]), self.resolver, self.scope, None, method=False, dicts=self.dicts, usages=self.usages)
             if confidence:
-                self._report(rule, qualified or "", node, confidence)
+                self._report(rule, qualified or "", node, confidence, "decorator")
         if rules:
             self.consumed.add(id(node))
             self._cover(node)
@@ -131,7 +133,7 @@ class Checker:
         for module, rules in self.index.modules.items():
             if any(name == module or name.startswith(f"{module}.") for name in imported):
                 for rule in rules:
-                    self._report(rule, module, node, rule.match.confidence)
+                    self._report(rule, module, node, rule.match.confidence, "import")
 
     def _class(self, node: ast.AST) -> None:
         assert isinstance(node, ast.ClassDef)
@@ -141,7 +143,7 @@ class Checker:
                 self.consumed.add(id(base))
                 if rule.match.when != Condition():
                     continue  # about the arguments of a call: a subclass passes on its callers' ones
-                self._report(rule, qualified or "", node, weakest("medium", rule.match.confidence), node.lineno)
+                self._report(rule, qualified or "", node, weakest("medium", rule.match.confidence), "class", node.lineno)
 
     def _call(self, node: ast.AST) -> None:
         assert isinstance(node, ast.Call)
@@ -159,14 +161,14 @@ class Checker:
                 input_tag = self.resolver.tag(node.args[0], self.scope) if node.args else None
                 confidence = check(rule.match, node, self.resolver, self.scope, input_tag, method=False, dicts=self.dicts, usages=self.usages)
                 if confidence:
-                    self._report(rule, qualified, node, confidence)
+                    self._report(rule, qualified, node, confidence, "call")
             owner, _, method = qualified.rpartition(".")
             if owner == "torch.Tensor":
                 for rule in (r for r in self.index.methods.get(method, []) if r.match.receiver == "tensor"):
                     input_tag = self.resolver.tag(node.args[0], self.scope) if node.args else None
                     confidence = check(rule.match, _drop_first(node), self.resolver, self.scope, input_tag, method=True, dicts=self.dicts, usages=self.usages)
                     if confidence:
-                        self._report(rule, qualified, node, confidence)
+                        self._report(rule, qualified, node, confidence, "call")
         elif isinstance(func, ast.Attribute) and (func.attr in self.index.methods or func.attr in self.index.owned):
             self._method_call(node, func)
 
@@ -188,7 +190,7 @@ class Checker:
             match = replace(rule.match, when=replace(when, **relaxed))  # type: ignore[arg-type]
             confidence = check(match, bound, self.resolver, self.scope, None, method=False, dicts=self.dicts, usages=self.usages)
             if confidence:
-                self._report(rule, qualified or "", node, weakest(confidence, "medium"))
+                self._report(rule, qualified or "", node, weakest(confidence, "medium"), "partial")
 
     def _method_call(self, node: ast.Call, func: ast.Attribute) -> None:
         """A method call: on a receiver of a known class, the matchers about that class's
@@ -215,19 +217,19 @@ class Checker:
                 typed = rule.match.when.argument_dtype
                 if typed and argument_family(typed[0], node, self.resolver, self.scope, self.dicts):
                     limit = "medium"  # a tensor argument of the affected dtype: the receiver is one too
-                self._report(rule, f"{owner}.{func.attr}", node, weakest(confidence, limit))
+                self._report(rule, f"{owner}.{func.attr}", node, weakest(confidence, limit), "method")
 
     def _owned_method_call(self, node: ast.Call, func: ast.Attribute, owner: str, receiver: Tag | None) -> None:
         symbol = f"{owner}.{func.attr}"
         for rule in self.index.calls.get(symbol, []):  # `numpy.ndarray.ptp`, matched as `a.ptp()`
             confidence = self._check(rule, node, receiver)
             if confidence:
-                self._report(rule, symbol, node, confidence)
+                self._report(rule, symbol, node, confidence, "method")
         for rule in self.index.methods.get(func.attr, []):
             if self.index.applies(rule, func.attr, owner):
                 confidence = self._check(rule, node, receiver)
                 if confidence:
-                    self._report(rule, symbol, node, confidence)
+                    self._report(rule, symbol, node, confidence, "method")
 
     def _check(self, rule: Rule, call: ast.Call, receiver: Tag | None) -> Confidence | None:
         return check(rule.match, call, self.resolver, self.scope, receiver, method=True, dicts=self.dicts, usages=self.usages)
@@ -251,7 +253,7 @@ class Checker:
                 confidence = "low"  # map(torch.load, paths) calls it without the keyword, most likely
             else:
                 continue  # the condition is about arguments a bare reference does not show
-            self._report(rule, qualified, node, weakest(confidence, rule.match.confidence))
+            self._report(rule, qualified, node, weakest(confidence, rule.match.confidence), "attribute")
         return True
 
     def _attribute(self, node: ast.AST) -> None:
@@ -298,13 +300,13 @@ class Checker:
             if is_tensor(left) or is_tensor(right):
                 forward, reflected = OPERATOR_SYMBOLS["//"]
                 for rule in self.index.operators["//"]:
-                    self._report(rule, forward if is_tensor(left) else reflected, node, rule.match.confidence)
+                    self._report(rule, forward if is_tensor(left) else reflected, node, rule.match.confidence, "operator")
 
     def _floor_assign(self, node: ast.AST) -> None:
         assert isinstance(node, ast.AugAssign)
         if "//=" in self.index.operators and is_tensor(self.resolver.tag(node.target, self.scope)):
             for rule in self.index.operators["//="]:
-                self._report(rule, OPERATOR_SYMBOLS["//="][0], node, rule.match.confidence)
+                self._report(rule, OPERATOR_SYMBOLS["//="][0], node, rule.match.confidence, "operator")
 
     def _assign(self, node: ast.AST) -> None:
         assert isinstance(node, ast.Assign)
@@ -333,7 +335,7 @@ class Checker:
         if self.resolver.tag(node.value, self.scope) != INT_TENSOR:
             return
         for rule in self.index.assigns[target.attr]:
-            self._report(rule, f"torch.Tensor.{target.attr}", node, rule.match.confidence)
+            self._report(rule, f"torch.Tensor.{target.attr}", node, rule.match.confidence, "assign")
 
 
 def _on_self(node: ast.expr) -> bool:

@@ -1,0 +1,34 @@
+"""`auditor fix`: the mechanical rewrites of knowledge entries' `[fix]` tables, applied to the
+call sites a scan found.
+
+Public API (stable; fix probes, SARIF `fixes` and the Action's "Suggested fix" call it):
+
+- `rewrite_source(source, findings, entries, mode, *, min_confidence="high", versions=None,
+  bound=frozenset()) -> Rewrite(new_source, applied, left_alone)`: one module's source with
+  the fixes of `mode` ("keep-old" | "adopt-new") applied to `findings` (the scan's findings in
+  that source; `Finding.shape` says which matcher shape each is). `entries`: SpecChanges, or a
+  mapping id -> SpecChange. `versions`: package -> (old, new) Version, to check each transform's
+  `requires` (not checked when None). `bound`: names bound elsewhere (no import is added for them).
+  Every finding ends in `applied` (`Applied(finding, transform)`) or in `left_alone`
+  (`LeftAlone(finding, kind, reason)`; kind "no-fix" means the change has no mechanical fix).
+- `findings_in_source(source, entries, path="<source>") -> list[Finding]`: scan one module's
+  source with these entries' matchers (a probe's `code`), to feed `rewrite_source`.
+- `fix_project(audit, root, mode, min_confidence="high") -> FixResult`: every file of an
+  `AuditResult`'s findings rewritten in memory (`FileRewrite(path, old_text, new_text, applied,
+  left_alone, cells)`; notebooks: only the edited cells' `source` changes in the raw JSON).
+- `write(result, root) -> list[str]`: write the changed files; `unified_diff(result)` the diff.
+
+Template placeholders (FIX-SPEC.md, plus four): {receiver}, {args}, {arg0}.., {left},
+{right}, and {func} (the callee as written), {inplace} ("_" when the matched method is an
+in-place one such as floor_divide_), {kw:NAME} (the value given to keyword NAME; the site is
+left alone when it is not given) and {args:-NAME} (the arguments without keyword NAME).
+"""
+
+from auditor.fix.apply import findings_in_source, fix_project, rewrite_file, rewrite_source, write
+from auditor.fix.diff import unified_diff
+from auditor.fix.model import Applied, FileRewrite, FixResult, LeftAlone, Rewrite
+
+__all__ = [
+    "Applied", "FileRewrite", "FixResult", "LeftAlone", "Rewrite", "findings_in_source", "fix_project",
+    "rewrite_file", "rewrite_source", "unified_diff", "write",
+]

@@ -1,0 +1,67 @@
+"""Which transform each finding gets, or why it gets none: the choice made before any code
+is touched (confidence, the entry's `[fix]` for the mode, the matcher shape, `requires`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from packaging.version import Version
+
+from auditor.fix.model import LeftAlone
+from auditor.fix.transforms import Edit
+from auditor.models import Finding, FixMode, SpecChange, Transform, rank, release
+
+SHAPE_WORDS = {
+    "call": "call", "method": "method call", "operator": "`//` operator", "import": "import",
+    "attribute": "reference", "assign": "attribute assignment", "class": "subclass",
+    "decorator": "decorator", "partial": "functools.partial binding",
+}
+Versions = tuple[Version | None, Version | None]  # the package's versions before and after
+
+
+def plan(
+    findings: Iterable[Finding],
+    entries: Mapping[str, SpecChange],
+    mode: FixMode,
+    min_confidence: str = "high",
+    versions: Versions | None = None,
+) -> tuple[list[Edit], list[LeftAlone]]:
+    """The edits to make, and the findings left alone with their reasons."""
+    edits: list[Edit] = []
+    left: list[LeftAlone] = []
+    for finding in findings:
+        chosen = choose(finding, entries.get(finding.change), mode, min_confidence, versions)
+        if isinstance(chosen, LeftAlone):
+            left.append(chosen)
+        else:
+            edits.append(Edit(finding, chosen))
+    return edits, left
+
+
+def choose(
+    finding: Finding, entry: SpecChange | None, mode: FixMode, min_confidence: str, versions: Versions | None
+) -> Transform | LeftAlone:
+    if rank(finding.confidence) < rank(min_confidence):
+        why = f"{finding.confidence} confidence, below --min-confidence {min_confidence}"
+        if finding.shape == "method":
+            why += ": the receiver's type is not known for sure (ambiguous receiver)"
+        return LeftAlone(finding, "below-confidence", why)
+    transforms = entry.fix.transforms(mode) if entry is not None and entry.fix is not None else ()
+    if not transforms:
+        other: FixMode = "adopt-new" if mode == "keep-old" else "keep-old"
+        has_other = entry is not None and entry.fix is not None and entry.fix.transforms(other)
+        return LeftAlone(finding, "no-fix", f"no mechanical fix for this change with --{mode}" + (
+            f" (--{other} has one)" if has_other else ""))
+    fitting = [t for t in transforms if t.on == finding.shape]
+    if not fitting:
+        word = SHAPE_WORDS.get(finding.shape or "", "site of this kind")
+        return LeftAlone(finding, "no-fix", f"no mechanical fix for a {word} of this change with --{mode}")
+    transform = fitting[0]
+    if transform.requires is not None and versions is not None and entry is not None:
+        ends = [v for v in (versions if mode == "keep-old" else versions[1:]) if v is not None]
+        unmet = [v for v in ends if not transform.requires.contains(release(v), prereleases=True)]
+        if unmet:
+            return LeftAlone(finding, "requires", (
+                f"the rewrite needs {entry.package}{transform.requires}, which {unmet[0]} is not"
+            ))
+    return transform

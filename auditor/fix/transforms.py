@@ -1,0 +1,462 @@
+"""The rewrites themselves: libcst nodes found by the scan's line and column, changed by each
+transform's action, everything else (comments, spacing, line breaks) left as written.
+
+`apply_edits(source, edits, bound)` is the whole interface: each edit is a finding and the
+transform chosen for it (see plan.py); it returns the new source, the edits applied and those
+left alone, each with its reason. Nested edits compose (an inner `a // b` inside an outer
+`torch.floor_divide(...)`): libcst leaves children before parents, and each rewrite reads the
+already rewritten children.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from auditor.fix.model import Applied, LeftAlone, LeftAloneKind
+from auditor.knowledge.loader import PLACEHOLDER
+from auditor.models import Finding, Transform
+
+_EMPTY = cst.Module(body=[])
+_ATOMS = (
+    cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.Imaginary,
+    cst.SimpleString, cst.FormattedString, cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ListComp,
+    cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.Ellipsis,
+)
+_BUILTINS = frozenset(dir(builtins))
+MAGIC = "__auditor_magic_"  # notebook lines the engine must not move (see notebook.py)
+
+
+class Refused(Exception):
+    """This call site does not allow the transform; `kind` and the message say why."""
+
+    def __init__(self, kind: LeftAloneKind, reason: str) -> None:
+        super().__init__(reason)
+        self.kind: LeftAloneKind = kind
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    finding: Finding
+    transform: Transform
+
+
+def code(node: cst.CSTNode) -> str:
+    return _EMPTY.code_for_node(node)
+
+
+def apply_edits(source: str, edits: Sequence[Edit], bound: frozenset[str] = frozenset()) -> tuple[str, list[Applied], list[LeftAlone]]:
+    """`source` with every edit that fits applied. `bound`: names bound elsewhere (a notebook's
+    other cells), so no import of them is added."""
+    if not edits:
+        return source, [], []
+    try:
+        wrapper = MetadataWrapper(cst.parse_module(source))
+    except (cst.ParserSyntaxError, RecursionError) as exc:
+        reason = f"libcst cannot parse this source: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+        return source, [], [LeftAlone(e.finding, "unparsable", reason) for e in edits]
+    positions = wrapper.resolve(PositionProvider)
+    lines = re.split(r"\r\n|\r|\n", source)
+    targets: dict[int, list[Edit]] = {}
+    left: list[LeftAlone] = []
+    for edit in edits:
+        nodes = _locate(edit, positions, lines)
+        if not nodes:
+            left.append(LeftAlone(edit.finding, "not-found", f"no {edit.finding.shape} at line {edit.finding.line}, column {edit.finding.column} (edited since the scan?)"))
+            continue
+        for node in nodes:
+            targets.setdefault(id(node), []).append(edit)
+    rewriter = _Rewriter(targets)
+    new_module = wrapper.module.visit(rewriter)
+    left += rewriter.left
+    applied = list(dict.fromkeys(rewriter.applied))
+    if applied:
+        new_module = _add_imports(new_module, rewriter.needs, bound)
+    return new_module.code, applied, left
+
+
+# --- finding the node --------------------------------------------------------------------------
+
+
+def _char_column(lines: list[str], line: int, column: int) -> int:
+    """ast's 1-based UTF-8 byte column as libcst's 0-based character column."""
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    return len(text.encode("utf-8")[: column - 1].decode("utf-8", "ignore"))
+
+
+Found = list[tuple[cst.CSTNode, CodeRange]]
+
+
+def _locate(edit: Edit, positions: Mapping[cst.CSTNode, CodeRange], lines: list[str]) -> list[cst.CSTNode]:
+    f = edit.finding
+    at = (f.line, _char_column(lines, f.line, f.column))
+    here: Found = [(n, r) for n, r in positions.items() if (r.start.line, r.start.column) == at]
+    last = f.symbol.rsplit(".", 1)[-1]
+
+    def smallest(found: Found) -> list[cst.CSTNode]:
+        return [min(found, key=lambda item: (item[1].end.line, item[1].end.column))[0]] if found else []
+
+    def where(test: Callable[[cst.CSTNode], bool]) -> Found:
+        return [(n, r) for n, r in here if test(n)]
+
+    if f.shape == "call":
+        calls = where(lambda n: isinstance(n, cst.Call))
+        named = [(n, r) for n, r in calls if _last_name(n.func) == last]  # type: ignore[attr-defined]
+        plain = [(n, r) for n, r in calls if isinstance(n.func, (cst.Name, cst.Attribute))]  # type: ignore[attr-defined]
+        return smallest(named or plain)
+    if f.shape == "method":
+        return smallest(where(
+            lambda n: isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == last
+        ))
+    if f.shape == "operator":
+        if last == "__ifloordiv__":
+            return smallest(where(lambda n: isinstance(n, cst.AugAssign) and isinstance(n.operator, cst.FloorDivideAssign)))
+        # `a // b // c` is one finding at one place: every `//` starting there
+        return [n for n, _ in where(lambda n: isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.FloorDivide))]
+    if f.shape == "import":
+        return smallest(where(lambda n: isinstance(n, (cst.Import, cst.ImportFrom))))
+    if f.shape == "attribute":
+        named = where(lambda n: isinstance(n, (cst.Attribute, cst.Name)) and _last_name(n) == last)
+        return smallest(named or where(lambda n: isinstance(n, cst.Name)))
+    return []
+
+
+def _last_name(node: cst.CSTNode) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
+
+
+# --- the rewriter ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Rewriter(cst.CSTTransformer):
+    targets: dict[int, list[Edit]]
+    applied: list[Applied] = field(default_factory=list)
+    left: list[LeftAlone] = field(default_factory=list)
+    needs: set[str] = field(default_factory=set)  # root names the rewrites use (torch of torch.div)
+
+    def __post_init__(self) -> None:
+        super().__init__()
+
+    def _apply(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+        edits = self.targets.get(id(original))
+        if not edits:
+            return updated
+        done = False
+        for edit in edits:
+            if done:
+                self.left.append(LeftAlone(edit.finding, "overlap", "another fix already rewrote this expression"))
+                continue
+            try:
+                updated = _ACTIONS[edit.transform.action](updated, edit, self.needs)
+            except Refused as refused:
+                self.left.append(LeftAlone(edit.finding, refused.kind, refused.reason))
+                continue
+            self.applied.append(Applied(edit.finding, edit.transform))
+            done = True
+        return updated
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        return self._apply(original_node, updated_node)  # type: ignore[return-value]
+
+    def leave_BinaryOperation(self, original_node: cst.BinaryOperation, updated_node: cst.BinaryOperation) -> cst.BaseExpression:
+        return self._apply(original_node, updated_node)  # type: ignore[return-value]
+
+    def leave_AugAssign(self, original_node: cst.AugAssign, updated_node: cst.AugAssign) -> cst.BaseSmallStatement:
+        return self._apply(original_node, updated_node)  # type: ignore[return-value]
+
+    def leave_Import(self, original_node: cst.Import, updated_node: cst.Import) -> cst.BaseSmallStatement:
+        return self._apply(original_node, updated_node)  # type: ignore[return-value]
+
+    def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom) -> cst.BaseSmallStatement:
+        return self._apply(original_node, updated_node)  # type: ignore[return-value]
+
+    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
+        return self._apply(original_node, updated_node)  # type: ignore[return-value]
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        return self._apply(original_node, updated_node)  # type: ignore[return-value]
+
+
+# --- actions -----------------------------------------------------------------------------------
+
+
+def _expression(source: str, what: str) -> cst.BaseExpression:
+    try:
+        return cst.parse_expression(source)
+    except cst.ParserSyntaxError as exc:
+        raise Refused("unparsable", f"the {what} does not give valid Python here: {str(exc).splitlines()[0]}") from exc
+
+
+def _uses(source: str, needs: set[str]) -> None:
+    """The root names of the dotted names in `source` (torch of `torch.div(...)`)."""
+    try:
+        tree = ast.parse(PLACEHOLDER.sub("_", source))
+    except SyntaxError:
+        return
+    needs.update(
+        n.value.id for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+    )
+
+
+def _set_keyword(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:
+    t = edit.transform
+    assert isinstance(node, cst.Call) and t.keyword is not None and t.value is not None
+    value = _expression(t.value, "value")
+    given = [i for i, a in enumerate(node.args) if a.keyword is not None and a.keyword.value == t.keyword]
+    if given:
+        if not t.replace:
+            raise Refused("keyword-given", f"the call already gives {t.keyword}=")
+        args = list(node.args)
+        args[given[0]] = args[given[0]].with_changes(value=value)
+        _uses(t.value, needs)
+        return node.with_changes(args=args)
+    if any(a.star == "**" for a in node.args):
+        raise Refused("kwargs-spread", f"a **kwargs spread may already hold {t.keyword}=")
+    _uses(t.value, needs)
+    new = cst.Arg(value=value, keyword=cst.Name(t.keyword), equal=cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+    return node.with_changes(args=_append(node, new))
+
+
+def _append(node: cst.Call, new: cst.Arg) -> list[cst.Arg]:
+    """The call's arguments and `new` last, in the layout of the call: after a trailing comma
+    (one argument a line) the new one gets its own line and its own trailing comma."""
+    args = list(node.args)
+    if not args:
+        return [new]
+    last = args[-1]
+    if isinstance(last.comma, cst.Comma):
+        if len(args) >= 2 and isinstance(args[-2].comma, cst.Comma):
+            between: cst.BaseParenthesizableWhitespace = args[-2].comma.whitespace_after
+        else:
+            between = node.whitespace_before_args
+        args[-1] = last.with_changes(comma=last.comma.with_changes(whitespace_after=between))
+        return [*args, new.with_changes(comma=last.comma)]
+    args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return [*args, new.with_changes(whitespace_after_arg=last.whitespace_after_arg)] if "#" not in code(last.whitespace_after_arg) else [*args, new]
+
+
+def _rename_call(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:
+    t = edit.transform
+    assert isinstance(node, cst.Call) and t.to is not None
+    func = _expression(t.to, "new name")
+    leading = [cst.Arg(value=_expression(p, "prepended argument"), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+               for p in t.prepend]
+    if leading and not node.args:
+        leading[-1] = leading[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    _uses(t.to, needs)
+    for p in t.prepend:
+        _uses(p, needs)
+    return node.with_changes(func=func, args=[*leading, *node.args])
+
+
+def _replace_attribute(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:
+    t = edit.transform
+    assert t.to is not None
+    new = _keep_parens(node, _expression(t.to, "replacement"))
+    _uses(t.to, needs)
+    return new
+
+
+def _replace_import(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:
+    t = edit.transform
+    assert t.module is not None
+    module = _expression(t.module, "module")
+    assert isinstance(module, (cst.Name, cst.Attribute))
+    if isinstance(node, cst.ImportFrom):
+        if node.relative or isinstance(node.names, cst.ImportStar):
+            raise Refused("import-form", "a relative or star import: the names it binds are not known")
+        if t.name is not None and len(node.names) != 1:
+            raise Refused("import-form", f"imports {len(node.names)} names; the fix renames one")
+        names = list(node.names)
+        if t.name is not None:
+            alias = names[0]
+            local = alias.asname or cst.AsName(name=cst.Name(code(alias.name)))
+            names[0] = alias.with_changes(name=cst.Name(t.name), asname=None if code(alias.name) == t.name else local)
+        return node.with_changes(module=module, names=names)
+    assert isinstance(node, cst.Import)
+    if len(node.names) != 1 or node.names[0].asname is None:
+        raise Refused("import-form", "`import M` without `as`: the code refers to the module by its dotted name, which a new import does not bind")
+    return node.with_changes(names=[node.names[0].with_changes(name=module)])
+
+
+def _template(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:
+    t = edit.transform
+    assert t.template is not None
+    if isinstance(node, cst.AugAssign):
+        if t.augmented is None:
+            raise Refused("no-fix", "this fix has no form for `//=` (no `augmented` template)")
+        text = _render(t.augmented, _operands(node.target, node.value), edit)
+        _uses(t.augmented, needs)
+        try:
+            statement = cst.parse_statement(text + "\n")
+        except cst.ParserSyntaxError as exc:
+            raise Refused("unparsable", f"the template does not give valid Python here: {str(exc).splitlines()[0]}") from exc
+        assert isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+        return statement.body[0].with_changes(semicolon=node.semicolon)
+    if isinstance(node, cst.BinaryOperation):
+        values = _operands(node.left, node.right)
+    else:
+        assert isinstance(node, cst.Call)
+        values = _call_values(node, edit)
+    new = _expression(_render(t.template, values, edit), "template")
+    _uses(t.template, needs)
+    return _keep_parens(node, new)
+
+
+Value = tuple[str, bool]  # source, and whether it is atomic (needs no parentheses anywhere)
+
+
+def _value(node: cst.CSTNode) -> Value:
+    return code(node), isinstance(node, _ATOMS) or bool(getattr(node, "lpar", ()))
+
+
+def _operands(left: cst.CSTNode, right: cst.CSTNode) -> dict[str, Value]:
+    return {"left": _value(left), "right": _value(right)}
+
+
+def _call_values(node: cst.Call, edit: Edit) -> dict[str, Value]:
+    values: dict[str, Value] = {"func": (code(node.func), True)}
+    if isinstance(node.func, cst.Attribute):
+        values["receiver"] = _value(node.func.value)
+        name = node.func.attr.value
+        values["inplace"] = ("_" if name.endswith("_") and not name.endswith("__") else "", True)
+    values["args"] = (_args_text(node, list(node.args)), True)
+    spread = False
+    positional = 0
+    for arg in node.args:
+        if arg.star:
+            spread = True
+            continue
+        if arg.keyword is None and not spread:
+            values[f"arg{positional}"] = _value(arg.value)
+            positional += 1
+        elif arg.keyword is not None:
+            values[f"kw:{arg.keyword.value}"] = _value(arg.value)
+            values[f"args:-{arg.keyword.value}"] = (_args_text(node, [a for a in node.args if a is not arg]), True)
+    for name in PLACEHOLDER.findall(edit.transform.template or ""):
+        if name in values:
+            continue
+        if name.startswith("args:-"):
+            values[name] = values["args"]  # the keyword is not there to drop
+        elif any(a.star == ("*" if name.startswith("arg") else "**") for a in node.args):
+            kind: LeftAloneKind = "args-spread" if name.startswith("arg") else "kwargs-spread"
+            raise Refused(kind, f"a {'*args' if kind == 'args-spread' else '**kwargs'} spread may hold {{{name}}}")
+        elif name.startswith("kw:"):
+            raise Refused("missing-argument", f"the call does not give {name[3:]}=")
+        elif name.startswith("arg"):
+            raise Refused("missing-argument", f"the call has no positional argument {name[3:]}")
+    return values
+
+
+def _args_text(node: cst.Call, args: list[cst.Arg]) -> str:
+    """The arguments as written, without a trailing comma or trailing blank space."""
+    if not args:
+        return ""
+    head = code(node.whitespace_before_args)
+    text = head.lstrip() if "#" in head else ""
+    last = args[-1]
+    tail = code(last.whitespace_after_arg)
+    args[-1] = last.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=cst.SimpleWhitespace(""))
+    text += "".join(code(a) for a in args)
+    if "#" in tail or isinstance(last.comma, cst.Comma) and "#" in code(last.comma):
+        text += code(last.comma) if isinstance(last.comma, cst.Comma) else tail
+    return text
+
+
+def _render(template: str, values: dict[str, Value], edit: Edit) -> str:
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in values:
+            raise Refused("missing-argument", f"nothing at this call site fills {{{name}}}")
+        text, atomic = values[name]
+        if atomic or name in ("args", "func", "inplace") or name.startswith("args:-"):
+            return text
+        before = template[: match.start()].rstrip()[-1:]
+        after = template[match.end():].lstrip()[:1]
+        in_argument = before in ("(", ",", "=") and after in (")", ",")
+        return text if in_argument else f"({text})"
+
+    return PLACEHOLDER.sub(fill, template)
+
+
+def _keep_parens(old: cst.CSTNode, new: cst.BaseExpression) -> cst.BaseExpression:
+    """The new expression in the old one's parentheses; in new ones where it is not atomic."""
+    lpar = list(getattr(old, "lpar", ()))
+    if lpar:
+        return new.with_changes(lpar=lpar, rpar=list(getattr(old, "rpar", ())))
+    if not isinstance(new, _ATOMS):
+        return new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return new
+
+
+_ACTIONS = {
+    "set-keyword": _set_keyword,
+    "rename-call": _rename_call,
+    "template": _template,
+    "replace-import": _replace_import,
+    "replace-attribute": _replace_attribute,
+}
+
+
+# --- imports -----------------------------------------------------------------------------------
+
+
+def bound_names(source: str) -> frozenset[str]:
+    """Names a module binds at its top level (imports, definitions, assignments) or anywhere by
+    import; empty when it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return frozenset()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.asname or a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            names.update(a.asname or a.name for a in node.names)
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return frozenset(names)
+
+
+def _add_imports(module: cst.Module, needs: set[str], bound: frozenset[str]) -> cst.Module:
+    """`import X` for each name the rewrites use that the module does not bind: placed after a
+    docstring, `from __future__` imports and a notebook's magic lines."""
+    missing = sorted(n for n in needs - bound - bound_names(module.code) - _BUILTINS if n != "_")
+    if not missing:
+        return module
+    body = list(module.body)
+    at = 0
+    while at < len(body) and _stays_first(body[at], module):
+        at += 1
+    new = [cst.parse_statement(f"import {name}\n") for name in missing]
+    return module.with_changes(body=[*body[:at], *new, *body[at:]])
+
+
+def _stays_first(statement: cst.BaseStatement, module: cst.Module) -> bool:
+    text = module.code_for_node(statement)
+    if MAGIC in text:
+        return True
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return False
+    small = statement.body[0]
+    if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    return isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name) and small.module.value == "__future__"
