@@ -242,6 +242,8 @@ def _append(node: cst.Call, new: cst.Arg) -> list[cst.Arg]:
             between: cst.BaseParenthesizableWhitespace = args[-2].comma.whitespace_after
         else:
             between = node.whitespace_before_args
+        if isinstance(between, cst.ParenthesizedWhitespace):  # a new line at the indent, no comment
+            between = between.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[])
         args[-1] = last.with_changes(comma=last.comma.with_changes(whitespace_after=between))
         return [*args, new.with_changes(comma=last.comma)]
     args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
