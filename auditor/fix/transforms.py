@@ -42,6 +42,9 @@ class Refused(Exception):
         self.reason = reason
 
 
+Found = list[tuple[cst.CSTNode, CodeRange]]
+
+
 @dataclass(frozen=True, slots=True)
 class Edit:
     finding: Finding
@@ -58,16 +61,18 @@ def apply_edits(source: str, edits: Sequence[Edit], bound: frozenset[str] = froz
     if not edits:
         return source, [], []
     try:
-        wrapper = MetadataWrapper(cst.parse_module(source))
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
     except (cst.ParserSyntaxError, RecursionError) as exc:
         reason = f"libcst cannot parse this source: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
         return source, [], [LeftAlone(e.finding, "unparsable", reason) for e in edits]
-    positions = wrapper.resolve(PositionProvider)
+    starts: dict[tuple[int, int], Found] = {}  # the nodes starting at each (line, column)
+    for node, where in wrapper.resolve(PositionProvider).items():
+        starts.setdefault((where.start.line, where.start.column), []).append((node, where))
     lines = re.split(r"\r\n|\r|\n", source)
     targets: dict[int, list[Edit]] = {}
     left: list[LeftAlone] = []
     for edit in edits:
-        nodes = _locate(edit, positions, lines)
+        nodes = _locate(edit, starts, lines)
         if not nodes:
             left.append(LeftAlone(edit.finding, "not-found", f"no {edit.finding.shape} at line {edit.finding.line}, column {edit.finding.column} (edited since the scan?)"))
             continue
@@ -91,13 +96,9 @@ def _char_column(lines: list[str], line: int, column: int) -> int:
     return len(text.encode("utf-8")[: column - 1].decode("utf-8", "ignore"))
 
 
-Found = list[tuple[cst.CSTNode, CodeRange]]
-
-
-def _locate(edit: Edit, positions: Mapping[cst.CSTNode, CodeRange], lines: list[str]) -> list[cst.CSTNode]:
+def _locate(edit: Edit, starts: Mapping[tuple[int, int], Found], lines: list[str]) -> list[cst.CSTNode]:
     f = edit.finding
-    at = (f.line, _char_column(lines, f.line, f.column))
-    here: Found = [(n, r) for n, r in positions.items() if (r.start.line, r.start.column) == at]
+    here = starts.get((f.line, _char_column(lines, f.line, f.column)), [])
     last = f.symbol.rsplit(".", 1)[-1]
 
     def smallest(found: Found) -> list[cst.CSTNode]:
