@@ -195,3 +195,67 @@ def test_a_column_after_non_ascii_text_is_found(kb: KnowledgeBase) -> None:
     ''', [floor])
     assert "label = \"größe\"; half = torch.div(t, 2, rounding_mode='trunc')" in done.new_source
     assert not done.left_alone
+
+
+def test_every_floor_division_form_keeps_truncating_on_the_installed_torch(kb: KnowledgeBase) -> None:
+    """Nested, chained, parenthesised, reflected, in-place and augmented forms, rewritten with
+    --keep-old and run on torch 2.13 (which floors): the values are the truncated quotients."""
+    floor = kb.get("torch-floor-divide-rounds-toward-floor")
+    done = rewrite('''
+        import torch
+
+        a = torch.tensor([-7, -3, 5])
+        b = torch.tensor([2, 2, -3])
+        results = {
+            "nested": torch.floor_divide(a // 2, b),  # inner and outer
+            "chained": a // 2 // b,
+            "sum": (a + 1) // 2,
+            "reflected": 7 // b,
+            "method": (a - 1).floor_divide(2),
+        }
+        c = a.clone()
+        c.floor_divide_(2)
+        results["inplace"] = c
+        d = a.clone()
+        d //= 3  # augmented
+        results["augmented"] = d
+    ''', [floor])
+    assert "//" not in done.new_source.replace("# inner", "") and "floor_divide" not in done.new_source
+    assert not done.left_alone, done.left_alone
+    assert "c.div_(2, rounding_mode='trunc')" in done.new_source
+    assert "d.div_(3, rounding_mode='trunc')  # augmented" in done.new_source
+    scope: dict[str, object] = {}
+    exec(compile(done.new_source, "<rewritten>", "exec"), scope)  # noqa: S102 - our own rewrite of our own source
+    results = {k: v.tolist() for k, v in scope["results"].items()}  # type: ignore[attr-defined]
+
+    def trunc(x: int, y: int) -> int:
+        return int(x / y)
+
+    a, b = [-7, -3, 5], [2, 2, -3]
+    assert results == {
+        "nested": [trunc(trunc(x, 2), y) for x, y in zip(a, b)],
+        "chained": [trunc(trunc(x, 2), y) for x, y in zip(a, b)],
+        "sum": [trunc(x + 1, 2) for x in a],
+        "reflected": [trunc(7, y) for y in b],
+        "method": [trunc(x - 1, 2) for x in a],
+        "inplace": [trunc(x, 2) for x in a],
+        "augmented": [trunc(x, 3) for x in a],
+    }
+
+
+def test_windows_line_endings_and_an_edited_file_are_handled(kb: KnowledgeBase, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from auditor.fix import findings_in_source, rewrite_file
+
+    floor = kb.get("torch-floor-divide-rounds-toward-floor")
+    source = "import torch\r\nt = torch.arange(4)\r\nhalf = t // 2  # note\r\n"
+    (tmp_path / "m.py").write_bytes(source.encode())
+    findings = findings_in_source(source.replace("\r\n", "\n"), [floor], "m.py")
+    done = rewrite_file(tmp_path, "m.py", findings, {floor.id: floor}, "keep-old")
+    assert done.new_text == "import torch\r\nt = torch.arange(4)\r\nhalf = torch.div(t, 2, rounding_mode='trunc')  # note\r\n"
+    # the file changed since the scan: the site is not where the finding says
+    (tmp_path / "m.py").write_bytes(b"import torch\r\n\r\nt = torch.arange(4)\r\nhalf = t // 2\r\n")
+    moved = rewrite_file(tmp_path, "m.py", findings, {floor.id: floor}, "keep-old")
+    assert not moved.changed
+    assert [(x.kind, x.reason) for x in moved.left_alone] == [
+        ("not-found", "no operator at line 3, column 8 (edited since the scan?)")
+    ]
