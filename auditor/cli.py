@@ -432,8 +432,8 @@ def scan(
 @handles_errors
 def fix_command(
     first: Annotated[Path | None, typer.Argument(
-        metavar="[OLD NEW | DIR]", help="The locks before and after the bump; with --from/--to, the project.")] = None,
-    second: Annotated[Path | None, typer.Argument(metavar="", help="")] = None,
+        metavar="OLD|DIR", help="The lock before the bump; with --from/--to, the project.")] = None,
+    second: Annotated[Path | None, typer.Argument(metavar="NEW", help="The lock after the bump.")] = None,
     project: Annotated[Path | None, typer.Option(help="The project whose call sites are rewritten.")] = None,
     keep_old: Annotated[bool, typer.Option("--keep-old", help="Rewrite so the code behaves on the new version as on the old one.")] = False,
     adopt_new: Annotated[bool, typer.Option("--adopt-new", help="Rewrite to the new behaviour, the same on both versions.")] = False,

@@ -13,6 +13,8 @@ Public API (stable; fix probes, SARIF `fixes` and the Action's "Suggested fix" c
   (`LeftAlone(finding, kind, reason)`; kind "no-fix" means the change has no mechanical fix).
 - `findings_in_source(source, entries, path="<source>") -> list[Finding]`: scan one module's
   source with these entries' matchers (a probe's `code`), to feed `rewrite_source`.
+- `rewrite_probe(entry, mode) -> Rewrite | None`: the entry's `[probe].code` rewritten with its
+  own fix (both calls above, every confidence counted): what a fix probe runs.
 - `fix_project(audit, root, mode, min_confidence="high") -> FixResult`: every file of an
   `AuditResult`'s findings rewritten in memory (`FileRewrite(path, old_text, new_text, applied,
   left_alone, cells)`; notebooks: only the edited cells' `source` changes in the raw JSON).
@@ -24,11 +26,18 @@ in-place one such as floor_divide_), {kw:NAME} (the value given to keyword NAME;
 left alone when it is not given) and {args:-NAME} (the arguments without keyword NAME).
 """
 
-from auditor.fix.apply import findings_in_source, fix_project, rewrite_file, rewrite_source, write
+from auditor.fix.apply import (
+    findings_in_source,
+    fix_project,
+    rewrite_file,
+    rewrite_probe,
+    rewrite_source,
+    write,
+)
 from auditor.fix.diff import unified_diff
 from auditor.fix.model import Applied, FileRewrite, FixResult, LeftAlone, Rewrite
 
 __all__ = [
     "Applied", "FileRewrite", "FixResult", "LeftAlone", "Rewrite", "findings_in_source", "fix_project",
-    "rewrite_file", "rewrite_source", "unified_diff", "write",
+    "rewrite_file", "rewrite_probe", "rewrite_source", "unified_diff", "write",
 ]

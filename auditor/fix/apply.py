@@ -58,6 +58,15 @@ def findings_in_source(source: str, entries: Iterable[SpecChange], path: str = "
     return scan_source(source, path, RuleIndex.build(entries))
 
 
+def rewrite_probe(entry: SpecChange, mode: FixMode) -> Rewrite | None:
+    """The entry's own probe code rewritten with its own fix of `mode`, every site the matchers
+    find counted (the probe is known to be affected); None when the entry has no probe."""
+    if entry.probe is None:
+        return None
+    findings = findings_in_source(entry.probe.code, [entry], "<probe>")
+    return rewrite_source(entry.probe.code, findings, [entry], mode, min_confidence="low")
+
+
 def rewrite_file(
     root: Path,
     relative: str,

@@ -10,7 +10,7 @@ import pytest
 import torch
 from packaging.version import Version
 
-from auditor.fix import findings_in_source, rewrite_source
+from auditor.fix import rewrite_probe
 from auditor.knowledge import KnowledgeBase
 from auditor.models import FixMode, SpecChange
 from auditor.probe.runner import run_batch
@@ -37,9 +37,8 @@ def test_each_fix_rewrites_its_probe_and_the_rewrite_prints_what_the_mode_promis
         pytest.skip(f"no shipped entry has an {mode} fix active on {INSTALLED}")
     codes = {}
     for e in entries:
-        assert e.probe is not None
-        findings = findings_in_source(e.probe.code, [e])
-        done = rewrite_source(e.probe.code, findings, [e], mode, min_confidence="low")
+        done = rewrite_probe(e, mode)
+        assert done is not None and e.probe is not None
         assert done.applied and done.new_source != e.probe.code, (e.id, done.left_alone)
         codes[e.id] = done.new_source
     batch = run_batch(codes, ["torch"], timeout=600)
