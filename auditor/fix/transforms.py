@@ -61,10 +61,14 @@ def apply_edits(source: str, edits: Sequence[Edit], bound: frozenset[str] = froz
     if not edits:
         return source, [], []
     try:
-        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
-    except (cst.ParserSyntaxError, RecursionError) as exc:
-        reason = f"libcst cannot parse this source: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
-        return source, [], [LeftAlone(e.finding, "unparsable", reason) for e in edits]
+        return _apply_edits(source, edits, bound)
+    except (cst.ParserSyntaxError, RecursionError) as exc:  # libcst reads less than ast, or nests deeper
+        text = str(exc).splitlines()[0] if str(exc) else "nested too deeply"
+        return source, [], [LeftAlone(e.finding, "unparsable", f"libcst cannot read this source: {text}") for e in edits]
+
+
+def _apply_edits(source: str, edits: Sequence[Edit], bound: frozenset[str]) -> tuple[str, list[Applied], list[LeftAlone]]:
+    wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
     starts: dict[tuple[int, int], Found] = {}  # the nodes starting at each (line, column)
     for node, where in wrapper.resolve(PositionProvider).items():
         starts.setdefault((where.start.line, where.start.column), []).append((node, where))
@@ -74,7 +78,8 @@ def apply_edits(source: str, edits: Sequence[Edit], bound: frozenset[str] = froz
     for edit in edits:
         nodes = _locate(edit, starts, lines)
         if not nodes:
-            left.append(LeftAlone(edit.finding, "not-found", f"no {edit.finding.shape} at line {edit.finding.line}, column {edit.finding.column} (edited since the scan?)"))
+            f = edit.finding
+            left.append(LeftAlone(f, "not-found", f"no {f.shape} at line {f.line}, column {f.column} (edited since the scan?)"))
             continue
         for node in nodes:
             targets.setdefault(id(node), []).append(edit)
@@ -164,6 +169,9 @@ class _Rewriter(cst.CSTTransformer):
             except Refused as refused:
                 self.left.append(LeftAlone(edit.finding, refused.kind, refused.reason))
                 continue
+            except cst.CSTValidationError as exc:  # the rewrite would not be valid code here
+                self.left.append(LeftAlone(edit.finding, "unparsable", f"the rewrite is not valid here: {exc}"))
+                continue
             self.applied.append(Applied(edit.finding, edit.transform))
             done = True
         return updated
@@ -245,10 +253,16 @@ def _append(node: cst.Call, new: cst.Arg) -> list[cst.Arg]:
             between = node.whitespace_before_args
         if isinstance(between, cst.ParenthesizedWhitespace):  # a new line at the indent, no comment
             between = between.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[])
+        elif isinstance(between, cst.SimpleWhitespace) and not between.value:  # `f(a,)`: one line
+            between = cst.SimpleWhitespace(" ")
         args[-1] = last.with_changes(comma=last.comma.with_changes(whitespace_after=between))
         return [*args, new.with_changes(comma=last.comma)]
-    args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    return [*args, new.with_changes(whitespace_after_arg=last.whitespace_after_arg)] if "#" not in code(last.whitespace_after_arg) else [*args, new]
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    if "#" in code(last.whitespace_after_arg):  # a comment after the last argument stays with it
+        return [*args[:-1], last.with_changes(comma=comma), new]
+    empty = cst.SimpleWhitespace("")
+    return [*args[:-1], last.with_changes(comma=comma, whitespace_after_arg=empty),
+            new.with_changes(whitespace_after_arg=last.whitespace_after_arg)]
 
 
 def _rename_call(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:

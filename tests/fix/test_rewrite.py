@@ -259,3 +259,20 @@ def test_windows_line_endings_and_an_edited_file_are_handled(kb: KnowledgeBase, 
     assert [(x.kind, x.reason) for x in moved.left_alone] == [
         ("not-found", "no operator at line 3, column 8 (edited since the scan?)")
     ]
+
+
+def test_set_keyword_in_other_layouts() -> None:
+    cases = {
+        "torch.load()": "torch.load(weights_only=False)",
+        "torch.load(path,)": "torch.load(path, weights_only=False,)",
+        "torch.load(\n    path\n)": "torch.load(\n    path, weights_only=False\n)",
+    }
+    for old, new in cases.items():
+        assert rewrite(f"import torch\na = {old}\n", [LOAD]).new_source == f"import torch\na = {new}\n"
+
+
+def test_a_source_nested_deeper_than_libcst_reads_is_left_alone_not_a_crash() -> None:
+    done = rewrite("import torch\nx = " + "[" * 150 + "torch.load(p)" + "]" * 150 + "\n", [LOAD])
+    assert not done.applied
+    [left] = done.left_alone
+    assert left.kind == "unparsable" and left.reason.startswith("libcst cannot read this source")
