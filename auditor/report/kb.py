@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from auditor.models import SpecChange
 from auditor.probe.verify import Verification
 from auditor.report.json import dumps
-from auditor.report.serialize import change, envelope
+from auditor.report.serialize import change, envelope, transform
 
 
 def _entry(e: SpecChange) -> dict[str, object]:
@@ -41,6 +41,8 @@ def page(e: SpecChange) -> str:
         f"## Adopt the new behaviour\n```python\n{e.docs.adopt_new}\n```",
         "## Affected symbols\n" + "\n".join(f"- `{s}`" for s in e.symbols),
     ]
+    if e.fix:
+        parts.append(_mechanical(e))
     if e.docs.notes:
         parts.append(f"## Known problems\n{e.docs.notes}")
     if e.doubt:  # for maintainers of the knowledge base: no report format prints it
@@ -55,6 +57,22 @@ def page(e: SpecChange) -> str:
         )
     parts.append("## References\n" + "\n".join(f"- {r}" for r in e.references))
     return "\n\n".join(parts) + "\n"
+
+
+def _mechanical(e: SpecChange) -> str:
+    """The `[fix]` transforms `auditor fix` applies, one line each."""
+    assert e.fix is not None
+    lines = ["## Mechanical fix (`auditor fix`)"]
+    for mode, transforms in (("keep-old", e.fix.keep_old), ("adopt-new", e.fix.adopt_new)):
+        for t in transforms:
+            fields = transform(t)
+            what = ", ".join(f"{k}=`{v}`" for k, v in fields.items() if k not in ("on", "action", "note", "requires") and v)
+            needs = f"; needs {e.package}{t.requires}" if t.requires else ""
+            note = f": {t.note}" if t.note else ""
+            lines.append(f"- {mode}, {t.on}: {t.action} ({what}){needs}{note}")
+    if not e.fix.probe:
+        lines.append(f"- its probe cannot be rewritten: {e.fix.probe_reason}")
+    return "\n".join(lines)
 
 
 def show(e: SpecChange, fmt: str) -> str:

@@ -6,6 +6,7 @@ from typing import Any
 
 from auditor import __version__
 from auditor.models import (
+    ACTION_FIELDS,
     AuditResult,
     EnvironmentFinding,
     Finding,
@@ -15,6 +16,7 @@ from auditor.models import (
     ProbeRun,
     Skipped,
     SpecChange,
+    Transform,
     Transition,
 )
 from auditor.report.summary import Tally, tally
@@ -56,10 +58,22 @@ def change(c: SpecChange) -> dict[str, Any]:
         "references": list(c.references),
         "python": str(c.python) if c.python else None,
         "fix": {"keep_old": c.docs.keep_old, "adopt_new": c.docs.adopt_new},
+        "fix_transforms": {
+            "keep_old": [transform(t) for t in c.fix.keep_old], "adopt_new": [transform(t) for t in c.fix.adopt_new],
+        } if c.fix else None,
         "source": "harvested" if c.harvested else "curated",
         **({"evidence": {"release": c.harvested.release, "file": c.harvested.file, "line": c.harvested.line,
                          "message": c.harvested.message}} if c.harvested else {}),
     }
+
+
+def transform(t: Transform) -> dict[str, Any]:
+    """A `[fix]` transform with the fields its action reads (see models.ACTION_FIELDS)."""
+    fields: dict[str, Any] = {"on": t.on, "action": t.action, "note": t.note, "requires": str(t.requires) if t.requires else None}
+    for name in ACTION_FIELDS[t.action]:
+        value = getattr(t, name)
+        fields[name] = list(value) if isinstance(value, tuple) else value
+    return fields
 
 
 def finding(f: Finding) -> dict[str, Any]:

@@ -107,3 +107,19 @@ def test_sources_placeholders_and_requires_are_checked(tmp_path: Path) -> None:
 def test_probe_false_needs_a_reason(tmp_path: Path) -> None:
     problems = _load(tmp_path, GOOD.replace("probe = true", "probe = false"))
     assert any("fix: 'probe_reason' is a required property" in p for p in problems)
+
+
+def test_kb_show_gives_the_transforms_in_text_and_json() -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from auditor.cli import app
+
+    text = CliRunner().invoke(app, ["kb", "show", "torch-load-weights-only-default-true"]).output
+    assert "## Mechanical fix (`auditor fix`)\n- keep-old, call: set-keyword (keyword=`weights_only`, value=`False`); needs torch>=1.13: only for files you trust" in text
+    shown = CliRunner().invoke(app, ["kb", "show", "torch-load-weights-only-default-true", "-f", "json"]).output
+    assert json.loads(shown)["entry"]["fix_transforms"] == {"keep_old": [{
+        "on": "call", "action": "set-keyword", "keyword": "weights_only", "value": "False", "replace": False,
+        "requires": ">=1.13", "note": "only for files you trust: unpickling runs arbitrary code",
+    }], "adopt_new": []}
