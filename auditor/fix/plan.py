@@ -9,7 +9,7 @@ from packaging.version import Version
 
 from auditor.fix.model import LeftAlone
 from auditor.fix.transforms import Edit
-from auditor.models import Finding, FixMode, SpecChange, Transform, rank, release
+from auditor.models import Finding, FixMode, SpecChange, Transform, Transition, rank, release
 
 SHAPE_WORDS = {
     "call": "call", "method": "method call", "operator": "`//` operator", "import": "import",
@@ -46,10 +46,11 @@ def choose(
         if finding.shape == "method":
             why += ": the receiver's type is not known for sure (ambiguous receiver)"
         return LeftAlone(finding, "below-confidence", why)
-    transforms = entry.fix.transforms(mode) if entry is not None and entry.fix is not None else ()
+    table = _table(entry, mode, versions)
+    transforms = entry.fix.transforms(table) if entry is not None and entry.fix is not None else ()
     if not transforms:
         other: FixMode = "adopt-new" if mode == "keep-old" else "keep-old"
-        has_other = entry is not None and entry.fix is not None and entry.fix.transforms(other)
+        has_other = entry is not None and entry.fix is not None and entry.fix.transforms(_table(entry, other, versions))
         return LeftAlone(finding, "no-fix", f"no mechanical fix for this change with --{mode}" + (
             f" (--{other} has one)" if has_other else ""))
     fitting = [t for t in transforms if t.on == finding.shape]
@@ -65,3 +66,14 @@ def choose(
                 f"the rewrite needs {entry.package}{transform.requires}, which {unmet[0]} is not"
             ))
     return transform
+
+
+def _table(entry: SpecChange | None, mode: FixMode, versions: Versions | None) -> FixMode:
+    """The entry's transforms that do what `mode` asks on this transition. The tables are
+    written for crossing into the change; crossing out of it (a downgrade past a behaviour
+    change), keeping the old behaviour means keeping the change's new one, and the other way."""
+    if entry is None or versions is None or None in versions:
+        return mode
+    if entry.crossing(Transition(entry.package, versions[0], versions[1])) != "out of":
+        return mode
+    return "adopt-new" if mode == "keep-old" else "keep-old"

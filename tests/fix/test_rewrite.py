@@ -276,3 +276,19 @@ def test_a_source_nested_deeper_than_libcst_reads_is_left_alone_not_a_crash() ->
     assert not done.applied
     [left] = done.left_alone
     assert left.kind == "unparsable" and left.reason.startswith("libcst cannot read this source")
+
+
+def test_keep_old_on_a_downgrade_keeps_the_changes_new_behaviour(kb: KnowledgeBase) -> None:
+    """2.13.0 -> 1.12.1 crosses out of the floor change: keeping the old (2.13) behaviour means
+    flooring, which the rewrite must do on 1.12 as the original does on 2.13."""
+    floor = kb.get("torch-floor-divide-rounds-toward-floor")
+    source = "import torch\na = torch.tensor([-7, -3, 5])\nresult = (a // 2).tolist()\n"
+    down = {"torch": (Version("2.13.0"), Version("1.12.1"))}
+    done = rewrite(source, [floor], versions=down)
+    assert "torch.div(a, 2, rounding_mode='floor')" in done.new_source
+    original: dict[str, object] = {}
+    rewritten: dict[str, object] = {}
+    exec(compile(source, "<original>", "exec"), original)  # noqa: S102 - our own test source
+    exec(compile(done.new_source, "<rewritten>", "exec"), rewritten)  # noqa: S102
+    assert original["result"] == rewritten["result"] == [-4, -2, 2]
+    assert "rounding_mode='trunc'" in rewrite(source, [floor], "adopt-new", versions=down).new_source
