@@ -70,9 +70,11 @@ def choose(
 
 def _table(entry: SpecChange | None, mode: FixMode, versions: Versions | None) -> FixMode:
     """The entry's transforms that do what `mode` asks on this transition. The tables are
-    written for crossing into the change; crossing out of it (a downgrade past a behaviour
-    change), keeping the old behaviour means keeping the change's new one, and the other way."""
-    if entry is None or versions is None or None in versions:
+    written for the way the change hurts: an entry that hurts one way only (a removal, an added
+    API) has findings that way alone. One that hurts both ways (a behaviour or default change)
+    has its tables written for crossing into it; crossing out of it (a downgrade), keeping the
+    old behaviour means keeping the change's new one, and the other way round."""
+    if entry is None or entry.hazard != "both" or versions is None or None in versions:
         return mode
     if entry.crossing(Transition(entry.package, versions[0], versions[1])) != "out of":
         return mode
