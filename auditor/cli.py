@@ -430,6 +430,7 @@ def scan(
 
 @app.command("fix", cls=Command)
 @handles_errors
+@probe_options
 def fix_command(
     first: Annotated[Path | None, typer.Argument(
         metavar="OLD|DIR", help="The lock before the bump; with --from/--to, the project.")] = None,
@@ -454,8 +455,11 @@ def fix_command(
     fail_on: FailOnOption = FailOn.low,
     fail_on_confidence: FailOnConfidenceOption = Confidence.medium,
     config: ConfigOption = None,
+    probe: Annotated[bool, typer.Option(
+        "--probe", help="Run each rewritten literal-only site and the original on both versions: the proof.")] = False,
     cache_dir: CacheDirOption = None,
     no_cache: NoCacheOption = False,
+    provision: Provision | None = None,
 ) -> None:
     """Rewrite the affected call sites with the knowledge base's mechanical fixes; list the rest.
 
@@ -469,6 +473,7 @@ def fix_command(
         raise UsageError("fix needs one of --keep-old and --adopt-new")
     if diff and write:
         raise UsageError("--diff and --write exclude each other")
+    settings = probe_settings_for(provision or {}, cache_dir, no_cache, probe)
     options = scan_options(cache_dir, no_cache, False)
     if from_version is not None or to_version is not None:
         if from_version is None or to_version is None:
@@ -486,6 +491,11 @@ def fix_command(
         result = pipeline.compare(first, second, root, knowledge(cache_dir, no_cache), old_format, new_format, python,
                                   config=config, platform=platform, resolve=resolve, scan_options=options)
     fixed = fix_project(result, root, "keep-old" if keep_old else "adopt-new", min_confidence.value)
+    if settings is not None:  # before anything is written: the originals are read from the files
+        from auditor.fix.proof import prove
+
+        proofs, unproven = prove(fixed, root, settings, progress_reporter())
+        fixed = replace(fixed, proofs=proofs, notes=(*fixed.notes, *unproven))
     written = None
     if write:
         dirty = uncommitted(root)

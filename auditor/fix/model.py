@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from auditor.models import AuditResult, Finding, FixMode, Transform
+from auditor.models import AuditResult, Finding, FixMode, ProbeRun, Transform
 
 # Why a finding was left alone, as a stable word for JSON; `reason` says it in a sentence.
 # "no-fix" alone means the change has no mechanical fix (for this shape, in this mode): the
@@ -27,6 +27,16 @@ class LeftAlone:
     finding: Finding
     kind: LeftAloneKind
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Proof:
+    """A rewritten literal-only site run on both versions (`fix --probe`)."""
+
+    finding: Finding
+    status: Literal["proven", "differs"]
+    old: ProbeRun  # keep-old: the original on the old version; adopt-new: the rewrite on it
+    new: ProbeRun  # the rewrite on the new version
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +73,7 @@ class FixResult:
     min_confidence: str
     files: tuple[FileRewrite, ...]  # every file holding a finding, changed or not
     notes: tuple[str, ...] = ()
+    proofs: tuple[Proof, ...] = ()  # with --probe: the rewritten literal-only sites run on both versions
 
     @property
     def applied(self) -> tuple[Applied, ...]:

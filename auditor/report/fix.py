@@ -7,7 +7,7 @@ from typing import Any
 
 from auditor.fix.diff import unified_diff
 from auditor.fix.model import Applied, FixResult, LeftAlone
-from auditor.models import Finding
+from auditor.models import Finding, ProbeRun
 from auditor.report.json import dumps
 from auditor.report.serialize import finding as finding_json
 from auditor.report.serialize import transition
@@ -20,7 +20,7 @@ def _where(f: Finding) -> str:
 
 def render_text(result: FixResult, written: list[str] | None = None) -> str:
     """The diff (or, once written, the files written), a summary line, and the findings left alone."""
-    parts = []
+    parts = [_proofs(result)]
     if written is None:
         parts.append(unified_diff(result))
     else:
@@ -38,6 +38,26 @@ def render_text(result: FixResult, written: list[str] | None = None) -> str:
     parts += [f"note: {note}\n" for note in [*result.audit.notes, *result.notes]]
     parts += [f"note: {s.path} was not scanned: {s.reason}\n" for s in result.audit.skipped]
     return "".join(parts)
+
+
+def _proofs(result: FixResult) -> str:
+    """The header of the diff: which rewritten lines were run on both versions, and what showed."""
+    proven = [p for p in result.proofs if p.status == "proven"]
+    lines = []
+    if proven:
+        first = proven[0]
+        what = ("the rewrite on {new} prints what the original printed on {old}" if result.mode == "keep-old"
+                else "the rewrite prints the same on {old} and {new}").format(old=first.old.version, new=first.new.version)
+        lines.append(f"proven ({what}): " + ", ".join(_where(p.finding) for p in proven) + "\n")
+    for p in result.proofs:
+        if p.status == "differs":
+            lines.append(f"NOT PROVEN {_where(p.finding)}: {p.old.version} printed {p.old.output.strip()!r}, "
+                         f"the rewrite on {p.new.version} {p.new.output.strip()!r}\n")
+    return "".join(lines)
+
+
+def run_json(run: ProbeRun) -> dict[str, Any]:
+    return {"version": run.version, "output": run.output, "python": run.python}
 
 
 def _applied(a: Applied) -> dict[str, Any]:
@@ -59,6 +79,8 @@ def document(result: FixResult, written: list[str] | None = None) -> dict[str, A
         "left_alone": [_left(x) for x in result.left_alone],
         "files": [{"path": f.path, "changed": f.changed, "cells": [c for c, _, _ in f.cells]} for f in result.files],
         "diff": unified_diff(result),
+        "proofs": [{**finding_json(p.finding), "status": p.status, "old": run_json(p.old), "new": run_json(p.new)}
+                   for p in result.proofs],
         "written": written or [],
         "notes": [*result.audit.notes, *result.notes],
         "skipped": [{"path": s.path, "reason": s.reason} for s in result.audit.skipped],

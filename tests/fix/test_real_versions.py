@@ -80,3 +80,27 @@ def test_the_fixed_example_prints_on_1_13_0_what_the_original_printed_on_1_12_1(
     assert [line for line in adopted_old.splitlines() if not line.startswith("lookup_table")] == [
         line for line in adopted_new.splitlines() if not line.startswith("lookup_table")
     ]
+
+
+@pytest.mark.skipif(not (OLD and NEW), reason="AUDITOR_TORCH_OLD/AUDITOR_TORCH_NEW (torch 1.12.1 and 1.13.0) not given")
+def test_probe_proves_the_literal_only_rewrites_on_both_versions(examples: Path, tmp_path: Path) -> None:
+    import json
+
+    assert OLD and NEW
+    project = tmp_path / "project"
+    shutil.copytree(examples / "project", project)
+    result = CliRunner().invoke(app, [
+        "fix", str(examples / "requirements-old.txt"), str(examples / "requirements-new.txt"), "--project", str(project),
+        "--keep-old", "--probe", "--env-old", OLD, "--env-new", NEW, "--cache-dir", str(tmp_path / "cache"),
+        "--format", "json",
+    ])
+    assert result.exit_code == 1, result.output
+    document = json.loads(result.stdout)
+    proofs = {(p["path"], p["line"]): (p["status"], p["old"]["output"], p["new"]["output"]) for p in document["proofs"]}
+    assert proofs == {
+        ("explore.ipynb", 2): ("proven", "tensor([-4, -3, -3, -2, -2, -1, -1,  0,  0,  0,  1,  1,  2,  2,  3,  3])",
+                               "tensor([-4, -3, -3, -2, -2, -1, -1,  0,  0,  0,  1,  1,  2,  2,  3,  3])"),
+        ("quantize.py", 8): ("proven", "tensor([  0,  64, 127, -56,  -1], dtype=torch.int8)",
+                             "tensor([  0,  64, 127, -56,  -1], dtype=torch.int8)"),
+        ("quantize.py", 9): ("proven", "tensor(44, dtype=torch.int8)", "tensor(44, dtype=torch.int8)"),
+    }
