@@ -21,6 +21,7 @@ from auditor.models import AuditResult, EnvironmentFinding, Lock, SpecChange, Tr
 from auditor.scan import scan_project
 from auditor.scan.config import ScanConfig, load_config
 from auditor.scan.project import ScanOptions
+from auditor.scan.rules import transition_ends
 
 if TYPE_CHECKING:
     from auditor.probe import ProbeSettings, Reporter
@@ -77,7 +78,10 @@ def audit(
     scan_notes: list[str] = []
     options = replace(scan_options or ScanOptions(), note=scan_notes.append)
     findings, skipped = (
-        scan_project(project, scanned, settings, options, (e.id for e in kb.entries))
+        scan_project(
+            project, scanned, settings, options, (e.id for e in kb.entries),
+            transition_ends((t.package, t.old, t.new, t.environment) for t in transitions),
+        )
         if project is not None and scanned else ([], [])
     )
     hazards = {c.id for c in changes}

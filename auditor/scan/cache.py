@@ -4,7 +4,10 @@ What a file yields depends on its bytes, its path in the project (its kind, modu
 and whatever a matcher may one day read from it, such as the package of a relative import), the
 rules (the crossed knowledge entries) and the scanner itself (our code, our version, the Python
 whose `ast` reads it). The key hashes all of these, so any change is simply a miss: nothing is
-ever invalidated by hand. The results are stored compactly (JSON rows without the path) in one
+ever invalidated by hand. A file whose result rests on other modules of the project (a version
+guard reading a constant of another module) keeps, with its result, each module lookup it made
+and the digest of the file found (`modules.Dependency`); the result is served again only while
+every lookup still finds the same bytes. The results are stored compactly (JSON rows without the path) in one
 SQLite database, `scan.sqlite3`, under the cache directory and nowhere else.
 
 What is not used is not kept: each entry carries the day it was last read or written, and
@@ -30,6 +33,7 @@ from pathlib import Path
 from auditor import __version__
 from auditor.cachefiles import MAX_AGE_DAYS
 from auditor.models import Finding, Skipped, SpecChange
+from auditor.scan.modules import Dependency
 
 FORMAT = 3  # of the stored values; part of every key
 DATABASE = "scan.sqlite3"
@@ -56,33 +60,38 @@ def scanner_fingerprint() -> bytes:
     return digest.digest()
 
 
-def knowledge_fingerprint(changes: Iterable[SpecChange], known: Iterable[str] = ()) -> bytes:
+def knowledge_fingerprint(changes: Iterable[SpecChange], known: Iterable[str] = (), ends: object = ()) -> bytes:
     """The crossed entries, as data: any edit to an entry (or another set of entries) differs;
-    and every id of the knowledge base, which tells an ignore comment's unknown ids."""
+    every id of the knowledge base, which tells an ignore comment's unknown ids; and the
+    versions at the ends of the transition, which decide the code behind version guards."""
     digest = hashlib.sha256()
     for change in sorted(changes, key=lambda c: c.id):
         digest.update(repr(change).encode() + b"\0")
     digest.update(b"\0known\0" + "\0".join(sorted(known)).encode())
+    digest.update(b"\0ends\0" + repr(ends).encode())
     return digest.digest()
 
 
-def encode(result: FileResult) -> bytes:
+def encode(result: FileResult, dependencies: Iterable[Dependency] = ()) -> bytes:
     findings, skipped = result
     rows = [
         [f.change, f.symbol, f.line, f.column, f.cell, f.confidence, f.message, f.snippet, f.shape]
         for f in findings
     ]
-    return json.dumps([rows, [s.reason for s in skipped]], separators=(",", ":"), ensure_ascii=False).encode()
+    needs = [[d.request, d.relative, d.digest] for d in dependencies]
+    return json.dumps([rows, [s.reason for s in skipped], needs], separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def decode(value: bytes, path: str) -> FileResult:
-    rows, reasons = json.loads(value)
+def decode(value: bytes, path: str) -> tuple[FileResult, tuple[Dependency, ...]]:
+    """A stored result, and the module lookups it rests on."""
+    rows, reasons, needs = json.loads(value)
     findings = [
         Finding(change=c, symbol=s, path=path, line=line, column=col, cell=cell, confidence=conf,
                 message=m, snippet=snip, shape=shape)
         for c, s, line, col, cell, conf, m, snip, shape in rows
     ]
-    return findings, [Skipped(path, reason) for reason in reasons]
+    dependencies = tuple(Dependency(str(request), relative, digest) for request, relative, digest in needs)
+    return (findings, [Skipped(path, reason) for reason in reasons]), dependencies
 
 
 class CacheUnusable(Exception):
@@ -101,9 +110,11 @@ class ScanCache:
         self._read: list[bytes] = []  # keys found: used today
 
     @classmethod
-    def open(cls, directory: Path, changes: Iterable[SpecChange], known: Iterable[str] = ()) -> ScanCache:
+    def open(
+        cls, directory: Path, changes: Iterable[SpecChange], known: Iterable[str] = (), ends: object = ()
+    ) -> ScanCache:
         """The cache in `directory` for these rules; CacheUnusable when it cannot be used."""
-        context = scanner_fingerprint() + knowledge_fingerprint(changes, known)
+        context = scanner_fingerprint() + knowledge_fingerprint(changes, known, ends)
         try:
             directory.mkdir(parents=True, exist_ok=True)
             tag = directory / "CACHEDIR.TAG"
@@ -138,8 +149,8 @@ class ScanCache:
             self._drop()
         return found
 
-    def put(self, key: bytes, result: FileResult) -> None:
-        self._pending.append((key, encode(result)))
+    def put(self, key: bytes, result: FileResult, dependencies: Iterable[Dependency] = ()) -> None:
+        self._pending.append((key, encode(result, dependencies)))
 
     def close(self) -> None:
         if self._connection is None:

@@ -25,7 +25,9 @@ from auditor.scan.collect import (
     NAME,
 )
 from auditor.scan.dicts import Dicts
+from auditor.scan.guards import Conditions, Guards
 from auditor.scan.ignores import NONE, Ignores
+from auditor.scan.modules import ModuleTable, ProjectModules
 from auditor.scan.names import Resolver
 from auditor.scan.rules import OPERATOR_SYMBOLS, Rule, RuleIndex, argument_family, check, weakest
 from auditor.scan.scopes import Scope, key_of
@@ -40,8 +42,15 @@ COMMON_METHODS = frozenset(
 
 
 class Checker:
-    def __init__(self, tree: ast.Module, index: RuleIndex, path: str, lines: list[str], ignores: Ignores = NONE):
+    def __init__(
+        self, tree: ast.Module, index: RuleIndex, path: str, lines: list[str], ignores: Ignores = NONE,
+        modules: ProjectModules | None = None,
+    ):
         self.resolver = Resolver(tree)
+        self.guards = Guards(
+            index.end_versions(), self.resolver, lambda: ModuleTable.of(tree, path, "\n".join(lines)), modules
+        )
+        self.conditions: Conditions = ()
         self.dicts = Dicts()
         self.usages = Usages()
         self.ignores = ignores
@@ -53,7 +62,7 @@ class Checker:
         self.consumed: set[int] = set()  # settled by an earlier site: a callee, a class's base
         self.covered: set[int] = set()  # links of an attribute chain reported whole
         # `name = torch.x` is reported where name is called; if it never is, at the assignment
-        self.deferred: list[tuple[ast.expr, str, Scope, bool]] = []
+        self.deferred: list[tuple[ast.expr, str, Scope, bool, Conditions]] = []
         self.called: set[str] = set()
         self.in_annotation = False
         self.guarded = False
@@ -71,14 +80,14 @@ class Checker:
         }
         importable = self.resolver.importable
         stars = self.resolver.stars
-        for kind, node, scope, guarded, in_annotation in self.resolver.sites:
+        for kind, node, scope, guarded, in_annotation, conditions in self.resolver.sites:
             if kind == NAME and node.id not in importable and not stars:  # type: ignore[attr-defined]
                 continue  # the common case, a local name: only imported names and aliases are torch's
-            self.scope, self.guarded, self.in_annotation = scope, guarded, in_annotation
+            self.scope, self.guarded, self.in_annotation, self.conditions = scope, guarded, in_annotation, conditions
             handlers[kind](node)
-        for value, name, scope, guarded in self.deferred:
+        for value, name, scope, guarded, conditions in self.deferred:
             if name not in self.called:
-                self.scope, self.guarded, self.in_annotation = scope, guarded, False
+                self.scope, self.guarded, self.in_annotation, self.conditions = scope, guarded, False, conditions
                 self.consumed.discard(id(value))
                 self._chain(value)
         return list(self.findings.values())
@@ -92,6 +101,8 @@ class Checker:
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
         if self.ignores.silences(line, rule.change.id):
             return
+        if self.conditions and self.guards.dead(self.conditions):
+            return  # runs at neither end of the transition (a version guard)
         column = node.col_offset + 1 if line == node.lineno else 1  # type: ignore[attr-defined]
         key = (rule.change.id, symbol, line, column)
         previous = self.findings.get(key)
@@ -315,7 +326,7 @@ class Checker:
         ):
             self.consumed.add(id(node.value))  # `op = torch.floor_divide`: the calls of op are reported
             for target in node.targets:
-                self.deferred.append((node.value, key_of(target) or "", self.scope, self.guarded))
+                self.deferred.append((node.value, key_of(target) or "", self.scope, self.guarded, self.conditions))
         for target in node.targets:
             if isinstance(target, ast.Attribute) and target.attr in self.index.assigns:
                 self._attribute_assignment(node, target)

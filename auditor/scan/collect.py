@@ -22,6 +22,7 @@ from auditor.scan.bindings import (
     Parameter,
     Unpacking,
 )
+from auditor.scan.guards import Conditions
 from auditor.scan.scopes import Scope, key_of, owner_for
 from auditor.scan.tags import LOCAL
 from auditor.scan.walk import FastVisitor
@@ -32,11 +33,13 @@ if TYPE_CHECKING:
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 # What the checker looks at (`Resolver.sites`): the kinds of nodes it reads, in the order of a
-# walk of the module, each with its scope and two facts about where it is: inside the body of
+# walk of the module, each with its scope and three facts about where it is: inside the body of
 # a `try` that catches missing names (a feature probe) or in its fallback handler, inside an
-# annotation.
+# annotation, and the tests it runs under (`guards.Conditions`: an `if` around it, an `if T:
+# return` before it in its block, the left side of an `and`/`or`, a conditional expression).
 CALL, NAME, ATTRIBUTE, FLOOR_DIVIDE, FLOOR_ASSIGN, ASSIGN, CLASS, DECORATOR, IMPORT = range(9)
-Site = tuple[int, ast.AST, Scope, bool, bool]
+Site = tuple[int, ast.AST, Scope, bool, bool, Conditions]
+EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 
 class Collector(FastVisitor):
@@ -51,10 +54,57 @@ class Collector(FastVisitor):
         self.subject: ast.expr | None = None  # of the innermost `match`
         self.pattern: ast.pattern | None = None  # the whole pattern of the case being walked
         self.sites = resolver.sites
+        self.conditions: Conditions = ()
 
     def _site(self, kind: int, node: ast.AST) -> None:
         assert self.scope is not None
-        self.sites.append((kind, node, self.scope, self.guarded, self.in_annotation))
+        self.sites.append((kind, node, self.scope, self.guarded, self.in_annotation, self.conditions))
+
+    def _under(self, test: ast.expr, wanted: bool, nodes: list[ast.stmt] | list[ast.expr]) -> None:
+        """Visit `nodes`, which run only where `test` is `wanted`."""
+        assert self.scope is not None
+        outer = self.conditions
+        self.conditions = (*outer, (test, wanted, self.scope))
+        if nodes and isinstance(nodes[0], ast.stmt):
+            self._block(nodes)
+        else:
+            for node in nodes:
+                self.visit(node)
+        self.conditions = outer
+
+    def _block(self, statements: list[ast.stmt]) -> None:
+        """A block's statements; after `if T: ... return`, the rest runs only where T fails."""
+        assert self.scope is not None
+        outer = self.conditions
+        for statement in statements:
+            self.visit(statement)
+            if statement.__class__ is ast.If:
+                body_exits = statement.body[-1].__class__ in EXITS
+                else_exits = bool(statement.orelse) and statement.orelse[-1].__class__ in EXITS
+                if body_exits != else_exits:
+                    self.conditions = (*self.conditions, (statement.test, else_exits, self.scope))
+        self.conditions = outer
+
+    def visit_If(self, node: ast.If) -> None:
+        self.visit(node.test)
+        self._under(node.test, True, node.body)
+        if node.orelse:
+            self._under(node.test, False, node.orelse)
+
+    def visit_IfExp(self, node: ast.IfExp) -> None:
+        self.visit(node.test)
+        self._under(node.test, True, [node.body])
+        self._under(node.test, False, [node.orelse])
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> None:
+        """`a and f()`: f() runs only where a is true; `a or f()` where it is false."""
+        assert self.scope is not None
+        outer = self.conditions
+        wanted = node.op.__class__ is ast.And
+        for value in node.values:
+            self.visit(value)
+            self.conditions = (*self.conditions, (value, wanted, self.scope))
+        self.conditions = outer
 
     def _annotation(self, node: ast.expr | None) -> None:
         if node is not None:
@@ -91,9 +141,11 @@ class Collector(FastVisitor):
         elif isinstance(node, ast.Lambda):
             body = [node.body]
         else:
-            body = list(node.body)  # type: ignore[attr-defined]
-        for statement in body:
-            self.visit(statement)
+            self._block(node.body)  # type: ignore[attr-defined]
+            self.scope = outer
+            return
+        for part in body:
+            self.visit(part)
         self.scope = outer
 
     def _later(self, target: ast.expr, value: ast.expr | None, kind: type[Binding]) -> None:
@@ -193,16 +245,15 @@ class Collector(FastVisitor):
         which runs only where the try's spelling is missing."""
         guarded = any(_catches_missing_names(handler.type) for handler in node.handlers)
         outer_guard, self.guarded = self.guarded, self.guarded or guarded
-        for statement in node.body:
-            self.visit(statement)
+        self._block(node.body)
         self.guarded = outer_guard
         for handler in node.handlers:
             outer, self.fallback = self.fallback, True
             self.guarded = outer_guard or (handler.type is not None and _catches_missing_names(handler.type))
             self.visit(handler)
             self.fallback, self.guarded = outer, outer_guard
-        for statement in [*node.orelse, *node.finalbody]:
-            self.visit(statement)
+        self._block(node.orelse)
+        self._block(node.finalbody)
 
     visit_TryStar = visit_Try
 
@@ -279,7 +330,7 @@ class Collector(FastVisitor):
 
     def visit_Name(self, node: ast.Name) -> None:
         if node.ctx.__class__ is ast.Load:
-            self.sites.append((NAME, node, self.scope, self.guarded, self.in_annotation))  # type: ignore[arg-type]
+            self.sites.append((NAME, node, self.scope, self.guarded, self.in_annotation, self.conditions))  # type: ignore[arg-type]
             if id(node) not in self.call_funcs and not self.in_annotation:
                 self.resolver.referenced.add(node.id)
             if self.shadowing and node.id in self.shadowing:
@@ -287,7 +338,7 @@ class Collector(FastVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if node.ctx.__class__ is ast.Load:
-            self.sites.append((ATTRIBUTE, node, self.scope, self.guarded, self.in_annotation))  # type: ignore[arg-type]
+            self.sites.append((ATTRIBUTE, node, self.scope, self.guarded, self.in_annotation, self.conditions))  # type: ignore[arg-type]
             if (
                 id(node) not in self.call_funcs and not self.in_annotation
                 and isinstance(node.value, ast.Name) and node.value.id == "self"
@@ -340,7 +391,22 @@ class Collector(FastVisitor):
 
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
         self._later(node.target, node.iter, ForTarget)
-        self.generic_visit(node)
+        self.visit(node.target)
+        self.visit(node.iter)
+        self._block(node.body)
+        self._block(node.orelse)
+
+    def visit_While(self, node: ast.While) -> None:
+        self.visit(node.test)
+        self._block(node.body)
+        self._block(node.orelse)
+
+    def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
+        for item in node.items:
+            self.visit(item)
+        self._block(node.body)
+
+    visit_AsyncWith = visit_With
 
     visit_AsyncFor = visit_For
 

@@ -22,7 +22,8 @@ from auditor.progress import SILENT, ProgressReporter
 from auditor.scan.cache import CacheUnusable, FileResult, ScanCache, decode
 from auditor.scan.config import ScanConfig
 from auditor.scan.discover import discover
-from auditor.scan.rules import RuleIndex
+from auditor.scan.modules import Dependency, ProjectModules
+from auditor.scan.rules import Ends, RuleIndex
 from auditor.scan.scanner import scan_file
 
 PARALLEL_MIN_BYTES = 1 << 20  # less source than this is scanned faster than a pool starts
@@ -47,7 +48,7 @@ class ScanOptions:
 
 def scan_tree(
     root: Path, changes: Iterable[SpecChange], config: ScanConfig, options: ScanOptions,
-    known: frozenset[str] = frozenset(),
+    known: frozenset[str] = frozenset(), ends: Ends = (),
 ) -> tuple[list[Finding], list[Skipped]]:
     changes = tuple(c for c in changes if c.id not in config.ignore)
     base = root if root.is_dir() else root.parent
@@ -55,21 +56,23 @@ def scan_tree(
     files = discovered.files
     relatives = [file.relative_to(base).as_posix() for file in files]
     results: list[FileResult | None] = [None] * len(files)
+    modules = ProjectModules(base, relatives)
     progress = options.progress
     progress.start(len(files), "Scanning")
     cache = None
     try:
-        cache = ScanCache.open(options.cache_dir, changes, known) if options.cache_dir is not None else None
+        cache = ScanCache.open(options.cache_dir, changes, known, ends) if options.cache_dir is not None else None
     except CacheUnusable as exc:
         options.note(str(exc))
     try:
-        todo, keys, sizes = _from_cache(files, relatives, results, cache, progress)
-        for i, result in _scan(files, relatives, todo, sizes, changes, options.workers, known):
+        todo, keys, sizes = _from_cache(files, relatives, results, cache, progress, modules)
+        work = _Work(changes, known, ends, modules, options.workers)
+        for i, result, dependencies in _scan(files, relatives, todo, sizes, work):
             results[i] = result
             if cache is not None and i in keys:
                 key, stamp = keys[i]
                 if _stamp(files[i]) == stamp:  # not edited while it was scanned
-                    cache.put(key, result)
+                    cache.put(key, result, dependencies)
             progress.advance()
     finally:
         if cache is not None:
@@ -107,8 +110,10 @@ def _from_cache(
     results: list[FileResult | None],
     cache: ScanCache | None,
     progress: ProgressReporter,
+    modules: ProjectModules,
 ) -> tuple[list[int], dict[int, tuple[bytes, Stamp]], dict[int, int]]:
-    """Fill `results` from the cache; the files left to scan, their keys and sizes."""
+    """Fill `results` from the cache; the files left to scan, their keys and sizes. A result
+    resting on another module that has changed since (`Dependency`) is scanned again."""
     if cache is None:
         return list(range(len(files))), {}, {}
     todo: list[int] = []
@@ -134,7 +139,9 @@ def _from_cache(
         for i in batch:
             value = found.get(keys[i][0])
             try:
-                results[i] = None if value is None else decode(value, relatives[i])
+                if value is not None:
+                    result, dependencies = decode(value, relatives[i])
+                    results[i] = result if modules.still_valid(dependencies) else None
             except (ValueError, TypeError, RecursionError):  # written by something else: scanned again
                 cache.problems.append(f"the scan cache in {cache.directory} held damaged results: those files were scanned again")
             if results[i] is None:
@@ -147,33 +154,49 @@ def _from_cache(
     return todo, keys, sizes
 
 
+@dataclass(frozen=True)
+class _Work:
+    """What every file is scanned with."""
+
+    changes: tuple[SpecChange, ...]
+    known: frozenset[str]
+    ends: Ends
+    modules: ProjectModules
+    workers: int | None
+
+
+Scanned = tuple[int, FileResult, tuple[Dependency, ...]]
+
+
 def _scan(
     files: list[Path],
     relatives: list[str],
     todo: list[int],
     sizes: dict[int, int],
-    changes: tuple[SpecChange, ...],
-    workers: int | None,
-    known: frozenset[str] = frozenset(),
-) -> Iterator[tuple[int, FileResult]]:
-    """(index, result) for each file of `todo`, in no particular order."""
+    work: _Work,
+) -> Iterator[Scanned]:
+    """(index, result, the other modules it rests on) for each file of `todo`, in no particular order."""
     if not todo:
         return
     for i in todo:
         if i not in sizes:
             sizes[i] = _size(files[i])
-    cores = workers or _cores()
-    worth_it = workers is not None or sum(sizes[i] for i in todo) >= PARALLEL_MIN_BYTES
+    cores = work.workers or _cores()
+    worth_it = work.workers is not None or sum(sizes[i] for i in todo) >= PARALLEL_MIN_BYTES
+    modules = work.modules
     if cores < 2 or len(todo) < 2 or not worth_it:
-        index = RuleIndex.build(changes, known)
+        index = RuleIndex.build(work.changes, work.known, work.ends)
         for i in todo:
-            yield i, scan_file(files[i], relatives[i], index)
+            modules.take()
+            result = scan_file(files[i], relatives[i], index, modules)
+            yield i, result, modules.take()
         return
     chunks = _chunks([(i, str(files[i]), relatives[i], sizes[i]) for i in todo])
     with ProcessPoolExecutor(
-        max_workers=min(cores, len(chunks)), initializer=_start_worker, initargs=(changes, known)
+        max_workers=min(cores, len(chunks)), initializer=_start_worker,
+        initargs=(work.changes, work.known, work.ends, str(modules.base), modules.relatives),
     ) as pool:
-        pending: set[Future[list[tuple[int, FileResult]]]] = {
+        pending: set[Future[list[Scanned]]] = {
             pool.submit(_scan_chunk, [(i, path, relative) for i, path, relative, _ in chunk]) for chunk in chunks
         }
         try:
@@ -220,14 +243,23 @@ def _cores() -> int:
 # --- in the worker processes -------------------------------------------------------------------
 
 _index: RuleIndex | None = None
+_modules: ProjectModules | None = None
 
 
-def _start_worker(changes: tuple[SpecChange, ...], known: frozenset[str] = frozenset()) -> None:
-    global _index
+def _start_worker(
+    changes: tuple[SpecChange, ...], known: frozenset[str], ends: Ends, base: str, relatives: tuple[str, ...]
+) -> None:
+    global _index, _modules
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    _index = RuleIndex.build(changes, known)
+    _index = RuleIndex.build(changes, known, ends)
+    _modules = ProjectModules(Path(base), relatives)
 
 
-def _scan_chunk(chunk: list[tuple[int, str, str]]) -> list[tuple[int, FileResult]]:
-    assert _index is not None
-    return [(i, scan_file(Path(path), relative, _index)) for i, path, relative in chunk]
+def _scan_chunk(chunk: list[tuple[int, str, str]]) -> list[Scanned]:
+    assert _index is not None and _modules is not None
+    done: list[Scanned] = []
+    for i, path, relative in chunk:
+        _modules.take()
+        result = scan_file(Path(path), relative, _index, _modules)
+        done.append((i, result, _modules.take()))
+    return done

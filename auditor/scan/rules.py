@@ -7,6 +7,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from packaging.version import Version
+
 from auditor.models import Confidence, Match, SpecChange
 from auditor.scan.apis import INT_DTYPES, TYPED_CLASSES
 from auditor.scan.dicts import Dicts, Keys
@@ -36,6 +38,21 @@ class Rule:
         return self.match.message or self.change.title
 
 
+# Each end of a transition: (package, version) of every moving package; hashable, picklable.
+Ends = tuple[tuple[tuple[str, str], ...], ...]
+
+
+def transition_ends(transitions: Iterable[tuple[str, object, object, object]]) -> Ends:
+    """The ends of (package, old, new, environment) moves: per environment, the old side and the
+    new side; a package with no version on a side is left out of it."""
+    sides: dict[tuple[object, int], dict[str, str]] = {}
+    for package, old, new, environment in transitions:
+        for side, version in ((0, old), (1, new)):
+            if version is not None:
+                sides.setdefault((environment, side), {})[package] = str(version)
+    return tuple(tuple(sorted(versions.items())) for _, versions in sorted(sides.items(), key=lambda item: (str(item[0][0]), item[0][1])))
+
+
 @dataclass
 class RuleIndex:
     calls: dict[str, list[Rule]] = field(default_factory=lambda: defaultdict(list))
@@ -49,10 +66,13 @@ class RuleIndex:
     tokens: tuple[str, ...] = ()  # shortest first: short names (data, load, //) are the common ones
     roots: frozenset[str] = frozenset()  # modules a source must mention to hold a finding
     known: frozenset[str] = frozenset()  # every knowledge id, to tell an ignore comment's typos (empty: not told)
+    # the moving packages' versions at each end of the transition(s), for version guards
+    # (`guards`); empty: no guard is read, all code counts as running
+    ends: Ends = ()
 
     @classmethod
-    def build(cls, changes: Iterable[SpecChange], known: Iterable[str] = ()) -> RuleIndex:
-        index = cls(known=frozenset(known))
+    def build(cls, changes: Iterable[SpecChange], known: Iterable[str] = (), ends: Ends = ()) -> RuleIndex:
+        index = cls(known=frozenset(known), ends=ends)
         tokens: set[str] = set()
         roots: set[str] = set()
         for change in changes:
@@ -83,6 +103,9 @@ class RuleIndex:
             method for call in index.calls for owner, _, method in [call.rpartition(".")] if owner in TYPED_CLASSES
         )
         return index
+
+    def end_versions(self) -> list[dict[str, Version]]:
+        return [{package: Version(version) for package, version in end} for end in self.ends]
 
     def applies(self, rule: Rule, method: str, owner: str) -> bool:
         """Whether the method matcher `rule` is about the methods of class `owner`."""

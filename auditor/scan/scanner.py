@@ -16,8 +16,9 @@ from auditor.models import Finding, Skipped, SpecChange
 from auditor.scan.checker import Checker
 from auditor.scan.config import ScanConfig
 from auditor.scan.ignores import Ignores, read_ignores
+from auditor.scan.modules import ProjectModules
 from auditor.scan.notebook import Cell, NotebookError, code_cells, join_cells, syntax_problem
-from auditor.scan.rules import RuleIndex
+from auditor.scan.rules import Ends, RuleIndex
 
 if TYPE_CHECKING:
     from auditor.scan.project import ScanOptions
@@ -32,24 +33,27 @@ class TooDeep(Exception):
     """The source parses but nests deeper than the analysis follows."""
 
 
-def scan_source(source: str, path: str, index: RuleIndex, ignores: Ignores | None = None) -> list[Finding]:
+def scan_source(
+    source: str, path: str, index: RuleIndex, ignores: Ignores | None = None, modules: ProjectModules | None = None
+) -> list[Finding]:
     """Findings in one Python source, less those its ignore comments silence (`ignores`, read
     from `source` unless given); raises SyntaxError when it does not parse, TooDeep when it
-    nests too deeply to analyse."""
+    nests too deeply to analyse. `modules`: the project's other modules, where a version guard
+    reads a constant of another module (what it looked up is noted in `modules.consulted`)."""
     if not index.could_match(source):
         return []
     with warnings.catch_warnings(), _without_cycle_collection():
         warnings.simplefilter("ignore", SyntaxWarning)
-        return _analyse(source, path, index, read_ignores(source) if ignores is None else ignores)
+        return _analyse(source, path, index, read_ignores(source) if ignores is None else ignores, modules)
 
 
-def _analyse(source: str, path: str, index: RuleIndex, ignores: Ignores) -> list[Finding]:
+def _analyse(source: str, path: str, index: RuleIndex, ignores: Ignores, modules: ProjectModules | None) -> list[Finding]:
     tree = ast.parse(source, filename=path)
     limit = sys.getrecursionlimit()
     if DEEP_RECURSION is not None and limit < DEEP_RECURSION:
         sys.setrecursionlimit(DEEP_RECURSION)
     try:
-        return Checker(tree, index, path, source.splitlines(), ignores).run()
+        return Checker(tree, index, path, source.splitlines(), ignores, modules).run()
     except RecursionError as exc:
         raise TooDeep from exc
     finally:
@@ -71,7 +75,9 @@ def _without_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def scan_file(file: Path, relative: str, index: RuleIndex) -> tuple[list[Finding], list[Skipped]]:
+def scan_file(
+    file: Path, relative: str, index: RuleIndex, modules: ProjectModules | None = None
+) -> tuple[list[Finding], list[Skipped]]:
     try:
         text = file.read_text("utf-8-sig")  # a byte-order mark is not Python
     except UnicodeDecodeError:
@@ -81,7 +87,7 @@ def scan_file(file: Path, relative: str, index: RuleIndex) -> tuple[list[Finding
     if not file.name.endswith(".ipynb"):
         try:
             ignores = read_ignores(text, index.known)
-            return scan_source(text, relative, index, ignores), _unknown(relative, ignores, lambda line: f"line {line}")
+            return scan_source(text, relative, index, ignores, modules), _unknown(relative, ignores, lambda line: f"line {line}")
         except SyntaxError as exc:
             return [], [Skipped(relative, syntax_problem(exc, text))]
         except TooDeep:
@@ -92,16 +98,18 @@ def scan_file(file: Path, relative: str, index: RuleIndex) -> tuple[list[Finding
         cells = code_cells(text)
     except NotebookError as exc:
         return [], [Skipped(relative, str(exc))]
-    return _scan_notebook(cells, relative, index)
+    return _scan_notebook(cells, relative, index, modules)
 
 
-def _scan_notebook(cells: list[Cell], relative: str, index: RuleIndex) -> tuple[list[Finding], list[Skipped]]:
+def _scan_notebook(
+    cells: list[Cell], relative: str, index: RuleIndex, modules: ProjectModules | None = None
+) -> tuple[list[Finding], list[Skipped]]:
     joined = join_cells(cells)
     skipped = [Skipped(relative, problem) for problem in joined.problems]
     ignores = read_ignores(joined.source, index.known)
     skipped += _unknown(relative, ignores, lambda line: "cell {}, line {}".format(*joined.origin[line - 1]))
     try:
-        found = scan_source(joined.source, relative, index, ignores)
+        found = scan_source(joined.source, relative, index, ignores, modules)
     except TooDeep:
         return [], [*skipped, Skipped(relative, "nested too deeply to analyse")]
     except (SyntaxError, ValueError, RecursionError) as exc:  # cells that parse alone but not together
@@ -127,10 +135,13 @@ def scan_project(
     config: ScanConfig | None = None,
     options: ScanOptions | None = None,
     known: Iterable[str] = (),
+    ends: Ends = (),
 ) -> tuple[list[Finding], list[Skipped]]:
     """`config` (exclusions, ignored changes, minimum confidence) defaults to no settings at all;
     `options` (cache, processes, progress) to no cache, one process per core, silence; `known`,
-    every id of the knowledge base, lets ignore comments naming no entry be reported."""
+    every id of the knowledge base, lets ignore comments naming no entry be reported; `ends`,
+    the moving packages' versions on each side (`rules.transition_ends`), lets code behind a
+    version guard that holds the same way on both sides be read as dead (none: all code runs)."""
     from auditor.scan.project import ScanOptions, scan_tree
 
-    return scan_tree(root, changes, config or ScanConfig(), options or ScanOptions(), frozenset(known))
+    return scan_tree(root, changes, config or ScanConfig(), options or ScanOptions(), frozenset(known), ends)
