@@ -141,6 +141,9 @@ class Condition:
     argument_dtype: tuple[tuple[str, ...], tuple[str, ...]] | None = None
     needs_usage: tuple[str, ...] = ()  # patterns ("attribute:grad") the hazard needs in view as well
     usage_scope: str = "function"  # where they are looked for: "function" or "module"
+    # "tensors": ruled out where an annotation in view declares the call's result to hold only
+    # tensors, plain values and tuples, lists, dicts of them (`scan.declared`)
+    unless_declared: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -100,6 +100,7 @@ def _match(raw: dict[str, Any]) -> Match:
         ),
         needs_usage=tuple(raw.get("needs_usage", ())),
         usage_scope=raw.get("usage_scope", "function"),
+        unless_declared=raw.get("unless_declared"),
     )
     return Match(
         call=raw.get("call"),

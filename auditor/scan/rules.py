@@ -11,6 +11,7 @@ from packaging.version import Version
 
 from auditor.models import Confidence, Match, SpecChange
 from auditor.scan.apis import INT_DTYPES, TYPED_CLASSES
+from auditor.scan.declared import declared, only_tensors
 from auditor.scan.dicts import Dicts, Keys
 from auditor.scan.names import Resolver
 from auditor.scan.scopes import Scope
@@ -335,6 +336,8 @@ def check(
             confidence = "low"  # its dtype is not in view
         elif family not in when.argument_dtype[1]:
             return None
+    if when.unless_declared == "tensors" and only_tensors(declared(call, scope), resolver, scope):
+        return None  # the code says it loads tensors only
     if when.needs_usage:
         where = region(scope, when.usage_scope)
         usages = usages or Usages()

@@ -16,6 +16,7 @@ MASKED_FILL = "torch-masked-fill-uint8-mask-raises"
 SCALER = "torch-cuda-amp-gradscaler-deprecated"
 GATHER = "torch-cuda-comm-gather-destination-minus-one-deprecated"
 REDUCE_RANGE = "torch-quantization-observer-reduce-range-deprecated"
+LOAD = "torch-load-weights-only-default-true"
 
 CASES = {
     "keys of dicts built in view decide keyword_present and keyword_absent": (PREFETCH, """
@@ -144,6 +145,53 @@ CASES = {
             mask = (mask == 0).view(shape).expand_as(scores)
             return scores.masked_fill(mask, torch.finfo(scores.dtype).min)
         """),
+    "a load whose result is declared to hold only tensors is not affected by weights_only=True": (LOAD, """
+        import collections
+        from typing import Any, Dict, List, Optional, OrderedDict, Tuple
+        import torch
+        from torch import Tensor
+
+        class Config: ...
+
+        def cached(path) -> Tuple[Tensor, Tensor]:  # Lightning's MNIST cache
+            res, exception = None, None
+            for _ in range(3):
+                try:
+                    res = torch.load(path)
+                except Exception as ex:
+                    exception = ex
+            if res is None:
+                raise exception
+            return res
+
+        def state(path) -> "OrderedDict[str, Tensor]":
+            return torch.load(path)
+
+        def mixed(path) -> Dict[str, Optional[List[torch.Tensor]]]:
+            return torch.load(path)
+
+        weights: Dict[str, torch.nn.Parameter] = torch.load("w.pt")
+        number: int | None = torch.load("n.pt")
+
+        def anything(path) -> Dict[str, Any]:
+            return torch.load(path)  # expect[medium]
+
+        def plain_dict(path) -> dict:
+            return torch.load(path)  # expect[medium]
+
+        def config(path) -> Config:
+            return torch.load(path)  # expect[medium]
+
+        def unpacked(path) -> Tensor:
+            checkpoint = torch.load(path)  # expect[medium]
+            checkpoint = checkpoint["model"]  # bound again: the annotation is of a part
+            return checkpoint
+
+        def undeclared(path):
+            return torch.load(path)  # expect[medium]
+
+        model = torch.load("model.pt")  # expect[medium]
+        """),
 }
 
 SUBCLASSES = """
@@ -167,3 +215,18 @@ def test_narrowed(kb: KnowledgeBase, name: str) -> None:
 
 def test_subclass_is_reported_only_for_unconditional_matchers(kb: KnowledgeBase) -> None:
     assert found(kb, SUBCLASSES, PREFETCH, PIN, SCALER) == expected(SUBCLASSES)
+
+
+def test_a_declared_load_still_warns_on_the_way_through_2_4(kb: KnowledgeBase) -> None:
+    """The 2.4 stage warns wherever `weights_only` is not passed, whatever the file holds: the
+    declaration narrows the 2.6 default flip only."""
+    source = """
+        import torch
+        from torch import Tensor
+        from typing import Tuple
+
+        def cached(path) -> Tuple[Tensor, Tensor]:
+            return torch.load(path)
+        """
+    assert found(kb, source, LOAD) == {}
+    assert found(kb, source, "torch-load-weights-only-default-warns") == {7: "medium"}
