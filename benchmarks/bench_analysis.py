@@ -20,11 +20,13 @@ from pathlib import Path
 
 from bench_scan import DEFAULT_TREE, TRANSFORMERS, prepare
 
+from packaging.version import Version
+
 from auditor.knowledge import KnowledgeBase
 from auditor.pipeline import scan_changes
 from auditor.scan.checker import Checker
 from auditor.scan.discover import discover
-from auditor.scan.rules import RuleIndex
+from auditor.scan.rules import RuleIndex, transition_ends
 
 
 def main() -> None:
@@ -36,7 +38,8 @@ def main() -> None:
     parser.add_argument("--to", dest="to_version", default="2.15")
     args = parser.parse_args()
     prepare(args.tree, TRANSFORMERS)
-    index = RuleIndex.build(scan_changes(KnowledgeBase.load(), "torch", args.from_version, args.to_version))
+    ends = transition_ends([("torch", Version(args.from_version), Version(args.to_version), None)])  # version guards read
+    index = RuleIndex.build(scan_changes(KnowledgeBase.load(), "torch", args.from_version, args.to_version), ends=ends)
     warnings.simplefilter("ignore")
     sources = []
     for file in discover(args.tree).files[:: args.every]:
