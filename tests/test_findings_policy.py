@@ -112,6 +112,8 @@ def test_low_confidence_stands_apart_in_every_format() -> None:
     sarif = json.loads(scan("2.0.1", "2.1.0", fmt="sarif").stdout)
     levels = {r["ruleId"]: r["level"] for r in sarif["runs"][0]["results"]}
     assert levels == {"torch-transformer-encoder-nested-tensor-warns": "note", "torch-onnx-default-opset-17": "warning"}
+    counts = document("2.0.1", "2.1.0")["counts"]
+    assert (counts["call_sites"], counts["low_confidence_call_sites"], counts["low_confidence_changes"]) == (1, 1, 1)
     annotations = scan("2.0.1", "2.1.0", fmt="github").stdout
     assert "TransformerEncoder" not in annotations and "torch-onnx-default-opset-17" in annotations
     assert "1 call site is at low confidence, not annotated" in annotations
@@ -160,3 +162,28 @@ def test_good_news_the_code_does_not_use_is_one_line() -> None:
     assert "1 crossed change(s) only help code that uses them, none here: torch-distributed-tensor-public" in text
     markdown = runner.invoke(app, [*args, "--format", "markdown"]).stdout
     assert "### Good news" not in markdown and "`torch-distributed-tensor-public`" in markdown
+
+
+def test_a_change_is_placed_by_severity_then_by_the_confidence_of_its_sites() -> None:
+    """1.12.1 -> 2.15.0: two HIGH changes, torch.load (2.6, medium-confidence site) and the ONNX
+    dynamo default (2.9, a high-confidence site): the confident one comes first, although
+    later, in text and Markdown; a low severity with high confidence stays after both."""
+    text = scan("1.12.1", "2.15.0", fmt="text").stdout
+    dynamo, load, autocast = (text.index(t) for t in ("torch-onnx-export-dynamo-default ·", "torch-load-weights-only-default-true ·", "torch-cuda-amp-autocast-deprecated ·"))
+    assert dynamo < load < autocast
+    markdown = scan("1.12.1", "2.15.0", fmt="markdown").stdout
+    assert markdown.index("### 🔴 torch.onnx.export uses the torch.export-based exporter") < markdown.index("### 🔴 torch.load defaults")
+
+
+def test_compare_counts_low_confidence_only_when_asked(tmp_path: Path) -> None:
+    """The exit code of `compare` (two locks) follows --fail-on-confidence like `scan`."""
+    old, new = tmp_path / "old.txt", tmp_path / "new.txt"
+    old.write_text("torch==2.0.1\n")
+    new.write_text("torch==2.1.0\n")
+    args = ["compare", str(old), str(new), "--project", str(PROJECT.parent / "findings-low"), "--no-cache", "--fail-on", "low"]
+    assert runner.invoke(app, args).exit_code == 0
+    assert runner.invoke(app, [*args, "--fail-on-confidence", "low"]).exit_code == 1
+    # bump.py's medium-confidence finding counts by default, not under `high`
+    confident = ["compare", str(old), str(new), "--project", str(PROJECT), "--no-cache", "--fail-on", "low"]
+    assert runner.invoke(app, confident).exit_code == 1
+    assert runner.invoke(app, [*confident, "--fail-on-confidence", "high"]).exit_code == 0
