@@ -320,6 +320,8 @@ def _any(tests: Sequence[_Test]) -> _Test:
 
 
 def _comparison(left: _Value | None, op: ast.cmpop, right: _Value | None) -> _Test | None:
+    if type(op) not in _OPERATORS:
+        return None  # `in`, `is`: not an order of versions
     if isinstance(left, _Literal) and isinstance(right, _Version):
         left, right, op = right, left, _FLIPPED[type(op)]()
     if not (isinstance(left, _Version) and isinstance(right, _Literal)):

@@ -146,6 +146,19 @@ def test_outcomes_that_depend_on_the_build_are_unknown(changes: tuple[SpecChange
     assert lines(source, changes, transition_ends([("torch", Version("1.9.0"), Version("2.6.0"), None)])) == [3]
 
 
+def test_tests_that_are_not_version_orders_are_unknown(changes: tuple[SpecChange, ...]) -> None:
+    source = """\
+    import sys, torch
+    A = B
+    B = A
+    if "1.1" in torch.__version__ or torch.__version__ is None or A or sys.version_info < (3, 0):
+        torch.cuda.amp.autocast()    # 5
+    if torch.__version__ >= "1.10" > "1.9" and not (torch.__version__ < (1, 10)):
+        torch.cuda.amp.autocast()    # 7: "1.10" > "1.9" compares no version: the chain is unknown
+    """
+    assert lines(source, changes, UP) == [5, 7]
+
+
 def test_another_package_or_no_version_is_unknown(changes: tuple[SpecChange, ...]) -> None:
     source = """\
     import numpy, torch
