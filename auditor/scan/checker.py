@@ -255,7 +255,7 @@ class Checker:
         if isinstance(node, ast.Name) and self.resolver.is_alias(node.id, self.scope):
             return False  # reported at its assignment or where it is called
         for rule in rules:
-            when = rule.match.when
+            when = replace(rule.match.when, unless_declared=None)  # a reference's result is declared nowhere
             if self.in_annotation and rule.change.kind != "removed":
                 continue
             if when == type(when)():

@@ -191,6 +191,7 @@ CASES = {
             return torch.load(path)  # expect[medium]
 
         model = torch.load("model.pt")  # expect[medium]
+        lazy: List[Tensor] = list(map(torch.load, ["a.pt"]))  # expect[low]
         """),
 }
 
