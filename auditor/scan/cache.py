@@ -35,7 +35,7 @@ from auditor.cachefiles import MAX_AGE_DAYS
 from auditor.models import Finding, Skipped, SpecChange
 from auditor.scan.modules import Dependency
 
-FORMAT = 3  # of the stored values; part of every key
+FORMAT = 4  # of the stored values; part of every key
 DATABASE = "scan.sqlite3"
 _BATCH = 500  # keys per SELECT, well under SQLite's limit on bound parameters
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# auditor's scan cache; see https://bford.info/cachedir/\n"
