@@ -384,12 +384,31 @@ class ProbeRun:
 
 
 @dataclass(frozen=True, slots=True)
+class FixCheck:
+    """A fix probe: the entry's probe rewritten by one mode of its `[fix]` and run (issue 15).
+    verified: keep-old printed on the new version what the original printed on the old one, or
+    adopt-new printed the same on both; ran: adopt-new ran on the one version `kb verify` has."""
+
+    mode: FixMode
+    status: Literal["verified", "ran", "failed", "skipped", "error"]
+    versions: tuple[str, ...] = ()  # the package versions it was run on (old, new; or the one)
+    outputs: tuple[str, ...] = ()  # what was compared, in the order of `versions`
+    reason: str | None = None
+
+    def summary(self) -> str:
+        """One line for reports: "keep-old verified on 1.12.1 / 1.13.0"."""
+        line = f"{self.mode} {self.status} on {' / '.join(self.versions)}" if self.versions else f"{self.mode} {self.status}"
+        return f"{line}: {self.reason}" if self.reason and self.status != "verified" else line
+
+
+@dataclass(frozen=True, slots=True)
 class ProbeOutcome:
     change: str
     status: Literal["confirmed", "not-reproduced", "error", "skipped"]
     old: ProbeRun | None = None
     new: ProbeRun | None = None
     reason: str | None = None
+    fixes: tuple[FixCheck, ...] = ()  # the entry's fix probes on the same two versions
 
 
 @dataclass(frozen=True, slots=True)

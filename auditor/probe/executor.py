@@ -14,7 +14,7 @@ import contextlib
 import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
@@ -23,6 +23,8 @@ from auditor.errors import ProbeError
 from auditor.models import ProbeOutcome, ProbeRun, SpecChange, Transition
 from auditor.probe.callsite import CallSite
 from auditor.probe.environments import Environment, Provisioner, Unavailable, existing
+from auditor.probe.fixprobe import ProbeRewrite, check_on_two, probe_id, rewrites
+from auditor.probe.fixprobe import Side as FixSide
 from auditor.probe.interpreters import Interpreter, discover, resolve
 from auditor.probe.normalize import normalise
 from auditor.probe.results import ResultCache, probe_key
@@ -154,6 +156,7 @@ def _probe_sides(
     requires = sorted({r for e in runnable if e.probe for r in e.probe.requires})
     packages = sorted({package, *requires})
     outcomes: list[ProbeOutcome] = []
+    fixes: dict[str, tuple[ProbeRewrite, ...]] = {}
     cache = ResultCache(root / "results" if settings.use_cache else None)
     pythons = settings.pythons or discover()
     # the Pythons every entry holds on come first, so both sides can share one
@@ -179,6 +182,8 @@ def _probe_sides(
         worth = [e for e in runnable if _judge(e, package, old, new, dry=True) is None]
         wanted = {e.id for e in worth}
         extra = {s.id: s.code for s in sites if s.finding.change in wanted}
+        fixes = {e.id: rewrites(e) for e in worth}
+        extra.update({probe_id(i, r.mode): r.code for i, found in fixes.items() for r in found if r.code is not None})
         old, new = (_run(side, package, worth, extra, packages, settings, cache, reporter) for side in (old, new))
         for site_id in extra:
             runs = [_site_run(side, package, site_id) for side in (old, new)]
@@ -187,8 +192,28 @@ def _probe_sides(
     for entry in runnable:
         outcome = _judge(entry, package, old, new)
         assert outcome is not None
-        outcomes.append(outcome)
+        outcomes.append(_with_fixes(outcome, entry, fixes.get(entry.id, ()), package, old, new))
     return outcomes
+
+
+def _with_fixes(
+    outcome: ProbeOutcome, entry: SpecChange, found: tuple[ProbeRewrite, ...], package: str, old: _Side, new: _Side
+) -> ProbeOutcome:
+    """The outcome with the entry's fix probes judged on the same two versions, where both
+    sides ran the entry's own probe."""
+    if not found or outcome.status not in ("confirmed", "not-reproduced"):
+        return outcome
+    sides = []
+    for side in (old, new):
+        assert side.environment is not None
+        installed = side.installed(package) or str(side.requested)
+        try:
+            version = Version(installed)
+        except InvalidVersion:
+            version = side.requested
+        roots = (str(side.environment.root),) if side.environment.root else ()
+        sides.append(FixSide(version, side.results.get(entry.id), side.results, roots))
+    return replace(outcome, fixes=tuple(check_on_two(entry, r, sides[0], sides[1]) for r in found))
 
 
 def _prefer(pythons: Sequence[Interpreter], version: str | None) -> tuple[Interpreter, ...]:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from packaging.version import Version
 
-from auditor.models import SpecChange
+from auditor.models import FixCheck, SpecChange
+from auditor.probe.fixprobe import ProbeRewrite, check_on_one, probe_id, rewrites
 from auditor.probe.runner import DEFAULT_MEMORY_LIMIT, ProbeResult, run_batch
 
 
@@ -18,6 +19,13 @@ class Verdict:
     status: Literal["pass", "fail", "skip", "error"]
     expected: str | None
     observed: str | None
+    fixes: tuple[FixCheck, ...] = ()  # the entry's fix probes on this version
+
+    @property
+    def failed(self) -> bool:
+        """The probe disagrees with the entry, or a fix probe failed (a fix whose probe cannot
+        be rewritten fails too, unless the fix says `probe = false`)."""
+        return self.status == "fail" or any(f.status in ("failed", "error") for f in self.fixes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +36,7 @@ class Verification:
 
     @property
     def failed(self) -> bool:
-        return any(v.status == "fail" for v in self.results)
+        return any(v.failed for v in self.results)
 
 
 def verify(
@@ -40,9 +48,29 @@ def verify(
     entries = [e for e in entries]
     packages = sorted({e.package for e in entries} | {r for e in entries if e.probe for r in e.probe.requires})
     runnable = {e.id: e.probe.code for e in entries if e.probe and not e.probe.skip}
+    fixes = {e.id: rewrites(e) for e in entries if e.probe and not e.probe.skip}
+    for entry_id, found in fixes.items():
+        runnable.update({probe_id(entry_id, r.mode): r.code for r in found if r.code is not None})
     batch = run_batch(runnable, packages, python, timeout, memory_limit=memory_limit)
-    verdicts = tuple(judge(entry, batch.packages, batch.python, batch.results.get(entry.id)) for entry in entries)
+    verdicts = tuple(
+        _with_fixes(judge(entry, batch.packages, batch.python, batch.results.get(entry.id)), entry,
+                    fixes.get(entry.id, ()), batch.packages, batch.results)
+        for entry in entries
+    )
     return Verification(batch.packages, batch.python, verdicts)
+
+
+def _with_fixes(
+    verdict: Verdict, entry: SpecChange, found: tuple[ProbeRewrite, ...], packages: dict[str, str | None],
+    results: dict[str, ProbeResult],
+) -> Verdict:
+    """The verdict with its fix probes judged, where the entry's own probe could be judged."""
+    installed = packages.get(entry.package)
+    if not found or verdict.status == "skip" or installed is None:
+        return verdict
+    version = Version(installed)
+    checks = tuple(check_on_one(entry, r, version, results.get(probe_id(entry.id, r.mode))) for r in found)
+    return replace(verdict, fixes=checks)
 
 
 def judge(

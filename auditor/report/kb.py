@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from auditor.models import SpecChange
 from auditor.probe.verify import Verification
+from auditor.report import serialize
 from auditor.report.json import dumps
 from auditor.report.serialize import change, envelope, transform
 
@@ -88,7 +89,8 @@ def verification(v: Verification, fmt: str) -> str:
         return dumps(envelope(
             package_versions=v.package_versions,
             python=v.python,
-            results=[{"id": r.id, "status": r.status, "expected": r.expected, "observed": r.observed}
+            results=[{"id": r.id, "status": r.status, "expected": r.expected, "observed": r.observed,
+                      "fixes": [serialize.fix_check(f) for f in r.fixes]}
                      for r in v.results],
         ))
     versions = ", ".join(f"{k} {val or '(not installed)'}" for k, val in sorted(v.package_versions.items()))
@@ -99,6 +101,14 @@ def verification(v: Verification, fmt: str) -> str:
             lines.append(f"      expected: {r.expected!r}\n      observed: {r.observed!r}")
         elif r.status == "skip":
             lines.append(f"      {r.observed}")
+        for f in r.fixes:
+            lines.append(f"      {'FIX FAIL' if f.status in ('failed', 'error') else 'fix'}: {f.summary()}")
+            if f.status in ("failed", "error") and f.outputs:
+                lines.append(f"        printed: {' / '.join(repr(o) for o in f.outputs)}")
     counts = {s: sum(r.status == s for r in v.results) for s in ("pass", "fail", "skip", "error")}
     lines.append(", ".join(f"{n} {s}" for s, n in counts.items()))
+    checks = [f for r in v.results for f in r.fixes]
+    if checks:
+        fix_counts = {s: sum(f.status == s for f in checks) for s in ("verified", "ran", "failed", "skipped", "error")}
+        lines.append("fix probes: " + ", ".join(f"{n} {s}" for s, n in fix_counts.items() if n))
     return "\n".join(lines) + "\n"

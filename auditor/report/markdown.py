@@ -230,7 +230,9 @@ def _probe_line(outcome: ProbeOutcome | None) -> str:
     if outcome is None:
         return "probe: not run"
     text = PROBE[outcome.status]
-    return f"{text} ({_md(outcome.reason)})" if outcome.reason else text
+    text = f"{text} ({_md(outcome.reason)})" if outcome.reason else text
+    fixes = "; ".join(_md(check.summary()) for check in outcome.fixes)
+    return f"{text}; fix {fixes}" if fixes else text
 
 
 def _details(change: SpecChange, sites: Sequence[Finding], outcome: ProbeOutcome | None) -> list[str]:

@@ -33,6 +33,8 @@ def _outcome(outcome: ProbeOutcome) -> list[str]:
     lines += _run("old", outcome.old) + _run("new", outcome.new)
     if outcome.reason:
         lines.append(f"    {outcome.reason}")
+    for check in outcome.fixes:
+        lines.append(f"    fix: {check.summary()}")
     return lines
 
 

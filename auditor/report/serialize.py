@@ -10,6 +10,7 @@ from auditor.models import (
     AuditResult,
     EnvironmentFinding,
     Finding,
+    FixCheck,
     GoodNews,
     Pin,
     ProbeOutcome,
@@ -111,8 +112,14 @@ def _run(run: ProbeRun | None) -> dict[str, Any] | None:
     return None if run is None else {"version": run.version, "output": run.output, "python": run.python}
 
 
+def fix_check(f: FixCheck) -> dict[str, Any]:
+    return {"mode": f.mode, "status": f.status, "versions": list(f.versions), "outputs": list(f.outputs),
+            "reason": f.reason, "summary": f.summary()}
+
+
 def probe(p: ProbeOutcome) -> dict[str, Any]:
-    return {"change": p.change, "status": p.status, "old": _run(p.old), "new": _run(p.new), "reason": p.reason}
+    return {"change": p.change, "status": p.status, "old": _run(p.old), "new": _run(p.new), "reason": p.reason,
+            "fixes": [fix_check(f) for f in p.fixes]}
 
 
 def skipped(s: Skipped) -> dict[str, Any]:

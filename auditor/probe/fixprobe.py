@@ -1,0 +1,153 @@
+"""Fix probes: an entry's own probe rewritten by each mode of its `[fix]` and run, to prove the
+rewrite (issue 15).
+
+Three runs make the proof on a transition old -> new: the original probe on old, the keep-old
+rewrite on new (it must print what the original printed on old), and the adopt-new rewrite on
+both (it must print the same on both). `kb verify` has one version only: there the keep-old
+rewrite must print what the probe claims for the other side of the change, and the adopt-new
+rewrite can only be seen to run (its output is shown; the comparison needs two versions).
+
+The rewrite is the engine's (`auditor.fix.rewrite_source`) on the probe's code, scanned with the
+entry's own matchers, at every confidence: the probe is the knowledge's code, not the project's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from packaging.version import Version
+
+from auditor.fix import findings_in_source, rewrite_source
+from auditor.models import FIX_MODES, FixCheck, FixMode, SpecChange, Transform, release
+from auditor.probe.normalize import normalise
+from auditor.probe.runner import ProbeResult
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeRewrite:
+    """One mode's rewrite of an entry's probe: the code, or why there is none."""
+
+    mode: FixMode
+    code: str | None
+    transforms: tuple[Transform, ...]  # the transforms applied, for their `requires`
+    reason: str | None = None  # why the probe could not be rewritten
+
+    def unmet(self, package: str, versions: tuple[Version, ...]) -> str | None:
+        """Why the rewritten code is not expected to run on one of `versions`, or None."""
+        for transform in self.transforms:
+            for version in versions:
+                if transform.requires is not None and not transform.requires.contains(release(version), prereleases=True):
+                    return f"the {self.mode} rewrite needs {package}{transform.requires}, which {version} is not"
+        return None
+
+
+def probe_id(entry_id: str, mode: FixMode) -> str:
+    """The id a fix probe runs under, beside its entry's own probe in the same batch."""
+    return f"{entry_id}#fix:{mode}"
+
+
+def rewrites(entry: SpecChange) -> tuple[ProbeRewrite, ...]:
+    """The rewrites of the entry's probe, one per mode its `[fix]` has; none when the entry has
+    no fix or no probe, or its fix says the probe cannot be rewritten (`probe = false`)."""
+    if entry.fix is None or entry.probe is None or not entry.fix.probe:
+        return ()
+    found: list[ProbeRewrite] = []
+    for mode in FIX_MODES:
+        if not entry.fix.transforms(mode):
+            continue
+        code = entry.probe.code
+        done = rewrite_source(code, findings_in_source(code, [entry]), [entry], mode, min_confidence="low")
+        if done.applied:
+            found.append(ProbeRewrite(mode, done.new_source, tuple(a.transform for a in done.applied)))
+            continue
+        why = "; ".join(dict.fromkeys(x.reason for x in done.left_alone)) or "no site in the probe that the fix rewrites"
+        found.append(ProbeRewrite(mode, None, (), f"the engine cannot rewrite the probe: {why}"))
+    return tuple(found)
+
+
+def _same(a: ProbeResult, b: ProbeResult, roots: list[str]) -> bool:
+    return normalise(a.observed, roots) == normalise(b.observed, roots)
+
+
+def _failed_run(result: ProbeResult | None) -> str | None:
+    if result is None:
+        return "the rewritten probe did not run"
+    if result.crashed or (result.error is not None and not result.output):
+        return f"the rewritten probe failed: {result.error}"
+    return None
+
+
+def check_on_one(entry: SpecChange, rewrite: ProbeRewrite, installed: Version, result: ProbeResult | None) -> FixCheck:
+    """`kb verify`: what one version can show. keep-old: on a version past the change (or
+    before it, for a change that hurts on downgrade) the rewrite prints what the probe claims
+    for the other side. adopt-new: the rewrite runs; its output is shown."""
+    assert entry.probe is not None
+    shown = (str(installed),)
+    if rewrite.code is None:
+        return FixCheck(rewrite.mode, "failed", shown, reason=rewrite.reason)
+    active = entry.active(installed)
+    if rewrite.mode == "keep-old":
+        could_be_new_end = entry.hazard in ("upgrade", "both") if active else entry.hazard in ("downgrade", "both")
+        if not could_be_new_end:
+            side = "past" if active else "before"
+            return FixCheck(rewrite.mode, "skipped", shown, reason=(
+                f"{entry.package} {installed} is {side} the change, where no transition this fix is for ends"))
+    unmet = rewrite.unmet(entry.package, (installed,))
+    if unmet:
+        return FixCheck(rewrite.mode, "skipped", shown, reason=unmet)
+    failure = _failed_run(result)
+    if failure is not None and not entry.probe.raises:
+        return FixCheck(rewrite.mode, "failed", shown, reason=failure)
+    assert result is not None
+    if rewrite.mode == "adopt-new":
+        return FixCheck(rewrite.mode, "ran", shown, (result.observed,),
+                        reason="the same output on both versions needs two versions (auditor probe)")
+    expected = entry.probe.expected(not active)
+    if normalise(result.observed, []) != normalise(expected, []):
+        return FixCheck(rewrite.mode, "failed", shown, (result.observed,),
+                        reason=f"expected {expected!r}, what the original shows on the other side of the change")
+    return FixCheck(rewrite.mode, "verified", shown, (result.observed,))
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """What one side of a transition ran: its version, the entry's original probe and the
+    rewritten probes' results, keyed by `probe_id`."""
+
+    version: Version
+    original: ProbeResult | None
+    results: dict[str, ProbeResult]
+    roots: tuple[str, ...] = ()
+
+
+def check_on_two(entry: SpecChange, rewrite: ProbeRewrite, old: Side, new: Side) -> FixCheck:
+    """`auditor probe`: keep-old on new prints what the original printed on old; adopt-new
+    prints the same on old and new."""
+    shown = (str(old.version), str(new.version))
+    if rewrite.code is None:
+        return FixCheck(rewrite.mode, "failed", shown, reason=rewrite.reason)
+    ends = (old.version, new.version)
+    unmet = rewrite.unmet(entry.package, ends)
+    if unmet:
+        return FixCheck(rewrite.mode, "skipped", shown, reason=unmet)
+    key = probe_id(entry.id, rewrite.mode)
+    roots = [*old.roots, *new.roots]
+    if rewrite.mode == "keep-old":
+        before, after = old.original, new.results.get(key)
+        if before is None or _failed_run(before) is not None:
+            return FixCheck(rewrite.mode, "error", shown, reason=f"the original probe gave nothing to compare on {old.version}")
+    else:
+        before, after = old.results.get(key), new.results.get(key)
+        failure = _failed_run(before)
+        if failure is not None:
+            return FixCheck(rewrite.mode, "failed", shown, reason=f"{old.version}: {failure}")
+    failure = _failed_run(after)
+    if failure is not None:
+        return FixCheck(rewrite.mode, "failed", shown, reason=f"{new.version}: {failure}")
+    assert before is not None and after is not None
+    outputs = (before.observed, after.observed)
+    if not _same(before, after, roots):
+        what = ("the keep-old rewrite on the new version does not print what the original printed on the old one"
+                if rewrite.mode == "keep-old" else "the adopt-new rewrite prints differently on the two versions")
+        return FixCheck(rewrite.mode, "failed", shown, outputs, reason=what)
+    return FixCheck(rewrite.mode, "verified", shown, outputs)
