@@ -304,7 +304,11 @@ def destination(output: Path | None) -> Iterator[TextIO]:
         raise UsageError(f"cannot write: {exc.strerror or exc}", output) from exc
 
 
-def render(result: AuditResult, fmt: ReportFormat, output: Path | None, project: Path | None = None) -> None:
+def render(
+    result: AuditResult, fmt: ReportFormat, output: Path | None, project: Path | None = None,
+    locks: tuple[Path, Path] | None = None,
+) -> None:
+    """`locks`: the two lockfiles compared, for the `auditor fix` command a suggested fix shows."""
     options: dict[str, Any] = {}
     if fmt is ReportFormat.text:
         options["color"] = output is None and sys.stdout.isatty() and wants_color()
@@ -312,6 +316,16 @@ def render(result: AuditResult, fmt: ReportFormat, output: Path | None, project:
         options["prefix"] = repository_prefix(project)
     elif fmt is ReportFormat.markdown:
         options["links"] = actions_links(project)
+    if project is not None and project.is_dir() and result.findings:
+        from auditor.fix import fix_project
+        from auditor.report.suggest import fix_command, suggestions
+
+        if fmt is ReportFormat.sarif:
+            options["fixes"] = fix_project(result, project, "keep-old")
+        elif fmt is ReportFormat.markdown:
+            shown = (str(locks[0]), str(locks[1])) if locks is not None else None
+            options["suggested"] = suggestions(result, project, "keep-old",
+                                               command=fix_command(result, str(project), "keep-old", shown))
     with destination(output) as out:
         WRITERS[fmt.value](result, out, **options)
 
@@ -393,7 +407,7 @@ def compare(
         )
         if settings is not None:
             result = run_probes(result, settings, project)
-    render(result, fmt, output, project)
+    render(result, fmt, output, project, (old, new) if old is not None and new is not None else None)
     raise typer.Exit(exit_code(result, fail_on, fail_on_confidence))
 
 

@@ -8,8 +8,9 @@ then counts only), never cut in the middle of a table.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from urllib.parse import quote
 
 from auditor import __version__
@@ -23,6 +24,7 @@ from auditor.models import (
     rank,
 )
 from auditor.report.serialize import version_label
+from auditor.report.suggest import Suggestion
 from auditor.report.summary import Group, call_sites, files, is_low, layout, tally
 
 GITHUB_COMMENT_LIMIT = 65_536
@@ -271,8 +273,25 @@ def _details(change: SpecChange, sites: Sequence[Finding], outcome: ProbeOutcome
     return body
 
 
+def _suggested(s: Suggestion) -> list[str]:
+    """The engine's rewrite of this change's call sites, collapsed: the diff and the command."""
+    left = f"; {_plural(s.left_alone, 'call site')} left alone (`auditor fix` says why)" if s.left_alone else ""
+    return [
+        f"<details><summary>Suggested fix ({s.mode}: {_plural(s.rewritten, 'call site')} rewritten{left})</summary>",
+        "",
+        _fence(s.diff.rstrip("\n"), "diff"),
+        "",
+        "Apply it locally:",
+        "",
+        _fence(s.command, "sh"),
+        "",
+        "</details>",
+    ]
+
+
 def _change_section(
-    change: SpecChange, sites: Sequence[Finding], result: AuditResult, links: Links | None, budget: _Budget
+    change: SpecChange, sites: Sequence[Finding], result: AuditResult, links: Links | None, budget: _Budget,
+    suggested: Mapping[str, Suggestion],
 ) -> list[str]:
     outcome = next((p for p in result.probes if p.change == change.id), None)
     flavour = "silent: results change, nothing raises" if change.silent else "loud: raises or warns"
@@ -295,6 +314,8 @@ def _change_section(
     head += [""] + _table(sites, links, budget.rows)
     if budget.details:
         head += [""] + _details(change, sites, outcome)
+        if change.id in suggested:
+            head += [""] + _suggested(suggested[change.id])
     else:
         fix = f"Fix: keep the old behaviour with {_code(change.docs.keep_old)}"
         if change.references:
@@ -376,7 +397,10 @@ def _skipped(result: AuditResult) -> list[str]:
     return lines + ["", "</details>"]
 
 
-def _document(result: AuditResult, links: Links | None, notes: Sequence[str], budget: _Budget) -> str:
+def _document(
+    result: AuditResult, links: Links | None, notes: Sequence[str], budget: _Budget,
+    suggested: Mapping[str, Suggestion] = MappingProxyType({}),
+) -> str:
     plan = layout(result)
     parts: list[str] = [HEADING, ""]
     if notes:
@@ -386,7 +410,7 @@ def _document(result: AuditResult, links: Links | None, notes: Sequence[str], bu
     if summary:
         parts += ["  \n".join(summary), ""]
     for group in plan.confident:
-        parts += _change_section(group.change, group.sites, result, links, budget) + [""]
+        parts += _change_section(group.change, group.sites, result, links, budget, suggested) + [""]
     if plan.low:
         parts += _low(plan.low) + [""]
     if result.good_news:
@@ -419,15 +443,18 @@ def render(
     links: Links | None = None,
     notes: Sequence[str] = (),
     max_length: int = GITHUB_COMMENT_LIMIT,
+    suggested: Mapping[str, Suggestion] = MappingProxyType({}),
 ) -> str:
     """The report in GitHub-flavoured Markdown, no longer than `max_length` when it can be.
 
     `links` turns locations into links at the head commit; `notes` are short lines shown
     under the heading (the bump a PR names, the lockfiles that changed), after the result's own.
+    `suggested`: per change id, the engine's rewrite (report/suggest.py), shown collapsed
+    under the change's details.
     """
     notes = [*result.notes, *notes]
     for budget in _BUDGETS:
-        text = _document(result, links, notes, budget)
+        text = _document(result, links, notes, budget, suggested)
         if len(text) <= max_length:
             return text
     return _minimal(result, notes, max_length)

@@ -15,9 +15,11 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from auditor import __version__
+from auditor.fix.model import FixResult
 from auditor.models import AuditResult, Finding, SpecChange, rank
 from auditor.report import json as json_report
 from auditor.report.serialize import transition
+from auditor.report.suggest import Replacement, site_fixes
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {"high": "error", "medium": "warning", "low": "note"}
@@ -121,8 +123,23 @@ def _result(f: Finding, change: SpecChange, index: int, prefix: str, occurrence:
     }
 
 
-def document(result: AuditResult, prefix: str = "") -> dict[str, Any]:
+def _fix(uri: str, description: str, found: list[Replacement]) -> dict[str, Any]:
+    return {
+        "description": {"text": description},
+        "artifactChanges": [{
+            "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
+            "replacements": [r.sarif() for r in found],
+        }],
+    }
+
+
+def document(result: AuditResult, prefix: str = "", fixes: FixResult | None = None) -> dict[str, Any]:
+    """`fixes`: the engine's rewrite of the findings (`auditor fix`, nothing written); each
+    call site it rewrote gets a SARIF `fixes` entry with the replaced lines."""
     changes = sorted(result.changes, key=lambda c: c.id)
+    by_site = site_fixes(fixes) if fixes is not None else {}
+    transforms = {(a.finding.path, a.finding.line, a.finding.column, a.finding.change): a.transform
+                  for a in (fixes.applied if fixes is not None else ())}
     index = {c.id: i for i, c in enumerate(changes)}
     seen: Counter[tuple[str, ...]] = Counter()
     results = []
@@ -131,7 +148,13 @@ def document(result: AuditResult, prefix: str = "") -> dict[str, Any]:
         key = (f.change, uri, str(f.cell), f.symbol, " ".join(f.snippet.split()))
         occurrence = seen[key]
         seen[key] += 1
-        results.append(_result(f, result.change(f.change), index[f.change], prefix, occurrence))
+        item = _result(f, result.change(f.change), index[f.change], prefix, occurrence)
+        site = (f.path, f.line, f.column, f.change)
+        if site in by_site and fixes is not None:
+            transform = transforms[site]
+            described = f"auditor fix --{fixes.mode}: {transform.note or transform.action}"
+            item["fixes"] = [_fix(uri, described, by_site[site])]
+        results.append(item)
     notifications = [
         {"descriptor": {"id": e.kind}, "level": LEVEL[e.severity], "message": {"text": e.message}}
         for e in result.environment
@@ -164,9 +187,9 @@ def document(result: AuditResult, prefix: str = "") -> dict[str, Any]:
     }
 
 
-def render(result: AuditResult, prefix: str = "") -> str:
-    return json_report.dumps(document(result, prefix))
+def render(result: AuditResult, prefix: str = "", fixes: FixResult | None = None) -> str:
+    return json_report.dumps(document(result, prefix, fixes))
 
 
-def write(result: AuditResult, out: TextIO, prefix: str = "") -> None:
-    json_report.dump(document(result, prefix), out)
+def write(result: AuditResult, out: TextIO, prefix: str = "", fixes: FixResult | None = None) -> None:
+    json_report.dump(document(result, prefix, fixes), out)

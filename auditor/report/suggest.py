@@ -1,0 +1,125 @@
+"""Suggested fixes for reviewers (issue 15): the engine's rewrite of a report's findings, per
+change (the Markdown comment's "Suggested fix" blocks) and per call site (SARIF `fixes`).
+
+Nothing is written: the rewrite is made in memory from the project's files, as `auditor fix
+--diff` makes it, and shown with the command that applies it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import shlex
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from auditor.fix import fix_project, unified_diff
+from auditor.fix.model import FileRewrite, FixResult
+from auditor.models import AuditResult, FixMode
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    """One change's rewrite in one mode: the diff, how many call sites it rewrites, and how
+    many it leaves alone."""
+
+    change: str
+    mode: FixMode
+    diff: str
+    rewritten: int
+    left_alone: int
+    command: str  # the `auditor fix ... --write` that applies it locally
+
+
+def fix_command(result: AuditResult, project: str, mode: FixMode, locks: tuple[str, str] | None = None) -> str:
+    """The command that makes this rewrite: with the locks when the report compared two, else
+    the transition's versions (`--from/--to`, one package)."""
+    flag = f"--{mode}"
+    if locks is not None:
+        old, new = (shlex.quote(p) for p in locks)
+        return f"auditor fix {old} {new} --project {shlex.quote(project)} {flag} --write"
+    moved = [t for t in result.transitions if t.old is not None and t.new is not None]
+    if not moved:
+        return f"auditor fix OLD_LOCK NEW_LOCK --project {shlex.quote(project)} {flag} --write"
+    t = moved[0]
+    package = "" if t.package == "torch" else f" --package {t.package}"
+    return f"auditor fix --from {t.old} --to {t.new}{package} {shlex.quote(project)} {flag} --write"
+
+
+def suggestions(
+    result: AuditResult,
+    root: Path,
+    mode: FixMode = "keep-old",
+    min_confidence: str = "high",
+    command: str | None = None,
+) -> dict[str, Suggestion]:
+    """Per crossed change with at least one call site the fix rewrites: its own diff (only its
+    call sites rewritten, so each block applies alone)."""
+    found: dict[str, Suggestion] = {}
+    for change in dict.fromkeys(f.change for f in result.findings):
+        alone = replace(result, findings=tuple(f for f in result.findings if f.change == change))
+        fixed = fix_project(alone, root, mode, min_confidence)
+        if not fixed.applied:
+            continue
+        found[change] = Suggestion(
+            change, mode, unified_diff(fixed), len(fixed.applied), len(fixed.left_alone),
+            command or fix_command(result, str(root), mode),
+        )
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Replacement:
+    """Whole lines of a file replaced: `start`..`end` (1-based, inclusive; `end` = `start` - 1
+    for an insertion before `start`) by `text` (lines joined, no final line break)."""
+
+    start: int
+    end: int
+    text: str
+    end_column: int = 1  # just past the last replaced character of line `end` (1 for an insertion)
+
+    def sarif(self) -> dict[str, object]:
+        """As a SARIF replacement: the old lines' characters (without the last line break) and
+        the new ones; an insertion puts its lines and a line break before line `start`."""
+        if self.end < self.start:
+            region = {"startLine": self.start, "startColumn": 1, "endLine": self.start, "endColumn": 1}
+            return {"deletedRegion": region, "insertedContent": {"text": self.text + "\n"}}
+        region = {"startLine": self.start, "startColumn": 1, "endLine": self.end, "endColumn": self.end_column}
+        return {"deletedRegion": region, "insertedContent": {"text": self.text}}
+
+
+def replacements(file: FileRewrite) -> list[Replacement]:
+    """The changed line ranges of a module's rewrite, in order (none for a notebook: its cells'
+    lines are not lines of the .ipynb file)."""
+    if not file.changed or file.cells:
+        return []
+    old, new = file.old_text.splitlines(), file.new_text.splitlines()
+    found = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "replace" and i2 - i1 == j2 - j1:  # line for line: one replacement a line, one a site
+            found += [Replacement(i + 1, i + 1, new[j], len(old[i]) + 1) for i, j in zip(range(i1, i2), range(j1, j2))]
+        elif tag != "equal":
+            found.append(Replacement(i1 + 1, i2, "\n".join(new[j1:j2]), len(old[i2 - 1]) + 1 if i2 > i1 else 1))
+    return found
+
+
+def site_fixes(fixed: FixResult) -> dict[tuple[str, int, int, str], list[Replacement]]:
+    """Per rewritten call site (path, line, column, change): the replacements that make its
+    rewrite. A change covering the site's line is its own; an insertion above every site (the
+    imports the rewrite added) goes with each; another insertion (a new line inside a call laid
+    out one argument a line) with the nearest site above it."""
+    found: dict[tuple[str, int, int, str], list[Replacement]] = {}
+    for file in fixed.changed:
+        ranges = replacements(file)
+        sites = sorted({(a.finding.line, a.finding.column, a.finding.change): a.finding for a in file.applied}.values(),
+                       key=lambda f: (f.line, f.column))
+        if not ranges or not sites:
+            continue
+        first = sites[0].line
+        imports = [r for r in ranges if r.end < r.start and r.start <= first]
+        for f in sites:
+            own = [r for r in ranges if r.start <= f.line <= r.end]
+            own += [r for r in ranges if r.end < r.start and r.start > first
+                    and max((s.line for s in sites if s.line < r.start), default=0) == f.line]
+            if own:
+                found[(f.path, f.line, f.column, f.change)] = [*imports, *sorted(own, key=lambda r: r.start)]
+    return found
