@@ -717,6 +717,9 @@ def github_command(
     new_version: Annotated[str | None, typer.Option(envvar="AUDITOR_NEW_VERSION", help="dependabot/fetch-metadata new-version.")] = None,
     python: Annotated[str | None, typer.Option("--python-version", envvar="AUDITOR_PYTHON_VERSION", callback=python_version,
                                                help="The project's Python.")] = None,
+    fix: Annotated[str, typer.Option(envvar="AUDITOR_FIX", help=(
+        "keep-old or adopt-new: commit that rewrite to the PR's branch when it is a bot's (dependabot/, renovate/) "
+        "and the token may push; empty: none."))] = "",
 ) -> None:
     """What the GitHub Action runs: audit the PR's lockfile changes, write the summary, outputs and comment."""
     import os
@@ -740,6 +743,7 @@ def github_command(
         probe=(lambda result, scanned: run_probes(result, probe_settings(cache_dir=None, no_cache=False), scanned))
         if probe else None,
         confidence=fail_on_confidence.value,
+        fix=action.fix_mode(fix),
     )
     try:
         done = action.run(env, options, knowledge())
@@ -757,6 +761,8 @@ def github_command(
     typer.echo(f"auditor: {transitions}; {len(done.result.changes)} change(s), {counts.call_sites} call site(s){low}")
     if done.comment is not None and done.comment.url:
         typer.echo(f"auditor: PR comment {done.comment.action}: {done.comment.url}")
+    if done.fix_commit is not None and done.fix_commit.sha:
+        typer.echo(f"auditor: fix commit {done.fix_commit.sha} pushed ({done.fix_commit.rewritten} call site(s) rewritten)")
     raise typer.Exit(exit_code(done.result, fail_on, fail_on_confidence))
 
 

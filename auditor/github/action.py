@@ -18,15 +18,18 @@ from packaging.version import InvalidVersion, Version
 
 from auditor import pipeline
 from auditor.errors import AuditorError, UsageError
+from auditor.fix import fix_project
 from auditor.github.api import GitHubAPIError, GitHubClient
 from auditor.github.bump import Bump, BumpInfo, parse_bump
 from auditor.github.comment import MARKER, CommentResult, add_labels, upsert_comment
 from auditor.github.event import ActionsEnv, append_summary, pull_request, push_range, write_outputs
+from auditor.github.fixcommit import FixCommit, commit_fix
 from auditor.gitrange import check_rev, root
 from auditor.knowledge import KnowledgeBase
-from auditor.models import AuditResult, Transition
+from auditor.models import AuditResult, FixMode, Transition
 from auditor.report import markdown, sarif
 from auditor.report.serialize import transition as transition_data
+from auditor.report.suggest import fix_command, suggestions
 from auditor.report.summary import tally
 
 CommentMode = Literal["always", "on-findings", "never"]
@@ -63,6 +66,7 @@ class ActionOptions:
     metadata: tuple[Bump, ...] = ()  # from dependabot/fetch-metadata, when given
     probe: Callable[[AuditResult, Path | None], AuditResult] | None = None  # the CLI's --probe; gets the scanned tree
     confidence: str = "medium"  # findings below it are listed apart and do not count (--fail-on-confidence)
+    fix: FixMode | None = None  # commit this rewrite to a bot's bump branch (fixcommit.py)
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,7 @@ class ActionRun:
     prefix: str = ""
     comment: CommentResult | None = None
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    fix_commit: FixCommit | None = None
 
 
 def _bump_transitions(bumps: Sequence[Bump], kb: KnowledgeBase) -> list[tuple[Transition, str | None]]:
@@ -127,10 +132,21 @@ def _relative(path: Path, start: Path) -> str:
     return "" if rel == "." else rel + "/"
 
 
+def fix_mode(text: str) -> FixMode | None:
+    value = text.strip().lower()
+    if value in ("", "none", "false", "no", "off", "never"):
+        return None
+    if value in ("keep-old", "adopt-new"):
+        return "keep-old" if value == "keep-old" else "adopt-new"
+    raise UsageError(f"--fix: expected keep-old, adopt-new or nothing, got {text!r}")
+
+
 def _outputs(
-    result: AuditResult, comment: CommentResult | None, lockfiles: Sequence[str], confidence: str = "medium"
+    result: AuditResult, comment: CommentResult | None, lockfiles: Sequence[str], confidence: str = "medium",
+    fix_commit: FixCommit | None = None,
 ) -> dict[str, str]:
     return {
+        "fix-commit": (fix_commit.sha or "") if fix_commit else "",
         "findings": str(tally(result).call_sites),
         "changes": str(len(result.changes)),
         "severity": result.worst_severity(confidence),
@@ -200,8 +216,23 @@ def run(env: ActionsEnv, options: ActionOptions, kb: KnowledgeBase) -> ActionRun
         if env.repository and (head or env.sha) else None
     )
     notes = _notes(info)
-    comment_text = markdown.render(result, links, notes, markdown.GITHUB_COMMENT_LIMIT - len(MARKER) - 1)
-    summary_text = markdown.render(result, links, notes, SUMMARY_LIMIT)
+    # what the rewrite would be, read before a fix commit changes the files
+    mode: FixMode = options.fix or "keep-old"
+    shown = options.project.as_posix()
+    suggested = suggestions(result, project, mode, command=fix_command(result, shown, mode)) if result.findings else {}
+    sarif_fixes = fix_project(result, project, mode) if options.sarif is not None and result.findings else None
+    client = GitHubClient(env.api_url, env.token) if env.token and env.repository else None
+    committed: FixCommit | None = None
+    if options.fix is not None and pr is not None and result.findings:
+        committed = commit_fix(repo, project, pr, result, options.fix, client, env.repository)
+        if committed.sha is not None:
+            said = (f"auditor pushed {committed.sha[:12]} to {pr.head_ref}: the {options.fix} rewrite of "
+                    f"{committed.rewritten} call site(s); the report below is of the code before it")
+            notes += (said,)
+        elif committed.reason is not None:
+            warnings.append(committed.reason)
+    comment_text = markdown.render(result, links, notes, markdown.GITHUB_COMMENT_LIMIT - len(MARKER) - 1, suggested)
+    summary_text = markdown.render(result, links, notes, SUMMARY_LIMIT, suggested)
 
     if env.step_summary is not None:
         try:
@@ -214,7 +245,7 @@ def run(env: ActionsEnv, options: ActionOptions, kb: KnowledgeBase) -> ActionRun
         if not env.token or not env.repository:
             warnings.append("no GITHUB_TOKEN or GITHUB_REPOSITORY: the PR comment was not written")
         else:
-            client = GitHubClient(env.api_url, env.token)
+            assert client is not None
             counted = result.counted(options.confidence)
             create = options.comment == "always" or bool(counted or result.environment)
             try:
@@ -229,11 +260,11 @@ def run(env: ActionsEnv, options: ActionOptions, kb: KnowledgeBase) -> ActionRun
 
     if options.sarif is not None:
         try:
-            options.sarif.write_text(sarif.render(result, prefix), "utf-8")
+            options.sarif.write_text(sarif.render(result, prefix, sarif_fixes), "utf-8")
         except OSError as exc:
             raise UsageError(f"cannot write: {exc.strerror or exc}", options.sarif) from exc
 
-    outputs = _outputs(result, comment, lockfiles, options.confidence)
+    outputs = _outputs(result, comment, lockfiles, options.confidence, committed)
     if env.output is not None:
         try:
             write_outputs(env.output, outputs)
@@ -242,4 +273,4 @@ def run(env: ActionsEnv, options: ActionOptions, kb: KnowledgeBase) -> ActionRun
 
     if env.token:  # defence in depth: nothing we print may carry the token
         warnings = [w.replace(env.token, "***") for w in warnings]
-    return ActionRun(result, summary_text, lockfiles, outputs, prefix, comment, tuple(warnings))
+    return ActionRun(result, summary_text, lockfiles, outputs, prefix, comment, tuple(warnings), committed)

@@ -51,6 +51,7 @@ class FakeGitHub:
     script: list[Scripted] = field(default_factory=list)
     bodies: list[str] = field(default_factory=list)  # raw request bodies, to look for leaks
     next_id: int = 1000
+    permissions: dict[str, bool] | None = None  # GET /repos/{REPOSITORY}'s `permissions`, when set
 
     def fail(self, method: str, path: str, status: int, body: Any = None,
              headers: dict[str, str] | None = None, times: int = 1) -> None:
@@ -117,6 +118,9 @@ def _handler(state: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                     return self._send(404, {"message": "Not Found"})
                 comment["body"] = payload["body"]
                 return self._send(200, comment)
+            if path == f"/repos/{REPOSITORY}" and method == "GET":
+                extra = {"permissions": state.permissions} if state.permissions is not None else {}
+                return self._send(200, {"full_name": REPOSITORY, **extra})
             if _LABELS.match(path) and method == "POST":
                 state.labels += payload["labels"]
                 return self._send(200, [{"name": n} for n in state.labels])
