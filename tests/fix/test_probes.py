@@ -1,6 +1,6 @@
 """Each shipped fix rewrites its own entry's probe, and the rewrite behaves as the mode says
 on the installed torch (2.13.0, the new side of every entry it is active on): keep-old prints
-the probe's `before`, adopt-new its `after`."""
+the probe's `before` (for a change that hurts on upgrade), adopt-new runs cleanly."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ def _runnable(e: SpecChange, mode: FixMode) -> bool:
         e.package == "torch" and e.fix is not None and bool(e.fix.transforms(mode)) and e.fix.probe
         and e.probe is not None and not e.probe.skip and not e.probe.requires
         and e.probe.unusable_on(INSTALLED) is None and e.applies_to_python(python) and e.active(INSTALLED)
+        and (mode == "adopt-new" or e.hazard in ("upgrade", "both"))  # keep-old of a downgrade ends below it
     )
 
 
@@ -44,5 +45,8 @@ def test_each_fix_rewrites_its_probe_and_the_rewrite_prints_what_the_mode_promis
     batch = run_batch(codes, ["torch"], timeout=600)
     for e in entries:
         assert e.probe is not None
-        expected = e.probe.before if mode == "keep-old" else e.probe.after
-        assert batch.results[e.id].observed == expected, (e.id, codes[e.id])
+        if mode == "keep-old":
+            assert batch.results[e.id].observed == e.probe.before, (e.id, codes[e.id])
+        else:  # the same on both versions, which one version cannot show (tests/probe/test_fix_probes.py
+            # runs two); a renamed deprecated call prints `before` (no warning), a new keyword `after`
+            assert batch.results[e.id].error is None and batch.results[e.id].observed, (e.id, codes[e.id])
