@@ -31,7 +31,7 @@ def test_probe_writes_the_contract_json_and_says_why_a_side_cannot_be_built(scra
     assert document["transitions"] == [{"package": "torch", "from": "1.12.1", "to": "2.13.0",
                                         "direction": "upgrade", "environment": None}]
     floor = next(p for p in document["probes"] if p["change"] == "torch-floor-divide-rounds-toward-floor")
-    assert set(floor) == {"change", "status", "old", "new", "reason"}
+    assert set(floor) == {"change", "status", "old", "new", "reason", "fixes"}  # fixes: issue 15, an addition
     assert floor["status"] == "skipped" and floor["reason"].startswith("torch 1.12.1: cannot install torch 1.12.1")
     assert all(p["status"] == "skipped" and p["reason"] for p in document["probes"])
 
