@@ -5,6 +5,9 @@ or given), every probe batched in one interpreter per side, results cached, and 
 outcome: confirmed (each side shows what the entry claims for its version), not-reproduced (with
 both outputs), error (a probe crashed, hung or raised), or skipped (with the reason).
 
+An entry with a `[fix]` also has its probe rewritten by each mode and run in the same batches
+(fixprobe.py); the outcome carries the verdicts ("keep-old verified on 1.12.1 / 1.13.0").
+
 Probes are the knowledge base's code only; the project's code is never executed.
 """
 
