@@ -26,7 +26,7 @@ from auditor.errors import ProbeError
 from auditor.models import ProbeOutcome, ProbeRun, SpecChange, Transition
 from auditor.probe.callsite import CallSite
 from auditor.probe.environments import Environment, Provisioner, Unavailable, existing
-from auditor.probe.fixprobe import ProbeRewrite, check_on_two, probe_id, rewrites
+from auditor.probe.fixprobe import ProbeRewrite, check_on_two, for_transition, probe_id, rewrites
 from auditor.probe.fixprobe import Side as FixSide
 from auditor.probe.interpreters import Interpreter, discover, resolve
 from auditor.probe.normalize import normalise
@@ -195,7 +195,8 @@ def _probe_sides(
     for entry in runnable:
         outcome = _judge(entry, package, old, new)
         assert outcome is not None
-        outcomes.append(_with_fixes(outcome, entry, fixes.get(entry.id, ()), package, old, new))
+        checks = for_transition(entry, fixes.get(entry.id, ()), transition)
+        outcomes.append(_with_fixes(outcome, entry, checks, package, old, new))
     return outcomes
 
 

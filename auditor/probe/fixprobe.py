@@ -13,24 +13,31 @@ entry's own matchers, at every confidence: the probe is the knowledge's code, no
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from packaging.version import Version
 
-from auditor.fix import findings_in_source, rewrite_source
-from auditor.models import FIX_MODES, FixCheck, FixMode, SpecChange, Transform, release
+from auditor.fix import rewrite_probe
+from auditor.models import FIX_MODES, FixCheck, FixMode, SpecChange, Transform, Transition, release
 from auditor.probe.normalize import normalise
 from auditor.probe.runner import ProbeResult
 
 
 @dataclass(frozen=True, slots=True)
 class ProbeRewrite:
-    """One mode's rewrite of an entry's probe: the code, or why there is none."""
+    """One table's rewrite of an entry's probe: the code, or why there is none. `mode` is what
+    the check proves; `table` is the `[fix]` table the code comes from: the same, except on a
+    downgrade out of a change that hurts both ways, where the engine swaps them (plan._table)."""
 
     mode: FixMode
     code: str | None
     transforms: tuple[Transform, ...]  # the transforms applied, for their `requires`
     reason: str | None = None  # why the probe could not be rewritten
+    table: FixMode | None = None  # None: the table of `mode`
+
+    @property
+    def source(self) -> FixMode:
+        return self.table or self.mode
 
     def unmet(self, package: str, versions: tuple[Version, ...]) -> str | None:
         """Why the rewritten code is not expected to run on one of `versions`, or None."""
@@ -47,7 +54,7 @@ def probe_id(entry_id: str, mode: FixMode) -> str:
 
 
 def rewrites(entry: SpecChange) -> tuple[ProbeRewrite, ...]:
-    """The rewrites of the entry's probe, one per mode its `[fix]` has; none when the entry has
+    """The rewrites of the entry's probe, one per table its `[fix]` has; none when the entry has
     no fix or no probe, or its fix says the probe cannot be rewritten (`probe = false`)."""
     if entry.fix is None or entry.probe is None or not entry.fix.probe:
         return ()
@@ -55,14 +62,27 @@ def rewrites(entry: SpecChange) -> tuple[ProbeRewrite, ...]:
     for mode in FIX_MODES:
         if not entry.fix.transforms(mode):
             continue
-        code = entry.probe.code
-        done = rewrite_source(code, findings_in_source(code, [entry]), [entry], mode, min_confidence="low")
-        if done.applied:
+        done = rewrite_probe(entry, mode)
+        if done is not None and done.applied:
             found.append(ProbeRewrite(mode, done.new_source, tuple(a.transform for a in done.applied)))
             continue
-        why = "; ".join(dict.fromkeys(x.reason for x in done.left_alone)) or "no site in the probe that the fix rewrites"
+        left = done.left_alone if done is not None else ()
+        why = "; ".join(dict.fromkeys(x.reason for x in left)) or "no site in the probe that the fix rewrites"
         found.append(ProbeRewrite(mode, None, (), f"the engine cannot rewrite the probe: {why}"))
     return tuple(found)
+
+
+def for_transition(entry: SpecChange, found: tuple[ProbeRewrite, ...], transition: Transition) -> tuple[ProbeRewrite, ...]:
+    """The checks a transition calls for: each mode with the table the engine would use on it
+    (swapped on a downgrade out of a change that hurts both ways)."""
+    swap = entry.hazard == "both" and entry.crossing(transition) == "out of"
+    by_table = {r.mode: r for r in found}
+    checks = []
+    for mode in FIX_MODES:
+        table: FixMode = ("adopt-new" if mode == "keep-old" else "keep-old") if swap else mode
+        if table in by_table:
+            checks.append(replace(by_table[table], mode=mode, table=table))
+    return tuple(checks)
 
 
 def _same(a: ProbeResult, b: ProbeResult, roots: list[str]) -> bool:
@@ -87,7 +107,9 @@ def check_on_one(entry: SpecChange, rewrite: ProbeRewrite, installed: Version, r
         return FixCheck(rewrite.mode, "failed", shown, reason=rewrite.reason)
     active = entry.active(installed)
     if rewrite.mode == "keep-old":
-        could_be_new_end = entry.hazard in ("upgrade", "both") if active else entry.hazard in ("downgrade", "both")
+        # the keep-old table is written for crossing the way the change hurts: into it, or (an
+        # added API) out of it; out of a change that hurts both ways the engine swaps the tables
+        could_be_new_end = entry.hazard in ("upgrade", "both") if active else entry.hazard == "downgrade"
         if not could_be_new_end:
             side = "past" if active else "before"
             return FixCheck(rewrite.mode, "skipped", shown, reason=(
@@ -130,7 +152,7 @@ def check_on_two(entry: SpecChange, rewrite: ProbeRewrite, old: Side, new: Side)
     unmet = rewrite.unmet(entry.package, ends)
     if unmet:
         return FixCheck(rewrite.mode, "skipped", shown, reason=unmet)
-    key = probe_id(entry.id, rewrite.mode)
+    key = probe_id(entry.id, rewrite.source)
     roots = [*old.roots, *new.roots]
     if rewrite.mode == "keep-old":
         before, after = old.original, new.results.get(key)

@@ -118,3 +118,17 @@ def test_a_fix_that_says_its_probe_cannot_be_rewritten_is_not_run(shipped: Knowl
     opset = shipped.get("torch-onnx-default-opset-14")
     assert opset.fix is not None and not opset.fix.probe and opset.fix.probe_reason
     assert rewrites(opset) == ()
+
+
+@pytest.mark.slow
+def test_on_a_downgrade_out_of_a_change_that_hurts_both_ways_the_tables_swap_as_the_engine_swaps_them(
+    shipped: KnowledgeBase, settings: ProbeSettings,
+) -> None:
+    lstsq = shipped.get("numpy-lstsq-rcond-default-changed")
+    assert lstsq.hazard == "both"
+    down = Transition("numpy", Version("2.0.0"), Version("1.26.0"))
+    (outcome,) = probe_transitions([down], [lstsq], settings)
+    keep, adopt = checks(outcome)["keep-old"], checks(outcome)["adopt-new"]
+    # keep-old keeps 2.0's cut-off on 1.26 (the adopt_new table, rcond=None); adopt-new is 1.x's, on both
+    assert keep == FixCheck("keep-old", "verified", ("2.0.0", "1.26.0"), ("2", "2"))
+    assert adopt == FixCheck("adopt-new", "verified", ("2.0.0", "1.26.0"), ("3", "3"))
