@@ -8,6 +8,9 @@ For every probed entry this reads the probe's code (as Python, with `ast`) next 
   docs) but whose probe has no `with name(...)`: the probe calls it without entering it.
 - `warnings-not-recorded`: the entry claims a warning (`warns`, or "warns" printed) but the probe
   does not record warnings (`catch_warnings(record=True)` with `simplefilter("always")`).
+- `category-unchecked`: a deprecation's probe records warnings but never reads their category,
+  declares none (`warns`) and prints none: a warning of another category would pass as the one
+  the entry claims.
 - `from-docs`: the probe reads `__doc__` or source text instead of running the change.
 - `keyword-shape`: no call of the matched name in the probe has the keyword shape of any of
   its matchers: a `keyword_absent` matcher whose keyword every call passes (the default is never
@@ -152,6 +155,10 @@ def _records_warnings(tree: ast.AST) -> bool:
     return record and always
 
 
+def _reads_category(tree: ast.AST) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == "category" for n in ast.walk(tree))
+
+
 def _reads_docs(tree: ast.AST) -> bool:
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr == "__doc__":
@@ -220,6 +227,9 @@ def entry_flags(entry: SpecChange) -> list[Flag]:
     claims_warning = probe.warns is not None or "warns" in (probe.before, probe.after)
     if claims_warning and not _records_warnings(tree):
         found["warnings-not-recorded", "the entry claims a warning; the probe does not record warnings"] = None
+    if entry.kind == "deprecated" and _records_warnings(tree) and not _reads_category(tree) \
+            and probe.warns is None and not any("Warning" in side for side in (probe.before, probe.after)):
+        found["category-unchecked", "the probe reads warnings by their message, never their category"] = None
     if _reads_docs(tree):
         found["from-docs", "the probe reads __doc__ or source text"] = None
     # each kind of matcher (call, method, operator, module) has one representative in the probe
@@ -258,14 +268,14 @@ ONNX_OPSET = (
     "the probe reads the exporter's default constant"
 )
 DOCS_ONLY = (
-    "a deprecation in the documentation only: the probe runs the call and shows it does not warn; "
-    "the docstring is the only trace the release leaves at run time"
+    "a deprecation in the documentation only: the probe runs the call and shows it gives no "
+    "warning of any category; the docstring is the only trace the release leaves at run time"
 )
 # Flags a rule cannot judge, by entry id: (the rule, why the probe is right as it is).
 EXEMPT: dict[str, tuple[set[str], str]] = {
     **{f"torch-onnx-default-opset-{v}": ({"call-absent"}, ONNX_OPSET) for v in (13, 14, 17, 18, 20)},
     **{
-        f"torch-{name}-deprecated": ({"from-docs"}, DOCS_ONLY)
+        f"torch-{name}-deprecated": ({"from-docs", "category-unchecked"}, DOCS_ONLY)
         for name in ("ger", "norm", "svd", "upsampling-nearest-bilinear-2d")
     },
     "torch-quantized-tensor-creation-deprecated": (
@@ -328,6 +338,15 @@ def test_a_claimed_warning_that_is_not_recorded_is_flagged(kb: KnowledgeBase) ->
     assert "warnings-not-recorded" in _rules(_with_probe(entry, unrecorded))
     from_docs = RECORDED.format("print('deprecated' in torch.backends.cuda.sdp_kernel.__doc__)")
     assert "from-docs" in _rules(_with_probe(entry, from_docs))
+
+
+def test_a_warning_read_without_its_category_is_flagged(kb: KnowledgeBase) -> None:
+    entry = kb.get("torch-cholesky-deprecated")
+    assert entry.probe is not None and entry.probe.warns is None
+    by_message = entry.probe.code.replace(' and w.category.__name__ == "UserWarning"', "")
+    assert by_message != entry.probe.code
+    assert "category-unchecked" in _rules(_with_probe(entry, by_message))
+    assert "category-unchecked" not in _rules(entry)
 
 
 def test_a_default_must_be_omitted_and_a_keyword_passed(kb: KnowledgeBase) -> None:
