@@ -27,8 +27,41 @@ def candidate_id(package: str, release: str, kind: str, symbol: str, parameter: 
     return ":".join(parts)
 
 
+def inherited(name: str, surface: dict[str, Symbol], classes: dict[str, Symbol]) -> Symbol | None:
+    """The member `name` (Class.member) reaches through the class's bases, when the class does not
+    define it itself: the base's own symbol, or a stand-in for a class-level field. `classes` maps a
+    class's origin to one public symbol of it."""
+    owner, _, member = name.rpartition(".")
+    cls = surface.get(owner)
+    if cls is None or cls.kind != "class":
+        return None
+    if member in cls.fields:
+        return Symbol(name, "attribute", cls.file, cls.line, cls.source, (), f"{cls.origin}.{member}")
+    for base in cls.bases:
+        public = classes.get(base)
+        if public is None:
+            continue
+        found = surface.get(f"{public.name}.{member}")
+        if found is not None:
+            return found
+        if member in public.fields:
+            return Symbol(name, "attribute", public.file, public.line, public.source, (), f"{base}.{member}")
+    return None
+
+
+def class_origins(surface: dict[str, Symbol]) -> dict[str, Symbol]:
+    out: dict[str, Symbol] = {}
+    for s in surface.values():
+        if s.kind == "class":
+            out.setdefault(s.origin, s)
+    return out
+
+
 def compare(old: Release, new: Release) -> list[Candidate]:
     before, after = old.by_name(), new.by_name()
+    classes = class_origins(after)
+    after = after | {name: found for name, s in before.items() if name not in after
+                     and (found := inherited(name, after, classes)) is not None}
     out: list[Candidate] = []
     out += _removed(old, new, before, after)
     out += _parameters(old, new, before, after)

@@ -25,6 +25,11 @@ class Symbol:
     source: str  # "py", or the stub file the signature comes from
     params: tuple[Param, ...] = ()
     origin: str = ""  # the qualified name of its definition (torch._tensor.Tensor.resize)
+    # Classes only: the origins of every base class the release's own sources define, nearest
+    # first (a member a user reaches through one of them is not removed from the class), and the
+    # public class-level names that are not methods (`priority: int` in a stub, `training = True`).
+    bases: tuple[str, ...] = ()
+    fields: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

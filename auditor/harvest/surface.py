@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from auditor.harvest.model import UNKNOWN_DEFAULT, Param, Symbol
 from auditor.harvest.wheel import Source
@@ -339,15 +339,44 @@ class Surface:
                     if member is not None:
                         found[item.name] = member
         if depth < 3:
-            for base in self._private_bases(cls):
-                for name, member in self.members(base, depth + 1).items():
-                    found.setdefault(name, member)
+            for base in self.bases(cls):
+                if is_private(base.qualname):
+                    for name, member in self.members(base, depth + 1).items():
+                        found.setdefault(name, member)
         return found
 
-    def _private_bases(self, cls: _Def) -> Iterator[_Def]:
+    def fields(self, cls: _Def, depth: int = 0) -> list[str]:
+        """The public class-level names that are not methods (`priority: int`, `training = True`),
+        with those of private bases."""
+        names: dict[str, None] = {}
+        for node in cls.nodes:
+            for item in node.body:
+                targets = (item.targets if isinstance(item, ast.Assign)
+                           else [item.target] if isinstance(item, ast.AnnAssign) else [])
+                names.update((t.id, None) for t in targets if isinstance(t, ast.Name) and not t.id.startswith("_"))
+        if depth < 3:
+            for base in self.bases(cls):
+                if is_private(base.qualname):
+                    names.update(dict.fromkeys(self.fields(base, depth + 1)))
+        return list(names)
+
+    def ancestors(self, cls: _Def) -> list[str]:
+        """The origins of every base class the sources define, nearest first, each once."""
+        out: dict[str, None] = {}
+        todo = list(self.bases(cls))
+        while todo and len(out) < 4 * _MAX_DEPTH:
+            base = todo.pop(0)
+            if base.qualname not in out and base.qualname != cls.qualname:
+                out[base.qualname] = None
+                todo += self.bases(base)
+        return list(out)
+
+    def bases(self, cls: _Def) -> Iterator[_Def]:
+        """The direct base classes the sources define (in this module, imported, or re-exported;
+        C-extension bases from the stubs); bases from elsewhere (`object`, `enum.Enum`) are skipped."""
         for node in cls.nodes:
             for base in node.bases:
-                dotted = dotted_name(base)
+                dotted = dotted_name(base.value if isinstance(base, ast.Subscript) else base)
                 if dotted is None:
                     continue
                 head, _, rest = dotted.partition(".")
@@ -357,7 +386,7 @@ class Surface:
                 else:
                     root = ns.imports.get(head, head)
                     target = self.resolvedotted_name(f"{root}.{rest}" if rest else root)
-                if isinstance(target, _Def) and target.kind == "class" and is_private(target.qualname):
+                if isinstance(target, _Def) and target.kind == "class":
                     yield target
 
     # -- the surface ----------------------------------------------------------------------
@@ -375,6 +404,8 @@ class Surface:
                 qualified = f"{module}.{name}"
                 out[qualified] = _symbol(qualified, found)
                 if found.kind == "class":
+                    out[qualified] = replace(out[qualified], bases=tuple(self.ancestors(found)),
+                                             fields=tuple(self.fields(found)))
                     for member_name, member in self.members(found).items():
                         out[f"{qualified}.{member_name}"] = _symbol(f"{qualified}.{member_name}", member)
         return sorted(out.values(), key=lambda s: s.name)

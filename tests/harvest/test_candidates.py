@@ -87,3 +87,90 @@ def test_names_a_plain_module_imported_are_not_api_and_self_renames_are_not_chan
     # a package's re-export is API; a plain module's import of a helper is not; a class's
     # members go with it; `self` renamed to `input` is not a keyword anyone passes
     assert found == {"tiny.nn.helper": "symbol-removed", "tiny.functional.Leaky": "symbol-removed"}
+
+
+INHERIT_OLD = {
+    "tiny/__init__.py": "from . import optim, amp, cuda\n",
+    "tiny/optim.py": '''
+class _Scheduler:
+    def step(self, epoch=None):
+        return epoch
+
+    def dropped(self):
+        return 0
+
+    def last(self, n=1):
+        return n
+
+class StepLR(_Scheduler):
+    def get_lr(self):
+        return 1
+''',
+    "tiny/amp.py": "class GradScaler:\n    def scale(self, x):\n        return x\n",
+    "tiny/cuda/__init__.py": '''
+class GradScaler:
+    def scale(self, x):
+        return x
+
+    def unscale_(self, opt):
+        return opt
+
+class Stream:
+    @property
+    def priority(self):
+        return 0
+
+    def query(self):
+        return True
+''',
+    "tiny/_C/__init__.pyi": "class _StreamBase:\n    priority: int\n    def query(self) -> bool: ...\n",
+}
+INHERIT_NEW = {
+    "tiny/__init__.py": "from . import optim, amp, cuda\n",
+    # the private base became public: its members are no longer copied onto StepLR
+    "tiny/optim.py": '''
+class Scheduler:
+    def step(self, epoch=None, verbose=False):
+        return epoch
+
+    def last(self):
+        return 1
+
+class StepLR(Scheduler):
+    def get_lr(self):
+        return 1
+''',
+    "tiny/amp.py": "class GradScaler:\n    def scale(self, x):\n        return x\n",
+    # a subclass of a public class in another module, reached through a private alias
+    "tiny/cuda/__init__.py": '''
+import tiny
+from tiny.amp import GradScaler as _AmpScaler
+
+class GradScaler(_AmpScaler):
+    pass
+
+class Stream(tiny._C._StreamBase):
+    pass
+''',
+    "tiny/_C/__init__.pyi": INHERIT_OLD["tiny/_C/__init__.pyi"],
+}
+
+
+def test_members_still_reachable_through_a_base_class_are_not_removed() -> None:
+    found = compare(release(INHERIT_OLD, "1.0"), release(INHERIT_NEW, "1.1"))
+    removed = sorted(c.symbol for c in found if c.kind == "symbol-removed")
+    # step moved to a public base, scale to a base in another module, priority and query to a
+    # C-extension base (a field and a method of the stub): all still reachable on the class.
+    assert removed == ["tiny.cuda.GradScaler.unscale_", "tiny.optim.StepLR.dropped"]
+    # an inherited member's signature is the base's: a parameter it lost is still seen
+    assert [c.id for c in found if c.kind.startswith("parameter-")] == [
+        "tiny@1.1:parameter-removed:tiny.optim.StepLR.last:n"]
+
+
+def test_the_class_symbol_records_its_bases_and_fields() -> None:
+    symbols = {s.name: s for s in release(INHERIT_NEW, "1.1").symbols}
+    assert symbols["tiny.optim.StepLR"].bases == ("tiny.optim.Scheduler",)
+    assert symbols["tiny.cuda.GradScaler"].bases == ("tiny.amp.GradScaler",)
+    assert symbols["tiny.cuda.Stream"].bases == ("tiny._C._StreamBase",)
+    assert symbols["tiny.cuda.Stream"].fields == ("priority",)
+    assert "tiny.cuda.Stream.query" in symbols  # a private base's methods are copied, as before
