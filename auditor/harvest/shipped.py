@@ -72,15 +72,17 @@ def pair_text(package: str, before: str, after: str, candidates: list[Candidate]
 
 
 def ship(h: Harvest, knowledge: Path) -> list[Path]:
-    """Write one file per release pair that has candidates; returns the files written."""
+    """Write one file per release pair that has candidates, and delete the file of a pair that
+    has none any more; returns the files written."""
     directory = knowledge / h.package / DIRECTORY
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     for old, new in zip(h.releases, h.releases[1:], strict=False):
         found = [c for c in h.candidates if c.before == old.version and c.release == new.version]
-        if not found:
-            continue
         path = directory / f"{old.version}..{new.version}.toml"
+        if not found:
+            path.unlink(missing_ok=True)
+            continue
         path.write_text(pair_text(h.package, old.version, new.version, found), "utf-8")
         written.append(path)
     return written

@@ -72,6 +72,13 @@ def test_shipped_files_round_trip(tmp_path: Path) -> None:
     assert text == pair_text("tiny", "1.0", "2.0", original)  # the same bytes for the same harvest
 
 
+def test_shipping_again_deletes_the_file_of_a_pair_left_without_candidates(tmp_path: Path) -> None:
+    root = knowledge(tmp_path)
+    same = Harvest("tiny", (release(OLD, "1.0"), release(OLD, "2.0")), ())  # nothing changes any more
+    assert ship(same, root) == []
+    assert sorted(p.name for p in (root / "tiny" / "harvest").iterdir()) == ["waivers.toml"]
+
+
 def compare_tiny() -> list[Candidate]:
     from auditor.harvest.candidates import compare
 
