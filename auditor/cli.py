@@ -137,6 +137,14 @@ ConfigOption = Annotated[
 
 
 ProbeFlag = Annotated[bool, typer.Option("--probe", help="Run each crossed change's probe on both versions.")]
+HarvestedHelp = ("Also report the changes generated from the shipped harvest (the package's own released "
+                 "source, not probe-verified), at low confidence.")
+HarvestedFlag = Annotated[bool, typer.Option("--harvested", help=HarvestedHelp)]
+HarvestHelp = ("Harvest the releases a transition reaches past the shipped harvest from their wheels (read, never "
+               "installed) and report their candidates as generated changes, at low confidence.")
+HarvestFlag = Annotated[bool, typer.Option("--harvest", help=HarvestHelp)]
+IndexUrlHelp = "The simple index --harvest reads wheels from (default: PyPI's)."
+IndexUrlOption = Annotated[str | None, typer.Option("--index-url", envvar="AUDITOR_INDEX_URL", help=IndexUrlHelp)]
 CacheDirOption = Annotated[
     Path | None,
     typer.Option(help="Where scan results, probe environments and probe results are kept (default: the user cache)."),
@@ -170,7 +178,8 @@ PROBE_OPTIONS: dict[str, tuple[Any, Any]] = {
     "env_new": (Annotated[str | None, typer.Option(
         help="Use this existing environment for the new side.", rich_help_panel="Probes")], None),
     "index_url": (Annotated[str | None, typer.Option(
-        help="Package index to use instead of pip's configured one.", rich_help_panel="Probes")], None),
+        help="Package index to use instead of pip's configured one (--harvest reads wheels from it too).",
+        rich_help_panel="Probes")], None),
     "extra_index_url": (Annotated[list[str] | None, typer.Option(
         help="Another package index (repeatable).", rich_help_panel="Probes")], None),
     "find_links": (Annotated[list[str] | None, typer.Option(
@@ -215,14 +224,17 @@ def probe_options(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def probe_settings_for(provision: Provision, cache_dir: Path | None, no_cache: bool, probe: bool = True) -> Any:
+def probe_settings_for(provision: Provision, cache_dir: Path | None, no_cache: bool, probe: bool = True,
+                       harvest: bool = False) -> Any:
     """The probe settings the options ask for; without --probe, a provisioning option given is a
-    mistake to say, not to ignore."""
+    mistake to say, not to ignore (but --index-url, which --harvest reads too)."""
     if not probe:
-        given = [name for name, (_, default) in PROBE_OPTIONS.items() if provision.get(name, default) != default]
+        given = [name for name, (_, default) in PROBE_OPTIONS.items() if provision.get(name, default) != default
+                 and not (harvest and name == "index_url")]
         if given:
             names = ", ".join("--" + name.replace("_", "-") for name in given)
-            raise UsageError(f"{names}: only used with --probe")
+            also = " or --harvest" if given == ["index_url"] else ""
+            raise UsageError(f"{names}: only used with --probe{also}")
         return None
     values = dict(provision)
     values["installer"] = Installer(values["installer"]).value
@@ -377,13 +389,16 @@ def compare(
     fail_on_confidence: FailOnConfidenceOption = Confidence.medium,
     config: ConfigOption = None,
     probe: ProbeFlag = False,
+    harvested: HarvestedFlag = False,
+    harvest: HarvestFlag = False,
     cache_dir: CacheDirOption = None,
     no_cache: NoCacheOption = False,
     provision: Provision | None = None,
 ) -> None:
     """Read two locks, find the transitions the knowledge base knows, report affected call sites."""
-    settings = probe_settings_for(provision or {}, cache_dir, no_cache, probe)
+    settings = probe_settings_for(provision or {}, cache_dir, no_cache, probe, harvest)
     options = scan_options(cache_dir, no_cache, fmt in (ReportFormat.text, ReportFormat.markdown))
+    kb = knowledge(cache_dir, no_cache, harvested, harvest, (provision or {}).get("index_url"))
     if git_range is not None:
         if old is not None or new is not None:
             raise UsageError("--git replaces OLD and NEW: give one or the other")
@@ -393,7 +408,7 @@ def compare(
         repo = root(project if project is not None and project.is_dir() else Path.cwd())
         # a repository is given: scan it unless --project names a part of it
         result, _ = pipeline.compare_range(
-            repo, base, head, project or repo, knowledge(cache_dir, no_cache), old_format=old_format,
+            repo, base, head, project or repo, kb, old_format=old_format,
             new_format=new_format, python=python, platform=platform, resolve=resolve, config=config,
             scan_options=options,
             probe=(lambda found, scanned: run_probes(found, settings, scanned)) if settings is not None else None,
@@ -402,7 +417,7 @@ def compare(
         raise UsageError("compare needs OLD and NEW, or --git BASE..HEAD")
     else:
         result = pipeline.compare(
-            old, new, project, knowledge(cache_dir, no_cache), old_format, new_format, python, config=config,
+            old, new, project, kb, old_format, new_format, python, config=config,
             platform=platform, resolve=resolve, scan_options=options,
         )
         if settings is not None:
@@ -426,14 +441,17 @@ def scan(
     fail_on_confidence: FailOnConfidenceOption = Confidence.medium,
     config: ConfigOption = None,
     probe: ProbeFlag = False,
+    harvested: HarvestedFlag = False,
+    harvest: HarvestFlag = False,
     cache_dir: CacheDirOption = None,
     no_cache: NoCacheOption = False,
     provision: Provision | None = None,
 ) -> None:
     """The same as compare, with the transition given instead of two locks."""
-    settings = probe_settings_for(provision or {}, cache_dir, no_cache, probe)
+    settings = probe_settings_for(provision or {}, cache_dir, no_cache, probe, harvest)
+    kb = knowledge(cache_dir, no_cache, harvested, harvest, (provision or {}).get("index_url"))
     result = pipeline.scan(
-        path, from_version, to_version, knowledge(cache_dir, no_cache), package, python, config=config,
+        path, from_version, to_version, kb, package, python, config=config,
         scan_options=scan_options(cache_dir, no_cache, fmt in (ReportFormat.text, ReportFormat.markdown)),
     )
     if settings is not None:
@@ -720,6 +738,9 @@ def github_command(
     fix: Annotated[str, typer.Option(envvar="AUDITOR_FIX", help=(
         "keep-old or adopt-new: commit that rewrite to the PR's branch when it is a bot's (dependabot/, renovate/) "
         "and the token may push; empty: none."))] = "",
+    harvested: Annotated[bool, typer.Option("--harvested", envvar="AUDITOR_HARVESTED", help=HarvestedHelp)] = False,
+    harvest: Annotated[bool, typer.Option("--harvest/--no-harvest", envvar="AUDITOR_HARVEST", help=HarvestHelp)] = False,
+    index_url: IndexUrlOption = None,
 ) -> None:
     """What the GitHub Action runs: audit the PR's lockfile changes, write the summary, outputs and comment."""
     import os
@@ -746,7 +767,7 @@ def github_command(
         fix=action.fix_mode(fix),
     )
     try:
-        done = action.run(env, options, knowledge())
+        done = action.run(env, options, knowledge(harvested=harvested, harvest=harvest, index_url=index_url))
     except Exception as exc:  # the workflow's log and summary say it too, whatever it was
         message = str(exc) if isinstance(exc, AuditorError) else crash_line(exc, "github")
         typer.echo(f"::error title=auditor::{annotations.escape_data(message)}")

@@ -70,6 +70,8 @@ def audit(
     if project is not None:
         check_project(project)
     transitions = tuple(transitions)
+    kb, harvest_notes = kb.harvest_beyond(transitions)
+    notes = (*notes, *harvest_notes)
     changes = kb.crossed(transitions, python)
     good = tuple(c for c in kb.good_news(transitions, python) if c not in changes)
     settings = load_config(config, project)

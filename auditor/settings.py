@@ -36,12 +36,23 @@ def actions_links(project: Path | None) -> Any:
     return Links(repository, sha, server, repository_prefix(project))
 
 
-def knowledge(cache_dir: Path | None = None, no_cache: bool = False) -> Any:
-    """The knowledge base, kept parsed and checked under `<cache dir>/knowledge` between runs."""
+def knowledge(cache_dir: Path | None = None, no_cache: bool = False, harvested: bool = False,
+              harvest: bool = False, index_url: str | None = None) -> Any:
+    """The knowledge base, kept parsed and checked under `<cache dir>/knowledge` between runs; with
+    `harvested`, also the changes generated from the shipped harvest (`--harvested`); with
+    `harvest`, set to harvest the releases past the shipped harvest from `index_url` (`--harvest`),
+    each kept under `<cache dir>/harvest`."""
     from auditor.knowledge import KnowledgeBase
     from auditor.probe import default_cache_dir
 
-    return KnowledgeBase.load(cache_dir=None if no_cache else (cache_dir or default_cache_dir()))
+    root = None if no_cache else (cache_dir or default_cache_dir())
+    fly = None
+    if harvest:
+        from auditor.harvest.fly import FlySettings
+        from auditor.harvest.index import DEFAULT_INDEX
+
+        fly = FlySettings(index_url or DEFAULT_INDEX, None if root is None else root / "harvest")
+    return KnowledgeBase.load(cache_dir=root, harvested=harvested, fly=fly)
 
 
 def scan_options(cache_dir: Path | None, no_cache: bool, watched_format: bool) -> Any:

@@ -21,6 +21,9 @@ from auditor.harvest.model import Candidate, Param
 from auditor.models import HAZARD_OF_KIND, Condition, Docs, Harvested, Match, SpecChange
 
 NOT_VERIFIED = "from {package}'s own source, not probe-verified"
+# Every hit of a generated change is low confidence: listed apart and not counted by default
+# (docs/precision.md has the sample of generated findings this rests on).
+CONFIDENCE = "low"
 _SEVERITY = {"symbol-removed": "high", "removal-stub-added": "high", "parameter-removed": "high",
              "parameter-renamed": "high", "default-changed": "medium", "deprecation-begins": "low",
              "warning-category-changed": "low"}
@@ -45,7 +48,7 @@ def matches(c: Candidate) -> tuple[Match, ...] | Open:
               f"{c.evidence[-1].file}:{c.evidence[-1].line})"
 
     def match(when: Condition | None = None) -> Match:
-        return Match(call=call, method=method, when=when or Condition(), message=message)
+        return Match(call=call, method=method, when=when or Condition(), message=message, confidence=CONFIDENCE)
 
     if c.kind == "symbol-removed":
         return (match(),)
@@ -153,7 +156,8 @@ def _condition(test: ast.expr, by_name: dict[str, Param], params: tuple[Param, .
     return None
 
 
-def spec_change(c: Candidate, found: tuple[Match, ...]) -> SpecChange:
+def spec_change(c: Candidate, found: tuple[Match, ...], source: str | None = None) -> SpecChange:
+    """`source`: where the candidate comes from (default: its shipped harvest file)."""
     evidence = c.evidence[-1]
     note = NOT_VERIFIED.format(package=c.package)
     return SpecChange(
@@ -174,7 +178,7 @@ def spec_change(c: Candidate, found: tuple[Match, ...]) -> SpecChange:
             adopt_new=f"follow {c.package} {evidence.release}'s own message: {evidence.message}",
         ),
         references=(f"https://pypi.org/project/{c.package}/{c.release}/",),
-        source=f"{c.package}/harvest/{c.before}..{c.release}.toml",
+        source=source or f"{c.package}/harvest/{c.before}..{c.release}.toml",
         doubt=f"{note[0].upper()}{note[1:]}: {evidence.release} {evidence.file}:{evidence.line}: {evidence.message}",
         hazard=HAZARD_OF_KIND[_KIND[c.kind]],
         harvested=Harvested(evidence.release, evidence.file, evidence.line, evidence.message),

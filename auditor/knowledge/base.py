@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
@@ -14,21 +15,27 @@ from auditor.knowledge.loader import default_directory, read_knowledge
 from auditor.knowledge.stored import load_stored
 from auditor.models import EnvironmentFinding, SpecChange, Transition
 
+if TYPE_CHECKING:
+    from auditor.harvest.fly import FlySettings
+
 
 @dataclass(frozen=True)
 class KnowledgeBase:
     entries: tuple[SpecChange, ...]
     horizon: dict[str, Version] = field(default_factory=dict)  # the newest release reviewed, per package
     notes: tuple[str, ...] = ()  # a kept base that could not be used
+    fly: FlySettings | None = None  # `--harvest`: how to harvest the releases past the shipped harvest
 
     @classmethod
     def load(
-        cls, directory: Path | None = None, cache_dir: Path | None = None, harvested: bool = False
+        cls, directory: Path | None = None, cache_dir: Path | None = None, harvested: bool = False,
+        fly: FlySettings | None = None,
     ) -> KnowledgeBase:
         """The entries under `directory` (default: the shipped knowledge), parsed and checked;
         with `cache_dir`, kept there for the next run with the same files. With `harvested`, also
         the changes generated from the shipped harvest (off by default: they are not
-        probe-verified, and stay out of scans until the lead turns them on)."""
+        probe-verified: `--harvested`). With `fly`, an audit harvests the releases a transition
+        reaches past the shipped harvest (`--harvest`)."""
         root = directory or default_directory()
         knowledge, notes = load_stored(root, cache_dir, read_knowledge)
         entries = knowledge.entries
@@ -37,7 +44,20 @@ class KnowledgeBase:
 
             entries = tuple(sorted(entries + generated_changes(root, entries),
                                    key=lambda e: (e.package, e.introduced, e.id)))
-        return cls(entries, knowledge.horizon, notes)
+        if fly is not None:
+            fly = replace(fly, knowledge=root)
+        return cls(entries, knowledge.horizon, notes, fly)
+
+    def harvest_beyond(self, transitions: Iterable[Transition]) -> tuple[KnowledgeBase, tuple[str, ...]]:
+        """With `fly`: this knowledge and the generated changes of the releases the transitions
+        reach past the shipped harvest, and the notes that say what was harvested."""
+        if self.fly is None or self.fly.knowledge is None:
+            return self, ()
+        from auditor.harvest.fly import harvest_beyond
+
+        extra, notes = harvest_beyond(transitions, self.fly.knowledge, self.horizon, self.entries, self.fly)
+        entries = tuple(sorted(self.entries + extra, key=lambda e: (e.package, e.introduced, e.id)))
+        return replace(self, entries=entries), notes
 
     def beyond(
         self, transitions: Iterable[Transition]
