@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from packaging.version import Version
 
 from auditor.harvest.model import Candidate, Param
-from auditor.models import HAZARD_OF_KIND, Condition, Docs, Harvested, Match, SpecChange
+from auditor.models import HAZARD_OF_KIND, Condition, Confidence, Docs, Harvested, Match, SpecChange
 
 NOT_VERIFIED = "from {package}'s own source, not probe-verified"
 # Every hit of a generated change is low confidence: listed apart and not counted by default
 # (docs/precision.md has the sample of generated findings this rests on).
-CONFIDENCE = "low"
+CONFIDENCE: Confidence = "low"
 _SEVERITY = {"symbol-removed": "high", "removal-stub-added": "high", "parameter-removed": "high",
              "parameter-renamed": "high", "default-changed": "medium", "deprecation-begins": "low",
              "warning-category-changed": "low"}
