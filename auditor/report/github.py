@@ -49,10 +49,14 @@ def render(result: AuditResult, prefix: str = "") -> str:
     for e in sorted(result.environment, key=lambda e: -rank(e.severity)):
         entries.append((e.severity, command(LEVEL[e.severity], e.message, title=f"auditor: {e.kind}")))
     if low:  # first among the notices, so the cap never hides it
+        generated = call_sites(f for f in result.findings if is_low(f) and result.change(f.change).harvested)
+        why = "the code in view does not show the affected case" if not generated else (
+            "the code in view does not show the affected case, or the change is generated from the package's own "
+            f"source, not probe-verified ({generated} of them)")
         entries.insert(0, ("low", command(
             "notice",
-            f"{low} call site{'s are' if low != 1 else ' is'} at low confidence, not annotated: the code in view "
-            "does not show the affected case. The job summary lists them.",
+            f"{low} call site{'s are' if low != 1 else ' is'} at low confidence, not annotated: {why}. "
+            "The job summary lists them.",
             title="auditor: low confidence",
         )))
 
