@@ -28,12 +28,12 @@ def candidate_id(package: str, release: str, kind: str, symbol: str, parameter: 
 
 
 def inherited(name: str, surface: dict[str, Symbol], classes: dict[str, Symbol]) -> Symbol | None:
-    """The member `name` (Class.member) reaches through the class's bases, when the class does not
-    define it itself: the base's own symbol, or a stand-in for a class-level field. `classes` maps a
-    class's origin to one public symbol of it."""
+    """What `name` (Owner.member) still reaches when it is not on the surface: a base class's own
+    symbol, or a stand-in for a class-level field or a module's plain binding (an import). `classes`
+    maps a class's origin to one public symbol of it."""
     owner, _, member = name.rpartition(".")
     cls = surface.get(owner)
-    if cls is None or cls.kind != "class":
+    if cls is None or cls.kind not in ("class", "module"):
         return None
     if member in cls.fields:
         return Symbol(name, "attribute", cls.file, cls.line, cls.source, (), f"{cls.origin}.{member}")

@@ -3,7 +3,8 @@ allows, or left open with the reason none is narrow enough.
 
 - a removed symbol: its calls, references and imports (a Tensor method: the method on tensors);
 - a removed or renamed parameter: the keyword given;
-- a changed default: the keyword not given, the positional slot not filled;
+- a changed default: the keyword not given, the positional slot not filled (not a new default
+  of None: the body most often puts the old value back, which the evidence cannot show);
 - a deprecation or removal stub: the whole symbol when the warning is unconditional, else the
   guard said as argument conditions (`dim is None`, `size_average is not None or ...`).
   A guard that cannot be said so, or a warning that also depends on something else, is never
@@ -55,6 +56,9 @@ def matches(c: Candidate) -> tuple[Match, ...] | Open:
     if c.kind in ("parameter-removed", "parameter-renamed") and c.parameter:
         return (match(Condition(keyword_present=(c.parameter,))),)
     if c.kind == "default-changed" and c.parameter:
+        if any(p.name == c.parameter and p.default == "None" for p in c.params):
+            return Open("the new default is None, most often a sentinel the body replaces with the old value "
+                        "(layout=strided in the stubs, pickle_module=pickle): the evidence shows no change")
         slot = _position(c.params, c.parameter)
         return (match(Condition(keyword_absent=(c.parameter,), max_positional=slot)),)
     if c.conditional:

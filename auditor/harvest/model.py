@@ -25,9 +25,11 @@ class Symbol:
     source: str  # "py", or the stub file the signature comes from
     params: tuple[Param, ...] = ()
     origin: str = ""  # the qualified name of its definition (torch._tensor.Tensor.resize)
-    # Classes only: the origins of every base class the release's own sources define, nearest
-    # first (a member a user reaches through one of them is not removed from the class), and the
-    # public class-level names that are not methods (`priority: int` in a stub, `training = True`).
+    # Classes: the origins of every base class the release's own sources define, nearest first (a
+    # member a user reaches through one of them is not removed from the class). Fields: a class's
+    # public class-level names that are not methods (`priority: int` in a stub, `training = True`),
+    # a module's public top-level bindings, imported ones included (`from .api import StateDictType`
+    # still imports from the module). Neither is on the surface; both keep a name from "removed".
     bases: tuple[str, ...] = ()
     fields: tuple[str, ...] = ()
 

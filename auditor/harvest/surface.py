@@ -396,7 +396,9 @@ class Surface:
             if is_private(module) or not module.startswith(self.package):
                 continue
             ns = self.namespaces[module]
-            out[module] = Symbol(module, "module", ns.path, 1, "py" if not ns.is_stub else ns.path, (), module)
+            bound = tuple(n for n in (*ns.defs, *ns.classes, *ns.imports, *ns.assigns) if not n.startswith("_"))
+            out[module] = Symbol(module, "module", ns.path, 1, "py" if not ns.is_stub else ns.path, (), module,
+                                 fields=bound)
             for name in self.public_names(module):
                 found = self.resolve(module, name)
                 if not isinstance(found, _Def):

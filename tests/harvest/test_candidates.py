@@ -174,3 +174,16 @@ def test_the_class_symbol_records_its_bases_and_fields() -> None:
     assert symbols["tiny.cuda.Stream"].bases == ("tiny._C._StreamBase",)
     assert symbols["tiny.cuda.Stream"].fields == ("priority",)
     assert "tiny.cuda.Stream.query" in symbols  # a private base's methods are copied, as before
+
+
+def test_a_name_a_module_still_imports_from_elsewhere_is_not_removed() -> None:
+    old = {"tiny/__init__.py": "from . import fsdp\n",
+           "tiny/fsdp/__init__.py": "",
+           "tiny/fsdp/wrap.py": "class StateDictType:\n    pass\n\ndef gone():\n    pass\n"}
+    new = {"tiny/__init__.py": "from . import fsdp\n",
+           "tiny/fsdp/__init__.py": "",
+           "tiny/fsdp/api.py": "class StateDictType:\n    pass\n",
+           # moved to api.py; `from tiny.fsdp.wrap import StateDictType` still works
+           "tiny/fsdp/wrap.py": "from tiny.fsdp.api import StateDictType\n"}
+    found = compare(release(old, "1.0"), release(new, "1.1"))
+    assert [c.symbol for c in found if c.kind == "symbol-removed"] == ["tiny.fsdp.wrap.gone"]

@@ -304,3 +304,14 @@ def test_waivers_that_say_not_removed_take_only_symbols_that_resolve_on_this_tor
         warnings.simplefilter("ignore")
         gone = [c.id for c in taken if not resolves(c.symbol)]
     assert not gone, f"waived as still defined, but absent from this torch: {gone[:5]}"
+
+
+def test_a_default_that_becomes_none_is_left_open_a_new_value_is_generated() -> None:
+    layout = candidate("default-changed", "torch.zeros", parameter="layout",
+                       params=(Param("size", "var-positional", None), Param("layout", "keyword-only", "None")))
+    found = matches(layout)
+    assert isinstance(found, Open) and "sentinel" in found.reason
+    reentrant = candidate("default-changed", "torch.utils.checkpoint.checkpoint", parameter="use_reentrant",
+                          params=(Param("function", "positional", None), Param("use_reentrant", "keyword-only", "False")))
+    generated = matches(reentrant)
+    assert not isinstance(generated, Open) and generated[0].when.keyword_absent == ("use_reentrant",)
