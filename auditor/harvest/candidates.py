@@ -109,8 +109,9 @@ def _parameters(old: Release, new: Release, before: dict[str, Symbol], after: di
         b = after.get(name)
         if b is None or not a.params or b.kind == "attribute" or a.kind == "attribute":
             continue
-        if any(p.kind == "var-keyword" for p in b.params) and a.source != b.source:
-            continue
+        kinds = {p.kind for p in b.params}
+        if "var-keyword" in kinds and (a.source != b.source or "var-positional" in kinds):
+            continue  # `(*args, **kwargs)` binds every call the old signature did: nothing visible is gone
         old_names = [p.name for p in a.params]
         new_by_name = {p.name: p for p in b.params}
 

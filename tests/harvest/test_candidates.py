@@ -187,3 +187,13 @@ def test_a_name_a_module_still_imports_from_elsewhere_is_not_removed() -> None:
            "tiny/fsdp/wrap.py": "from tiny.fsdp.api import StateDictType\n"}
     found = compare(release(old, "1.0"), release(new, "1.1"))
     assert [c.symbol for c in found if c.kind == "symbol-removed"] == ["tiny.fsdp.wrap.gone"]
+
+
+def test_a_signature_that_becomes_args_kwargs_removes_no_parameter() -> None:
+    old = {"tiny/__init__.py": "def get_state_dict(progress, check=True):\n    return progress\n"
+                               "def narrowed(x, old=1, **kwargs):\n    return x\n"}
+    new = {"tiny/__init__.py": "def get_state_dict(*args, **kwargs):\n    return args\n"
+                               "def narrowed(x, **kwargs):\n    return x\n"}
+    found = compare(release(old, "1.0"), release(new, "1.1"))
+    # a keyword that only **kwargs takes now may be ignored or refused: still a candidate
+    assert [c.id for c in found] == ["tiny@1.1:parameter-removed:tiny.narrowed:old"]
