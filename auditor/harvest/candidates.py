@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 from dataclasses import replace
 
@@ -137,13 +138,26 @@ def _parameters(old: Release, new: Release, before: dict[str, Symbol], after: di
                     symbol_kind=a.kind, params=a.params))
             elif (p.default != q.default and p.default is not None and q.default is not None
                   and UNKNOWN_DEFAULT not in (p.default, q.default) and a.source == b.source
-                  and not p.default.endswith("...") and not q.default.endswith("...")):
+                  and not p.default.endswith("...") and not q.default.endswith("...")
+                  and not same_value(p.default, q.default)):
                 detail = f"default of {p.name}: {p.default} -> {q.default}"
                 out.append(Candidate(
                     candidate_id(new.package, new.version, "default-changed", name, p.name), new.package,
                     old.version, new.version, "default-changed", name, detail, parameter=p.name,
                     evidence=evidence(detail), symbol_kind=a.kind, params=b.params))
     return out
+
+
+def same_value(old: str, new: str) -> bool:
+    """Two defaults that spell one value: `1` and `1.0`, `TrainingMode.EVAL` and
+    `_C_onnx.TrainingMode.EVAL` (the same enum member reached another way)."""
+    try:
+        if ast.literal_eval(old) == ast.literal_eval(new):
+            return True
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        pass
+    a, b = old.split("."), new.split(".")
+    return min(len(a), len(b)) >= 2 and a[-2:] == b[-2:]
 
 
 def plain_sites(release: Release) -> list[Site]:

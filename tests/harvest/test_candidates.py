@@ -197,3 +197,16 @@ def test_a_signature_that_becomes_args_kwargs_removes_no_parameter() -> None:
     found = compare(release(old, "1.0"), release(new, "1.1"))
     # a keyword that only **kwargs takes now may be ignored or refused: still a candidate
     assert [c.id for c in found] == ["tiny@1.1:parameter-removed:tiny.narrowed:old"]
+
+
+def test_a_default_spelled_another_way_is_not_a_change() -> None:
+    old = {"tiny/__init__.py": "from . import modes\n"
+                               "def export(m, training=modes.TrainingMode.EVAL, beta=1, keep=None, fast=False):\n"
+                               "    return m\n",
+           "tiny/modes.py": "class TrainingMode:\n    EVAL = 0\n"}
+    new = {"tiny/__init__.py": "from . import modes as _C_onnx\n"
+                               "def export(m, training=_C_onnx.TrainingMode.EVAL, beta=1.0, keep=False, fast=True):\n"
+                               "    return m\n",
+           "tiny/modes.py": "class TrainingMode:\n    EVAL = 0\n"}
+    found = compare(release(old, "1.0"), release(new, "1.1"))
+    assert sorted(c.parameter for c in found if c.kind == "default-changed") == ["fast", "keep"]
