@@ -315,3 +315,28 @@ def test_a_default_that_becomes_none_is_left_open_a_new_value_is_generated() -> 
                           params=(Param("function", "positional", None), Param("use_reentrant", "keyword-only", "False")))
     generated = matches(reentrant)
     assert not isinstance(generated, Open) and generated[0].when.keyword_absent == ("use_reentrant",)
+
+
+def test_cli_harvested_reports_generated_changes_at_low_confidence(tmp_path: Path) -> None:
+    from auditor.knowledge import default_directory
+
+    root = default_directory()
+    generated = [c for c in generated_changes(root, KnowledgeBase.load(root).entries)
+                 if c.package == "torch" and c.matches[0].call and not c.matches[0].when.keyword_present
+                 and c.kind == "deprecated" and c.matches[0].when == type(c.matches[0].when)()]
+    assert generated, "the shipped harvest generates whole-symbol torch deprecations"
+    change = generated[0]
+    symbol = change.matches[0].call
+    assert symbol is not None
+    (tmp_path / "m.py").write_text(f"import torch\n\n{symbol}(1)\n", "utf-8")
+    before = next(c.before for c in read_candidates(root, "torch") if c.id == change.id)
+    args = ["scan", str(tmp_path), "--from", before, "--to", str(change.introduced), "--no-cache", "-f", "json"]
+    without = json.loads(CliRunner().invoke(app, args).stdout)
+    assert change.id not in {f["change"] for f in without["findings"]}
+    done = CliRunner().invoke(app, [*args, "--harvested"])
+    data = json.loads(done.stdout)
+    found = [f for f in data["findings"] if f["change"] == change.id]
+    assert [(f["line"], f["confidence"]) for f in found] == [(3, "low")]
+    assert next(c for c in data["changes"] if c["id"] == change.id)["source"] == "harvested"
+    others = [f for f in data["findings"] if f["change"] != change.id and f["confidence"] != "low"]
+    assert done.exit_code == (1 if others or data["environment"] else 0)  # low confidence does not count
