@@ -61,10 +61,11 @@ def class_origins(surface: dict[str, Symbol]) -> dict[str, Symbol]:
 def compare(old: Release, new: Release) -> list[Candidate]:
     before, after = old.by_name(), new.by_name()
     classes = class_origins(after)
-    after = after | {name: found for name, s in before.items() if name not in after
-                     and (found := inherited(name, after, classes)) is not None}
+    reached = after | {name: found for name, s in before.items() if name not in after
+                       and (found := inherited(name, after, classes)) is not None}
     out: list[Candidate] = []
-    out += _removed(old, new, before, after)
+    out += _removed(old, new, before, after, reached)
+    after = reached
     out += _parameters(old, new, before, after)
     out += _deprecations(old, new)
     unique = {c.id: c for c in out if not is_private(c.symbol)}  # `__all__` may list `_name`s
@@ -85,10 +86,14 @@ def _known(symbol: Symbol, new: Release) -> bool:
     return symbol.source == "py" or symbol.source in new.stubs
 
 
-def _removed(old: Release, new: Release, before: dict[str, Symbol], after: dict[str, Symbol]) -> list[Candidate]:
+def _removed(old: Release, new: Release, before: dict[str, Symbol], after: dict[str, Symbol],
+             reached: dict[str, Symbol]) -> list[Candidate]:
+    """`reached`: `after` and what users still reach through bases and module bindings. A name off
+    the surface that a module still binds (an import) is not removed, and neither are its
+    members: what it is now is defined elsewhere, with its own candidates."""
     absent = [s for name, s in before.items() if name not in after and _known(s, new)]
     gone_names = {s.name for s in absent}
-    gone = [s for s in absent if not _leaked(s, before)]
+    gone = [s for s in absent if not _leaked(s, before) and s.name not in reached]
     errors = {s.symbol for s in new.sites if s.kind in _ERRORS} | {
         s.symbol for s in new.sites if s.kind == "getattr"}
     out = []

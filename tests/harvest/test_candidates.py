@@ -210,3 +210,14 @@ def test_a_default_spelled_another_way_is_not_a_change() -> None:
            "tiny/modes.py": "class TrainingMode:\n    EVAL = 0\n"}
     found = compare(release(old, "1.0"), release(new, "1.1"))
     assert sorted(c.parameter for c in found if c.kind == "default-changed") == ["fast", "keep"]
+
+
+def test_the_members_of_a_class_a_module_now_imports_from_a_public_place_are_not_removed() -> None:
+    old = {"tiny/__init__.py": "from . import planner\n",
+           "tiny/_api.py": "class DTensor:\n    def zero_(self):\n        return self\n",
+           "tiny/planner.py": "from tiny._api import DTensor\n"}  # a private target: on the surface
+    new = {"tiny/__init__.py": "from . import planner, tensor\n",
+           "tiny/tensor.py": "class DTensor:\n    def zero_(self):\n        return self\n",
+           "tiny/planner.py": "from tiny.tensor import DTensor\n"}  # a public one: only a binding
+    found = compare(release(old, "1.0"), release(new, "1.1"))
+    assert [c.symbol for c in found if c.kind == "symbol-removed"] == []
