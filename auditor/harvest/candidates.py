@@ -116,8 +116,10 @@ def _parameters(old: Release, new: Release, before: dict[str, Symbol], after: di
         if b is None or not a.params or b.kind == "attribute" or a.kind == "attribute":
             continue
         kinds = {p.kind for p in b.params}
-        if "var-keyword" in kinds and (a.source != b.source or "var-positional" in kinds):
-            continue  # `(*args, **kwargs)` binds every call the old signature did: nothing visible is gone
+        if "var-keyword" in kinds and a.source != b.source:
+            continue
+        # `*args, **kwargs` bind every call the old signature did: a parameter they absorb is not gone
+        absorbs = {"var-positional", "var-keyword"} <= kinds
         old_names = [p.name for p in a.params]
         new_by_name = {p.name: p for p in b.params}
 
@@ -129,6 +131,8 @@ def _parameters(old: Release, new: Release, before: dict[str, Symbol], after: di
             if p.kind in ("var-positional", "var-keyword") or p.name.startswith("_") or p.name == "self":
                 continue
             q = new_by_name.get(p.name)
+            if q is None and absorbs:
+                continue
             if q is None:
                 renamed = None
                 if index < len(b.params):

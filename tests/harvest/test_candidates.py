@@ -191,12 +191,16 @@ def test_a_name_a_module_still_imports_from_elsewhere_is_not_removed() -> None:
 
 def test_a_signature_that_becomes_args_kwargs_removes_no_parameter() -> None:
     old = {"tiny/__init__.py": "def get_state_dict(progress, check=True):\n    return progress\n"
-                               "def narrowed(x, old=1, **kwargs):\n    return x\n"}
+                               "def narrowed(x, old=1, **kwargs):\n    return x\n"
+                               "def load(repo, *args, trust=None, **kwargs):\n    return repo\n"}
     new = {"tiny/__init__.py": "def get_state_dict(*args, **kwargs):\n    return args\n"
-                               "def narrowed(x, **kwargs):\n    return x\n"}
+                               "def narrowed(x, **kwargs):\n    return x\n"
+                               "def load(repo, *args, trust='check', **kwargs):\n    return repo\n"}
     found = compare(release(old, "1.0"), release(new, "1.1"))
-    # a keyword that only **kwargs takes now may be ignored or refused: still a candidate
-    assert [c.id for c in found] == ["tiny@1.1:parameter-removed:tiny.narrowed:old"]
+    # a keyword that only **kwargs takes now may be ignored or refused: still a candidate; and a
+    # default beside *args and **kwargs is still compared
+    assert [c.id for c in found] == ["tiny@1.1:parameter-removed:tiny.narrowed:old",
+                                     "tiny@1.1:default-changed:tiny.load:trust"]
 
 
 def test_a_default_spelled_another_way_is_not_a_change() -> None:
