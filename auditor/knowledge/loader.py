@@ -21,7 +21,6 @@ from auditor.knowledge import horizon
 from auditor.models import (
     ACTION_FIELDS,
     HAZARD_OF_KIND,
-    Condition,
     Docs,
     Fix,
     Match,
@@ -29,6 +28,7 @@ from auditor.models import (
     SpecChange,
     Transform,
 )
+from auditor.scan import conditions
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -55,6 +55,8 @@ def _validator() -> Draft202012Validator:
     from jsonschema import Draft202012Validator  # only when the files are read, not kept ones
 
     schema = json.loads((Path(__file__).with_name("entry.schema.json")).read_text("utf-8"))
+    # the conditions' fragments come from their registry (a test keeps the file's copy in step)
+    schema["properties"]["match"]["items"]["properties"].update(conditions.schema_properties())
     return Draft202012Validator(schema)
 
 
@@ -84,24 +86,7 @@ def _specifier(raw: dict[str, Any], key: str, problems: list[str], source: str) 
 
 
 def _match(raw: dict[str, Any]) -> Match:
-    when = Condition(
-        keyword_absent=tuple(raw.get("keyword_absent", ())),
-        keyword_present=tuple(raw.get("keyword_present", ())),
-        keyword_values=tuple((k, tuple(v)) for k, v in sorted(raw.get("keyword_values", {}).items())),
-        min_positional=raw.get("min_positional"),
-        max_positional=raw.get("max_positional"),
-        int_literal_out_of_dtype=raw.get("int_literal_out_of_dtype", False),
-        float_in_data=raw.get("float_in_data", False),
-        float_bound=tuple(raw.get("float_bound", ())),
-        not_bool=tuple(raw.get("not_bool", ())),
-        argument_dtype=(
-            (tuple(raw["argument_dtype"]["argument"]), tuple(raw["argument_dtype"]["dtype"]))
-            if "argument_dtype" in raw else None
-        ),
-        needs_usage=tuple(raw.get("needs_usage", ())),
-        usage_scope=raw.get("usage_scope", "function"),
-        unless_declared=raw.get("unless_declared"),
-    )
+    when = conditions.read(raw)
     return Match(
         call=raw.get("call"),
         method=tuple(raw.get("method", ())),

@@ -13,6 +13,7 @@ import ast
 from dataclasses import replace
 
 from auditor.models import Condition, Confidence, Finding, Shape
+from auditor.scan import conditions
 from auditor.scan.collect import (
     ASSIGN,
     ATTRIBUTE,
@@ -24,12 +25,13 @@ from auditor.scan.collect import (
     IMPORT,
     NAME,
 )
+from auditor.scan.conditions import argument_family, check, weakest
 from auditor.scan.dicts import Dicts
 from auditor.scan.guards import Conditions, Guards
 from auditor.scan.ignores import NONE, Ignores
 from auditor.scan.modules import ModuleTable, ProjectModules
 from auditor.scan.names import Resolver
-from auditor.scan.rules import OPERATOR_SYMBOLS, Rule, RuleIndex, argument_family, check, weakest
+from auditor.scan.rules import OPERATOR_SYMBOLS, Rule, RuleIndex
 from auditor.scan.scopes import Scope, key_of
 from auditor.scan.tags import INT_TENSOR, Tag, is_tensor, owner_of
 from auditor.scan.usage import Usages
@@ -80,14 +82,14 @@ class Checker:
         }
         importable = self.resolver.importable
         stars = self.resolver.stars
-        for kind, node, scope, guarded, in_annotation, conditions in self.resolver.sites:
+        for kind, node, scope, guarded, in_annotation, version_tests in self.resolver.sites:
             if kind == NAME and node.id not in importable and not stars:  # type: ignore[attr-defined]
                 continue  # the common case, a local name: only imported names and aliases are torch's
-            self.scope, self.guarded, self.in_annotation, self.conditions = scope, guarded, in_annotation, conditions
+            self.scope, self.guarded, self.in_annotation, self.conditions = scope, guarded, in_annotation, version_tests
             handlers[kind](node)
-        for value, name, scope, guarded, conditions in self.deferred:
+        for value, name, scope, guarded, version_tests in self.deferred:
             if name not in self.called:
-                self.scope, self.guarded, self.in_annotation, self.conditions = scope, guarded, False, conditions
+                self.scope, self.guarded, self.in_annotation, self.conditions = scope, guarded, False, version_tests
                 self.consumed.discard(id(value))
                 self._chain(value)
         return list(self.findings.values())
@@ -193,12 +195,11 @@ class Checker:
             return
         self.consumed.add(id(target))
         bound = ast.Call(func=target, args=node.args[1:], keywords=node.keywords)
-        relaxed = {"min_positional": None, "int_literal_out_of_dtype": False, "float_bound": ()}
         for rule in rules:
-            when = rule.match.when
-            if when.int_literal_out_of_dtype or when.float_bound:
+            when = conditions.for_partial(rule.match.when)
+            if when is None:
                 continue  # about the data, which the later call passes
-            match = replace(rule.match, when=replace(when, **relaxed))  # type: ignore[arg-type]
+            match = replace(rule.match, when=when)
             confidence = check(match, bound, self.resolver, self.scope, None, method=False, dicts=self.dicts, usages=self.usages)
             if confidence:
                 self._report(rule, qualified or "", node, weakest(confidence, "medium"), "partial")
@@ -219,7 +220,7 @@ class Checker:
         if self.resolver.qualified(func.value, self.scope):
             return  # a module's function, e.g. np.clip: calls are matched by name
         for rule in self.index.methods.get(func.attr, []):
-            if rule.match.when.float_bound:
+            if conditions.on_receiver_dtype(rule.match.when):
                 continue  # the condition is on the receiver's dtype: nothing is known of it
             confidence = check(rule.match, node, self.resolver, self.scope, receiver, method=True, dicts=self.dicts, usages=self.usages)
             if confidence:
@@ -255,14 +256,11 @@ class Checker:
         if isinstance(node, ast.Name) and self.resolver.is_alias(node.id, self.scope):
             return False  # reported at its assignment or where it is called
         for rule in rules:
-            when = replace(rule.match.when, unless_declared=None)  # a reference's result is declared nowhere
             if self.in_annotation and rule.change.kind != "removed":
                 continue
-            if when == type(when)():
-                confidence: Confidence = "medium"
-            elif when == type(when)(keyword_absent=when.keyword_absent):
-                confidence = "low"  # map(torch.load, paths) calls it without the keyword, most likely
-            else:
+            # map(torch.load, paths) calls it without the keyword, most likely: low
+            confidence = conditions.reference_confidence(rule.match.when)
+            if confidence is None:
                 continue  # the condition is about arguments a bare reference does not show
             self._report(rule, qualified, node, weakest(confidence, rule.match.confidence), "attribute")
         return True

@@ -1,0 +1,504 @@
+"""The argument conditions of a knowledge matcher: one registry, `KINDS`, one entry each.
+
+An entry says everything about a condition: its field of `models.Condition`, the JSON schema of
+its value in a knowledge file (the loader validates with these fragments; a test keeps
+`entry.schema.json` in step), how the file's value becomes the field's, its test on a call,
+what a call seen only in part can say of it (a `functools.partial`, a bare reference
+`map(torch.load, paths)`, a method on a receiver of unknown dtype), and an example that a test
+runs end to end, from a knowledge entry to a finding. Adding a condition is a field on
+`Condition` and an entry here.
+
+A test returns None when the call does not meet the condition, else the most the call can
+claim ("high" when the condition is decided, "low" when only a `**kwargs` or `*args` out of
+view could meet it).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal
+
+from auditor.models import Condition, Confidence, Match
+from auditor.scan.apis import INT_DTYPES
+from auditor.scan.declared import declared, only_tensors
+from auditor.scan.dicts import Dicts, Keys
+from auditor.scan.names import Resolver
+from auditor.scan.scopes import Scope
+from auditor.scan.tags import BOOL_TENSOR, FLOAT, FLOAT_TENSOR, INT_TENSOR, Tag, is_tensor
+from auditor.scan.usage import SCOPES, Usages, region
+
+LEVELS: tuple[Confidence, ...] = ("low", "medium", "high")
+
+
+def weakest(*levels: Confidence) -> Confidence:
+    return min(levels, key=LEVELS.index)
+
+
+def _literal_ints(node: ast.expr) -> list[int]:
+    """The int literals that are elements of a tensor's data (not arguments of calls in it)."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return [v for element in node.elts for v in _literal_ints(element)]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return [-v for v in _literal_ints(node.operand)]
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return [node.value]
+    return []
+
+
+def _has_float(node: ast.expr, resolver: Resolver, scope: Scope) -> bool:
+    """Whether a tensor's data plainly holds a Python float (a literal, or a float-valued name)."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return any(_has_float(element, resolver, scope) for element in node.elts)
+    if isinstance(node, ast.UnaryOp):
+        return _has_float(node.operand, resolver, scope)
+    if isinstance(node, ast.Constant):
+        return type(node.value) is float
+    return resolver.tag(node, scope) == FLOAT
+
+
+def _argument(spec: str, call: ast.Call) -> ast.expr | None:
+    """The argument a condition names: a keyword, or `#<index>` for a position."""
+    if spec.startswith("#"):
+        index = int(spec[1:])
+        return call.args[index] if index < len(call.args) else None
+    return next((k.value for k in call.keywords if k.arg == spec), None)
+
+
+# Methods whose result is bool whatever the receiver (`labels.eq(pad)`), and methods that keep
+# the receiver's dtype (`(mask == 0).view(shape)`): enough to tell a mask, not to type a value.
+BOOL_METHODS = frozenset(
+    ["eq", "ne", "lt", "le", "gt", "ge", "bool", "isnan", "isinf", "isfinite", "isneginf", "isposinf", "logical_and", "logical_or", "logical_not", "logical_xor", "isin", "signbit"]
+)
+SAME_DTYPE_METHODS = frozenset(
+    ["view", "view_as", "expand", "expand_as", "unsqueeze", "squeeze", "reshape", "transpose", "permute", "contiguous", "flatten", "repeat", "clone", "detach", "t", "cuda", "cpu", "flip", "roll"]
+)
+
+
+def _known_bool(
+    node: ast.expr, resolver: Resolver, scope: Scope, dicts: Dicts | None = None, seen: frozenset[str] = frozenset()
+) -> bool:
+    """A comparison, a bool tensor, `~`, `&`, `|` of them, a bool method's result, or a reshaped or
+    indexed one: bool whatever the operands. With `dicts`, a local name is followed to its
+    assignments in the same function (`mask = (pad == 0).view(...)`); all must be bool."""
+    if isinstance(node, ast.Compare):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Invert, ast.Not)):
+        return _known_bool(node.operand, resolver, scope, dicts, seen)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return _known_bool(node.left, resolver, scope, dicts, seen) and _known_bool(node.right, resolver, scope, dicts, seen)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr in BOOL_METHODS and not resolver.qualified(node.func, scope):
+            return True
+        if node.func.attr in SAME_DTYPE_METHODS:
+            return _known_bool(node.func.value, resolver, scope, dicts, seen)
+    if isinstance(node, ast.Subscript):
+        return _known_bool(node.value, resolver, scope, dicts, seen)
+    if resolver.tag(node, scope) == BOOL_TENSOR:
+        return True
+    if isinstance(node, ast.Name) and dicts is not None and node.id not in seen and node.id in scope.bindings:
+        values = dicts.values(node.id, scope.node, node.lineno)
+        return values is not None and all(_known_bool(v, resolver, scope, dicts, seen | {node.id}) for v in values)
+    return False
+
+
+def _first_argument(specs: tuple[str, ...], call: ast.Call) -> ast.expr | None:
+    return next((a for a in (_argument(spec, call) for spec in specs) if a is not None), None)
+
+
+def argument_family(
+    specs: tuple[str, ...], call: ast.Call, resolver: Resolver, scope: Scope, dicts: Dicts | None = None
+) -> str | None:
+    """The dtype family ("bool", "int", "float") of the first of these arguments, when in view."""
+    argument = _first_argument(specs, call)
+    if argument is None:
+        return None
+    if _known_bool(argument, resolver, scope, dicts):
+        return "bool"
+    tag = resolver.tag(argument, scope)
+    return tag.family if tag in (INT_TENSOR, FLOAT_TENSOR) else None
+
+
+def _literal(node: ast.expr, resolver: Resolver, scope: Scope) -> object:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):  # `destination=-1`
+        value = _literal(node.operand, resolver, scope)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return -value
+        return None
+    return resolver.qualified(node, scope)
+
+
+def _spread_keys(call: ast.Call, scope: Scope, dicts: Dicts) -> Keys | None:
+    """The keys of every `**dict` of a call, when each is built in view in the call's own scope
+    (a function, or the module): a dict of an enclosing scope may be changed where it is not."""
+    found = Keys()
+    for keyword in call.keywords:
+        if keyword.arg is not None:
+            continue
+        value = keyword.value
+        if scope.is_class or (isinstance(value, ast.Name) and value.id not in scope.bindings):
+            return None
+        keys = dicts.keys(value, scope.node)
+        if keys is None:
+            return None
+        found.merge(keys, certain=True)
+    return found
+
+
+@dataclass(frozen=True)
+class CallView:
+    """A call as the conditions see it: its keywords, with those of a `**dict` built in view."""
+
+    call: ast.Call
+    resolver: Resolver
+    scope: Scope
+    input_tag: Tag | None  # the receiver's (a method) or the first argument's tag
+    method: bool
+    dicts: Dicts | None
+    usages: Usages
+    when: Condition
+    keywords: dict[str, ast.expr] = field(default_factory=dict)
+    spread: bool = False  # a `**dict` whose keys are not in view
+    starred: bool = False  # a `*args`
+    possible: dict[str, list[ast.expr]] = field(default_factory=dict)  # keys a `**dict` in view may hold
+    present: frozenset[str] = frozenset()  # of those, the keys it holds whichever value they take
+
+
+def _view(call: ast.Call, when: Condition, resolver: Resolver, scope: Scope, input_tag: Tag | None,
+          method: bool, dicts: Dicts | None, usages: Usages | None) -> CallView:
+    keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    spread = any(k.arg is None for k in call.keywords)
+    possible: dict[str, list[ast.expr]] = {}
+    present: frozenset[str] = frozenset()
+    if spread and dicts is not None:
+        known = _spread_keys(call, scope, dicts)
+        if known is not None:
+            keywords = {**known.certain, **keywords}
+            possible = {k: v for k, v in known.possible.items() if k not in keywords}
+            present = frozenset(known.present)
+            spread = False
+    starred = any(isinstance(a, ast.Starred) for a in call.args)
+    return CallView(call, resolver, scope, input_tag, method, dicts, usages or Usages(), when,
+                    keywords, spread, starred, possible, present)
+
+
+# -- the tests, one per condition ---------------------------------------------------------------
+
+
+def _keyword_absent(names: tuple[str, ...], v: CallView) -> Confidence | None:
+    confidence: Confidence = "high"
+    for name in names:
+        if name in v.keywords or name in v.present:
+            return None
+        if v.spread or name in v.possible:
+            confidence = "low"
+    return confidence
+
+
+def _keyword_present(names: tuple[str, ...], v: CallView) -> Confidence | None:
+    if any(name in v.keywords or name in v.present for name in names):
+        return "high"
+    if not v.spread and not any(name in v.possible for name in names):
+        return None
+    return "low"
+
+
+def _keyword_values(pairs: tuple[tuple[str, tuple[object, ...]], ...], v: CallView) -> Confidence | None:
+    confidence: Confidence = "high"
+    for name, values in pairs:
+        if name not in v.keywords:
+            if not v.spread and name not in v.possible:
+                return None
+            literals = [_literal(x, v.resolver, v.scope) for x in v.possible.get(name, [])]
+            if literals and None not in literals and not any(x in values for x in literals):
+                return None  # every value it may take is in view, and none is one of the values
+            confidence = "low"
+            continue
+        value = _literal(v.keywords[name], v.resolver, v.scope)
+        if value is None or value not in values:
+            return None  # `dtype=x.dtype`, `dtype=dtype`: nothing says it is one of the values
+    return confidence
+
+
+def _min_positional(count: int, v: CallView) -> Confidence | None:
+    if len(v.call.args) >= count:
+        return "high"
+    return "low" if v.starred else None
+
+
+def _max_positional(count: int, v: CallView) -> Confidence | None:
+    if len(v.call.args) > count:
+        return None
+    return "low" if v.starred else "high"  # `F.softmax(*args)` may pass the argument by position
+
+
+def _int_literal_out_of_dtype(_: bool, v: CallView) -> Confidence | None:
+    dtype = v.resolver.qualified(v.keywords["dtype"], v.scope) if "dtype" in v.keywords else None
+    limits = INT_DTYPES.get((dtype or "").removeprefix("torch."))
+    if not limits or not v.call.args:
+        return None
+    low, high = limits
+    return "high" if any(x < low or x > high for x in _literal_ints(v.call.args[0])) else None
+
+
+def _float_in_data(_: bool, v: CallView) -> Confidence | None:
+    return "high" if v.call.args and _has_float(v.call.args[0], v.resolver, v.scope) else None
+
+
+def _float_bound(names: tuple[str, ...], v: CallView) -> Confidence | None:
+    bounds = [v.keywords[k] for k in names if k in v.keywords]
+    bounds += v.call.args[0 if v.method else 1 :]
+    floats = [
+        b for b in bounds
+        if (isinstance(b, ast.Constant) and type(b.value) is float) or v.resolver.tag(b, v.scope) == FLOAT
+    ]
+    tensors = [b for b in bounds if is_tensor(v.resolver.tag(b, v.scope))]
+    if not floats and not tensors:
+        return None
+    if v.input_tag == INT_TENSOR:
+        return "high"
+    # A float literal bound changes nothing on a float tensor, and real code clamps float
+    # activations with `min=1e-6` everywhere: without knowing the dtype it is not reported.
+    # A tensor bound may promote a float16 input, or an integer one.
+    return "low" if tensors else None
+
+
+def _not_bool(specs: tuple[str, ...], v: CallView) -> Confidence | None:
+    for spec in specs:
+        argument = _argument(spec, v.call)
+        if argument is not None and _known_bool(argument, v.resolver, v.scope, v.dicts):
+            return None
+    return "high"
+
+
+def _argument_dtype(value: tuple[tuple[str, ...], tuple[str, ...]], v: CallView) -> Confidence | None:
+    specs, families = value
+    family = argument_family(specs, v.call, v.resolver, v.scope, v.dicts)
+    if family is None and not (v.starred or v.spread) and _first_argument(specs, v.call) is None:
+        return None  # not passed at all
+    if family is None:
+        return "low"  # its dtype is not in view
+    return "high" if family in families else None
+
+
+def _needs_usage(patterns: tuple[str, ...], v: CallView) -> Confidence | None:
+    where = region(v.scope, v.when.usage_scope)
+    return "high" if all(v.usages.found(pattern, where) for pattern in patterns) else None
+
+
+def _unless_declared(value: str, v: CallView) -> Confidence | None:
+    if value == "tensors" and only_tensors(declared(v.call, v.scope), v.resolver, v.scope):
+        return None  # the code says it loads tensors only
+    return "high"
+
+
+def _always(_: object, v: CallView) -> Confidence | None:
+    return "high"
+
+
+# -- the registry ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Example:
+    """A matcher using the condition, a line of a module that meets it and one that does not
+    (each module imports torch; the test scans each and expects a finding on the first only)."""
+
+    match: dict[str, Any]
+    meets: str
+    fails: str
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str  # the field of `Condition`, and the key in a knowledge file's match
+    description: str
+    schema: dict[str, Any]  # the JSON schema of the value in a knowledge file
+    test: Callable[[Any, CallView], Confidence | None]
+    example: Example
+    read: Callable[[Any], Any] = lambda value: value  # the file's value as the field's
+    # Under `functools.partial(f, ...)`, whose later call may add arguments: "check" the bound
+    # ones, "drop" the condition (a later positional may meet it), "skip" the matcher (it is
+    # about the data the later call passes).
+    partial: Literal["check", "drop", "skip"] = "check"
+    # What a bare reference (`map(torch.load, paths)`) can claim with the condition set:
+    # None when it cannot tell (the condition is about arguments the reference does not show).
+    reference: Confidence | None = None
+    receiver_dtype: bool = False  # decided by the receiver's dtype: not on a receiver of unknown type
+
+
+def _strings() -> dict[str, Any]:
+    return {"type": "array", "items": {"type": "string"}}
+
+
+_ARGUMENTS = "keyword names or #<index> for a position"
+
+KINDS: tuple[Kind, ...] = (
+    Kind(
+        "keyword_absent", "the call does not pass any of these keywords",
+        _strings(), _keyword_absent,
+        Example({"call": "torch.load", "keyword_absent": ["weights_only"]},
+                "torch.load(path)", "torch.load(path, weights_only=False)"),
+        read=tuple, reference="low",
+    ),
+    Kind(
+        "keyword_present", "the call passes one of these keywords",
+        _strings(), _keyword_present,
+        Example({"call": "torch.nn.functional.interpolate", "keyword_present": ["align_corners"]},
+                "torch.nn.functional.interpolate(x, align_corners=True)", "torch.nn.functional.interpolate(x)"),
+        read=tuple,
+    ),
+    Kind(
+        "keyword_values", "the call passes each keyword with one of its literal values",
+        {"type": "object", "additionalProperties": {"type": "array"}}, _keyword_values,
+        Example({"call": "torch.tensor", "keyword_values": {"dtype": ["torch.uint8"]}},
+                "torch.tensor(x, dtype=torch.uint8)", "torch.tensor(x, dtype=torch.float32)"),
+        read=lambda raw: tuple((k, tuple(v)) for k, v in sorted(raw.items())),
+    ),
+    Kind(
+        "min_positional", "at least this many positional arguments",
+        {"type": "integer", "minimum": 0}, _min_positional,
+        Example({"call": "torch.norm", "min_positional": 2}, "torch.norm(x, 2)", "torch.norm(x)"),
+        partial="drop",
+    ),
+    Kind(
+        "max_positional",
+        "at most this many positional arguments (a method's receiver not counted): with keyword_absent, an argument not given at all",
+        {"type": "integer", "minimum": 0}, _max_positional,
+        Example({"call": "torch.nn.functional.softmax", "max_positional": 1},
+                "torch.nn.functional.softmax(x)", "torch.nn.functional.softmax(x, 1)"),
+    ),
+    Kind(
+        "int_literal_out_of_dtype", "the data holds an int literal outside the range of the dtype keyword",
+        {"type": "boolean"}, _int_literal_out_of_dtype,
+        Example({"call": "torch.tensor", "int_literal_out_of_dtype": True},
+                "torch.tensor([300], dtype=torch.uint8)", "torch.tensor([200], dtype=torch.uint8)"),
+        partial="skip",
+    ),
+    Kind(
+        "float_in_data", "the data argument holds a Python float literal or float-valued name",
+        {"type": "boolean"}, _float_in_data,
+        Example({"call": "torch.tensor", "float_in_data": True}, "torch.tensor([0.5, 1])", "torch.tensor([0, 1])"),
+    ),
+    Kind(
+        "float_bound", f"bounds ({_ARGUMENTS}) given a float, on an int tensor",
+        _strings(), _float_bound,
+        Example({"call": "torch.clamp", "float_bound": ["min", "max"]},
+                "torch.clamp(torch.arange(5), min=0.5)", "torch.clamp(torch.arange(5), min=1)"),
+        partial="skip", receiver_dtype=True,
+    ),
+    Kind(
+        "not_bool", f"arguments ({_ARGUMENTS}) a known bool tensor or comparison rules out, e.g. a mask",
+        _strings(),
+        _not_bool,
+        Example({"call": "torch.where", "not_bool": ["#0"]}, "torch.where(x, a, b)", "torch.where(x > 0, a, b)"),
+        read=tuple,
+    ),
+    Kind(
+        "argument_dtype",
+        "the call is affected when this argument (the first present of these keyword names or #<index>) has one of these dtype families; another known family rules it out, an unknown one gives low confidence",
+        {"type": "object", "additionalProperties": False, "required": ["argument", "dtype"],
+         "properties": {"argument": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+                        "dtype": {"type": "array", "minItems": 1, "items": {"enum": ["bool", "int", "float"]}}}},
+        _argument_dtype,
+        Example({"call": "torch.sum", "argument_dtype": {"argument": ["#0"], "dtype": ["bool"]}},
+                "torch.sum(torch.ones(3) > 0)", "torch.sum(torch.arange(3))"),
+        read=lambda raw: (tuple(raw["argument"]), tuple(raw["dtype"])),
+    ),
+    Kind(
+        "needs_usage",
+        "patterns the hazard needs in the same function (or module, see usage_scope) as the call, e.g. attribute:grad for .grad read or updated in place",
+        {"type": "array", "items": {"type": "string", "pattern": "^attribute:[A-Za-z_][A-Za-z0-9_]*$"}},
+        _needs_usage,
+        Example({"call": "torch.autograd.grad", "needs_usage": ["attribute:grad"]},
+                "torch.autograd.grad(y, x); print(x.grad)", "torch.autograd.grad(y, x)"),
+        read=tuple,
+    ),
+    Kind(
+        "usage_scope", "where needs_usage looks: the call's function (the default) or its module",
+        {"enum": list(SCOPES)}, _always,
+        Example({"call": "torch.autograd.grad", "needs_usage": ["attribute:grad"], "usage_scope": "module"},
+                "torch.autograd.grad(y, x); print(x.grad)", "torch.autograd.grad(y, x)"),
+    ),
+    Kind(
+        "unless_declared",
+        "tensors: no finding where an annotation in view declares the call's result to hold only tensors, plain values and tuples, lists, dicts of them",
+        {"enum": ["tensors"]}, _unless_declared,
+        Example({"call": "torch.load", "unless_declared": "tensors"},
+                "state = torch.load(path)", "state: torch.Tensor = torch.load(path)"),
+        reference="medium",  # a reference's result is declared nowhere
+    ),
+)
+BY_NAME = {kind.name: kind for kind in KINDS}
+_DEFAULTS = {f.name: f.default for f in fields(Condition)}
+
+
+def schema_properties() -> dict[str, dict[str, Any]]:
+    """The JSON schema of each condition in a knowledge file's match."""
+    return {kind.name: {**kind.schema, "description": kind.description} for kind in KINDS}
+
+
+def read(raw: dict[str, Any]) -> Condition:
+    """The conditions of a knowledge file's match (validated against `schema_properties`)."""
+    return Condition(**{kind.name: kind.read(raw[kind.name]) for kind in KINDS if kind.name in raw})
+
+
+def set_kinds(when: Condition) -> list[tuple[Kind, Any]]:
+    """The conditions `when` sets (a field away from its default), with their values."""
+    return [(kind, value) for kind in KINDS if (value := getattr(when, kind.name)) != _DEFAULTS[kind.name]]
+
+
+def reference_confidence(when: Condition) -> Confidence | None:
+    """What a bare reference to the matched function can claim: medium with no condition,
+    None when a condition is about arguments the reference does not show."""
+    confidence: Confidence = "medium"
+    for kind, _ in set_kinds(when):
+        if kind.reference is None:
+            return None
+        confidence = weakest(confidence, kind.reference)
+    return confidence
+
+
+def for_partial(when: Condition) -> Condition | None:
+    """The conditions the arguments bound by `functools.partial` decide, None when the matcher
+    is about the data the later call passes."""
+    changed: dict[str, Any] = {}
+    for kind, _ in set_kinds(when):
+        if kind.partial == "skip":
+            return None
+        if kind.partial == "drop":
+            changed[kind.name] = _DEFAULTS[kind.name]
+    return Condition(**{**{f.name: getattr(when, f.name) for f in fields(Condition)}, **changed})
+
+
+def on_receiver_dtype(when: Condition) -> bool:
+    """Whether a condition is decided by the receiver's dtype (nothing known of an untyped one)."""
+    return any(kind.receiver_dtype for kind, _ in set_kinds(when))
+
+
+def check(
+    match: Match,
+    call: ast.Call,
+    resolver: Resolver,
+    scope: Scope,
+    input_tag: Tag | None,
+    method: bool,
+    dicts: Dicts | None = None,
+    usages: Usages | None = None,
+) -> Confidence | None:
+    """The confidence with which `call` meets the match's conditions, or None if it does not.
+    With `dicts`, keyword conditions see through `**kwargs` built in view."""
+    confidence: Confidence = match.confidence
+    kinds = set_kinds(match.when)
+    if not kinds:
+        return confidence
+    view = _view(call, match.when, resolver, scope, input_tag, method, dicts, usages)
+    for kind, value in kinds:
+        verdict = kind.test(value, view)
+        if verdict is None:
+            return None
+        confidence = weakest(confidence, verdict)
+    return confidence
