@@ -33,14 +33,15 @@ from pathlib import Path
 from auditor import __version__
 from auditor.cachefiles import MAX_AGE_DAYS
 from auditor.models import Finding, Skipped, SpecChange
+from auditor.scan.feeds import Facts
 from auditor.scan.modules import Dependency
 
-FORMAT = 4  # of the stored values; part of every key
+FORMAT = 5  # of the stored values; part of every key
 DATABASE = "scan.sqlite3"
 _BATCH = 500  # keys per SELECT, well under SQLite's limit on bound parameters
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# auditor's scan cache; see https://bford.info/cachedir/\n"
 
-FileResult = tuple[list[Finding], list[Skipped]]
+FileResult = tuple[list[Finding], list[Skipped], Facts | None]  # facts: for the project index (`feeds`)
 
 
 @lru_cache(maxsize=1)
@@ -73,25 +74,27 @@ def knowledge_fingerprint(changes: Iterable[SpecChange], known: Iterable[str] = 
 
 
 def encode(result: FileResult, dependencies: Iterable[Dependency] = ()) -> bytes:
-    findings, skipped = result
+    findings, skipped, facts = result
     rows = [
         [f.change, f.symbol, f.line, f.column, f.cell, f.confidence, f.message, f.snippet, f.shape]
         for f in findings
     ]
     needs = [[d.request, d.relative, d.digest] for d in dependencies]
-    return json.dumps([rows, [s.reason for s in skipped], needs], separators=(",", ":"), ensure_ascii=False).encode()
+    data = [rows, [s.reason for s in skipped], facts.data() if facts is not None else None, needs]
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def decode(value: bytes, path: str) -> tuple[FileResult, tuple[Dependency, ...]]:
     """A stored result, and the module lookups it rests on."""
-    rows, reasons, needs = json.loads(value)
+    rows, reasons, facts, needs = json.loads(value)
     findings = [
         Finding(change=c, symbol=s, path=path, line=line, column=col, cell=cell, confidence=conf,
                 message=m, snippet=snip, shape=shape)
         for c, s, line, col, cell, conf, m, snip, shape in rows
     ]
     dependencies = tuple(Dependency(str(request), relative, digest) for request, relative, digest in needs)
-    return (findings, [Skipped(path, reason) for reason in reasons]), dependencies
+    result = findings, [Skipped(path, reason) for reason in reasons], Facts.of(facts) if facts is not None else None
+    return result, dependencies
 
 
 class CacheUnusable(Exception):
@@ -131,6 +134,10 @@ class ScanCache:
         digest.update(relative.encode("utf-8", "surrogateescape") + b"\0")
         digest.update(data)
         return digest.digest()
+
+    def fed_key(self, key: bytes, fed: bytes) -> bytes:
+        """The key of a file's result when other modules feed its parameters (`feeds.digest`)."""
+        return hashlib.blake2b(key + b"\0fed\0" + fed, digest_size=20).digest()
 
     def get_many(self, keys: Sequence[bytes]) -> dict[bytes, bytes]:
         """The stored values of those keys that are present."""

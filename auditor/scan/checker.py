@@ -10,6 +10,7 @@ reported whole (`torch.nn.functional.dropout2d`) is not reported again in part.
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from dataclasses import replace
 
 from auditor.models import Condition, Confidence, Finding, Shape
@@ -46,9 +47,9 @@ COMMON_METHODS = frozenset(
 class Checker:
     def __init__(
         self, tree: ast.Module, index: RuleIndex, path: str, lines: list[str], ignores: Ignores = NONE,
-        modules: ProjectModules | None = None,
+        modules: ProjectModules | None = None, fed: Mapping[tuple[str, str], Tag] | None = None,
     ):
-        self.resolver = Resolver(tree)
+        self.resolver = Resolver(tree, fed)
         self.guards = Guards(
             index.end_versions(), self.resolver, lambda: ModuleTable.of(tree, path, "\n".join(lines)), modules
         )

@@ -297,6 +297,9 @@ class Collector(FastVisitor):
         if node.level or not node.module:
             for alias in node.names:
                 self._local(node, alias.asname or alias.name)
+                if self.scope.parent is None and alias.name != "*":  # for the project's index (`feeds`)
+                    module = "." * node.level + (f"{node.module}." if node.module else "")
+                    self.resolver.relative[alias.asname or alias.name] = module + alias.name
             return
         for alias in node.names:
             if alias.name == "*":

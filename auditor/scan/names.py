@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections.abc import Mapping
 
 from auditor.scan.bindings import (
     FROM_WALK,
@@ -46,7 +47,7 @@ class Resolver(Tagger):
 
     MAX_DEPTH = 100  # names resolving through names: deeper chains are left unknown
 
-    def __init__(self, tree: ast.Module):
+    def __init__(self, tree: ast.Module, fed: Mapping[tuple[str, str], Tag] | None = None):
         self.scopes: dict[ast.AST, Scope] = {}
         self.referenced: set[str] = set()  # function names used other than by calling them
         self.importable: set[str] = set()  # names imported, or assigned a name, somewhere in it
@@ -62,6 +63,11 @@ class Resolver(Tagger):
         self._resolving: dict[tuple[int, str], None] = {}
         self._reread: set[tuple[int, str]] = set()
         self._callers: dict[ast.AST, list[tuple[ast.Call, Scope, int]]] | None = None
+        self.relative: dict[str, str] = {}  # module-level names from relative imports -> ".m.name"
+        # what callers in the project's other modules pass the module-level functions' parameters
+        # ((function, parameter) -> tag; LOCAL where one passes something else): see `feeds`
+        self.fed: Mapping[tuple[str, str], Tag] = fed or {}
+        self.asked: set[tuple[str, str]] = set()  # those parameters whose callers were asked for
         Collector(self).collect(tree)
         self.module_classes = self._module_classes()
 
@@ -189,9 +195,12 @@ class Resolver(Tagger):
         if not any(a.arg == name and a.annotation is None for a in named):
             return None
         calls = self._calls_by_callee().get(function)
+        external = self._fed(owner, function, name)
+        if external == LOCAL:
+            return None  # a call in another module passes something else
         if not calls:
-            return None
-        tags = set()
+            return external
+        tags: set[Tag] = {external} if external is not None else set()
         for call, scope, skip in calls:
             if any(isinstance(a, ast.Starred) for a in call.args):
                 return None
@@ -200,10 +209,17 @@ class Resolver(Tagger):
             if value is None:
                 value = next((k.value for k in call.keywords if k.arg == name), None)
             tag = self.tag(value, scope) if value is not None else None
-            if not is_tensor(tag):
+            if tag is None or not is_tensor(tag):
                 return None
             tags.add(tag)
         return tags.pop() if len(tags) == 1 else TENSOR
+
+    def _fed(self, owner: Scope, function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> Tag | None:
+        """What the project's other modules pass a module-level function's parameter."""
+        if owner.parent is None or owner.parent.parent is not None or function.name in self.referenced:
+            return None  # not at module level, or passed around in its own module
+        self.asked.add((function.name, name))
+        return self.fed.get((function.name, name))
 
     def _calls_by_callee(self) -> dict[ast.AST, list[tuple[ast.Call, Scope, int]]]:
         if self._callers is None:

@@ -19,12 +19,13 @@ from pathlib import Path
 
 from auditor.models import Finding, Skipped, SpecChange
 from auditor.progress import SILENT, ProgressReporter
+from auditor.scan import feeds
 from auditor.scan.cache import CacheUnusable, FileResult, ScanCache, decode
 from auditor.scan.config import ScanConfig
 from auditor.scan.discover import discover
 from auditor.scan.modules import Dependency, ProjectModules
 from auditor.scan.rules import Ends, RuleIndex
-from auditor.scan.scanner import scan_file
+from auditor.scan.scanner import scan_module
 
 PARALLEL_MIN_BYTES = 1 << 20  # less source than this is scanned faster than a pool starts
 CHUNK_BYTES = 256 << 10
@@ -74,6 +75,7 @@ def scan_tree(
                 if _stamp(files[i]) == stamp:  # not edited while it was scanned
                     cache.put(key, result, dependencies)
             progress.advance()
+        _feed(files, relatives, results, keys, work, cache)
     finally:
         if cache is not None:
             cache.close()
@@ -94,6 +96,50 @@ def scan_tree(
 
 
 Stamp = tuple[int, int]  # modification time (ns) and size
+
+
+def _feed(
+    files: list[Path],
+    relatives: list[str],
+    results: list[FileResult | None],
+    keys: dict[int, tuple[bytes, Stamp]],
+    work: _Work,
+    cache: ScanCache | None,
+) -> None:
+    """Analyse again, with what the project's other modules pass their functions (`feeds`),
+    the modules that asked about such parameters; their results replace the first ones. The
+    cache keeps each under the file's key and what it was fed."""
+    project = {relatives[i]: r[2] for i, r in enumerate(results) if r is not None and r[2] is not None}
+    fed_all = feeds.index(project)
+    todo: dict[int, feeds.Fed] = {}
+    for i, result in enumerate(results):
+        if result is not None and result[2] is not None and relatives[i] in fed_all:
+            fed = feeds.wanted(fed_all[relatives[i]], result[2])
+            if fed:
+                todo[i] = fed
+    if not todo:
+        return
+    fed_keys = {i: cache.fed_key(keys[i][0], feeds.digest(fed)) for i, fed in todo.items() if cache and i in keys}
+    found = cache.get_many(list(fed_keys.values())) if cache is not None else {}
+    index: RuleIndex | None = None
+    for i, fed in todo.items():
+        first = results[i]
+        assert first is not None
+        value = found.get(fed_keys[i]) if i in fed_keys else None
+        if value is not None:
+            try:
+                (findings, skipped, _), dependencies = decode(value, relatives[i])
+                if work.modules.still_valid(dependencies):
+                    results[i] = findings, skipped, first[2]
+                    continue
+            except (ValueError, TypeError, RecursionError):
+                pass  # damaged: analysed again, and stored again
+        index = index or RuleIndex.build(work.changes, work.known, work.ends)
+        work.modules.take()
+        findings, skipped, _ = scan_module(files[i], relatives[i], index, fed, work.modules)
+        results[i] = findings, skipped, first[2]
+        if cache is not None and i in fed_keys and _stamp(files[i]) == keys[i][1]:
+            cache.put(fed_keys[i], results[i], work.modules.take())  # type: ignore[arg-type]
 
 
 def _stamp(file: Path) -> Stamp | None:
@@ -188,7 +234,7 @@ def _scan(
         index = RuleIndex.build(work.changes, work.known, work.ends)
         for i in todo:
             modules.take()
-            result = scan_file(files[i], relatives[i], index, modules)
+            result = scan_module(files[i], relatives[i], index, modules=modules)
             yield i, result, modules.take()
         return
     chunks = _chunks([(i, str(files[i]), relatives[i], sizes[i]) for i in todo])
@@ -260,6 +306,6 @@ def _scan_chunk(chunk: list[tuple[int, str, str]]) -> list[Scanned]:
     done: list[Scanned] = []
     for i, path, relative in chunk:
         _modules.take()
-        result = scan_file(Path(path), relative, _index, _modules)
+        result = scan_module(Path(path), relative, _index, modules=_modules)
         done.append((i, result, _modules.take()))
     return done

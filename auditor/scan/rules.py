@@ -104,7 +104,12 @@ class RuleIndex:
         """A cheap pre-filter. Every finding needs a name imported from a matched module (a call),
         or a value tagged from one (a tensor), so a source that never mentions one of those
         modules, or mentions no token of a crossed matcher, cannot hold a finding."""
-        return any(root in text for root in self.roots) and any(_mentions(text, t) for t in self.tokens)
+        return self.mentions_root(text) and any(_mentions(text, t) for t in self.tokens)
+
+    def mentions_root(self, text: str) -> bool:
+        """Whether `text` names a matched module at all: a module that does may pass another
+        module's function a tensor (`feeds`), even when it holds no finding itself."""
+        return any(root in text for root in self.roots)
 
 
 def _owners(change: SpecChange, method: str, receiver: str) -> tuple[str, ...]:

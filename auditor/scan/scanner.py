@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING
 from auditor.models import Finding, Skipped, SpecChange
 from auditor.scan.checker import Checker
 from auditor.scan.config import ScanConfig
+from auditor.scan.feeds import Facts, Fed, facts
 from auditor.scan.ignores import Ignores, read_ignores
 from auditor.scan.modules import ProjectModules
+from auditor.scan.names import Resolver
 from auditor.scan.notebook import Cell, NotebookError, code_cells, join_cells, syntax_problem
 from auditor.scan.rules import Ends, RuleIndex
 
@@ -42,18 +44,38 @@ def scan_source(
     reads a constant of another module (what it looked up is noted in `modules.consulted`)."""
     if not index.could_match(source):
         return []
+    return analyse_source(source, path, index, ignores, modules=modules)[0]
+
+
+def analyse_source(
+    source: str, path: str, index: RuleIndex, ignores: Ignores | None = None, fed: Fed | None = None,
+    modules: ProjectModules | None = None,
+) -> tuple[list[Finding], Facts | None]:
+    """`scan_source`, with what other modules feed its functions' parameters (`feeds`), and the
+    module's own facts for the project's index (None when the pre-filter skipped it)."""
+    matches = index.could_match(source)
+    if not matches and not index.mentions_root(source):
+        return [], None
     with warnings.catch_warnings(), _without_cycle_collection():
         warnings.simplefilter("ignore", SyntaxWarning)
-        return _analyse(source, path, index, read_ignores(source) if ignores is None else ignores, modules)
+        ignores = read_ignores(source) if ignores is None else ignores
+        return _analyse(source, path, index, ignores, fed, matches, modules)
 
 
-def _analyse(source: str, path: str, index: RuleIndex, ignores: Ignores, modules: ProjectModules | None) -> list[Finding]:
+def _analyse(
+    source: str, path: str, index: RuleIndex, ignores: Ignores, fed: Fed | None, matches: bool = True,
+    modules: ProjectModules | None = None,
+) -> tuple[list[Finding], Facts]:
+    """With `matches` false (no matched token in it) only the module's facts: its calls."""
     tree = ast.parse(source, filename=path)
     limit = sys.getrecursionlimit()
     if DEEP_RECURSION is not None and limit < DEEP_RECURSION:
         sys.setrecursionlimit(DEEP_RECURSION)
     try:
-        return Checker(tree, index, path, source.splitlines(), ignores, modules).run()
+        if not matches:
+            return [], facts(Resolver(tree), tree)
+        checker = Checker(tree, index, path, source.splitlines(), ignores, modules, fed)
+        return checker.run(), facts(checker.resolver, tree)
     except RecursionError as exc:
         raise TooDeep from exc
     finally:
@@ -78,27 +100,37 @@ def _without_cycle_collection() -> Iterator[None]:
 def scan_file(
     file: Path, relative: str, index: RuleIndex, modules: ProjectModules | None = None
 ) -> tuple[list[Finding], list[Skipped]]:
+    findings, skipped, _ = scan_module(file, relative, index, modules=modules)
+    return findings, skipped
+
+
+def scan_module(
+    file: Path, relative: str, index: RuleIndex, fed: Fed | None = None, modules: ProjectModules | None = None
+) -> tuple[list[Finding], list[Skipped], Facts | None]:
+    """`scan_file`, fed what the project's other modules pass its functions, with the module's
+    facts for the project's index (None for a notebook, or a file not analysed)."""
     try:
         text = file.read_text("utf-8-sig")  # a byte-order mark is not Python
     except UnicodeDecodeError:
-        return [], [Skipped(relative, "not UTF-8 text")]
+        return [], [Skipped(relative, "not UTF-8 text")], None
     except OSError as exc:
-        return [], [Skipped(relative, f"unreadable: {exc.strerror or exc}")]
+        return [], [Skipped(relative, f"unreadable: {exc.strerror or exc}")], None
     if not file.name.endswith(".ipynb"):
         try:
             ignores = read_ignores(text, index.known)
-            return scan_source(text, relative, index, ignores, modules), _unknown(relative, ignores, lambda line: f"line {line}")
+            findings, found = analyse_source(text, relative, index, ignores, fed, modules)
+            return findings, _unknown(relative, ignores, lambda line: f"line {line}"), found
         except SyntaxError as exc:
-            return [], [Skipped(relative, syntax_problem(exc, text))]
+            return [], [Skipped(relative, syntax_problem(exc, text))], None
         except TooDeep:
-            return [], [Skipped(relative, "nested too deeply to analyse")]
+            return [], [Skipped(relative, "nested too deeply to analyse")], None
         except (ValueError, RecursionError) as exc:
-            return [], [Skipped(relative, f"cannot parse: {exc}")]
+            return [], [Skipped(relative, f"cannot parse: {exc}")], None
     try:
         cells = code_cells(text)
     except NotebookError as exc:
-        return [], [Skipped(relative, str(exc))]
-    return _scan_notebook(cells, relative, index, modules)
+        return [], [Skipped(relative, str(exc))], None
+    return (*_scan_notebook(cells, relative, index, modules), None)
 
 
 def _scan_notebook(

@@ -157,7 +157,7 @@ def test_a_warm_scan_reads_its_results_from_the_cache(tree: Path, changes: tuple
     scan(tree, changes, cache_dir=cache)
     planted = Finding(FLOOR, "torch.planted", "", 7, 3, None, "high", "planted", "x // y")
     with sqlite3.connect(cache / DATABASE) as db:
-        db.execute("UPDATE entries SET value = ?", (encode(([planted], [])),))
+        db.execute("UPDATE entries SET value = ?", (encode(([planted], [], None)),))
     findings, skipped = scan(tree, changes, cache_dir=cache)
     assert {f.symbol for f in findings} == {"torch.planted"}
     assert {f.path for f in findings} == {f.relative_to(tree).as_posix() for f in discover(tree).files}

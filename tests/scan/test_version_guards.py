@@ -243,7 +243,7 @@ def test_the_cache_serves_a_result_only_while_the_other_module_is_unchanged(
             _, dependencies = decode(value, "")
             if dependencies:  # plugin.py's result: it rests on imports.py (and relative.py)
                 assert {d.relative for d in dependencies} >= {"pkg/utilities/imports.py", "pkg/plugins/relative.py"}
-                db.execute("UPDATE entries SET value = ? WHERE key = ?", (encode(([planted], []), dependencies), key))
+                db.execute("UPDATE entries SET value = ? WHERE key = ?", (encode(([planted], [], None), dependencies), key))
     assert found(project, changes, UP, cache) == [("pkg/plugins/plugin.py", 1)]  # served from the cache
 
     imports = project / "pkg" / "utilities" / "imports.py"

@@ -1,0 +1,201 @@
+"""What the project's modules pass each other's functions: parameters fed by callers elsewhere.
+
+`def bucket(t): return t // 2` in utils.py says nothing of `t`; `bucket(torch.arange(5))` in
+train.py does. A module's analysis yields its `Facts`: the calls it makes of other modules'
+functions with the tags of their arguments, the functions it passes around as values, its own
+module-level functions' parameters and which of those its analysis asked about. `index` joins
+every module's facts: a parameter is fed a tag when every call in the project passes it a tensor
+(the join of their tags), and LOCAL (a known other value) when one call passes anything else,
+leaves it out or spreads `*args`, or the function is passed around where its calls are not seen.
+The scan then analyses again, with what it is fed, each module that asked about such a
+parameter.
+
+Facts are plain data, kept in the scan cache with the module's findings: a module's facts
+depend on its bytes alone, and what a module is fed is part of its second result's key, so an
+edit to a caller re-analyses the callee and nothing else. Files the pre-filter skips
+(mentioning no matched token) are not parsed, and their calls are not seen.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from auditor.scan.collect import CALL, NAME
+from auditor.scan.names import Resolver
+from auditor.scan.tags import LOCAL, Tag, is_tensor, merge
+
+_LIBRARIES = frozenset(sys.stdlib_module_names) | {"builtins", "torch", "numpy", "np"}
+Fed = dict[tuple[str, str], Tag]  # (function, parameter) -> tag
+
+
+def _tag(tag: Tag | None) -> list[str | None] | None:
+    return None if tag is None else list(tag)
+
+
+@dataclass(frozen=True)
+class Facts:
+    """One module's side of the project index, as JSON-ready data."""
+
+    # (callee's qualified name, ".m.f" for a relative import; positional tags; keyword tags; `*args`)
+    calls: list[list[Any]] = field(default_factory=list)
+    escapes: list[str] = field(default_factory=list)  # functions passed as values, qualified
+    defines: dict[str, list[str]] = field(default_factory=dict)  # function -> positional parameters
+    asked: list[list[str]] = field(default_factory=list)  # [function, parameter] pairs asked about
+
+    def data(self) -> list[Any]:
+        return [self.calls, self.escapes, self.defines, self.asked]
+
+    @classmethod
+    def of(cls, data: list[Any]) -> Facts:
+        calls, escapes, defines, asked = data
+        return cls(calls, escapes, defines, asked)
+
+
+def facts(resolver: Resolver, tree: ast.Module) -> Facts:
+    """What one analysed module passes other modules' functions, and what it defines."""
+    module = resolver.scopes[tree]
+    calls: list[list[Any]] = []
+    escapes: set[str] = set()
+    for kind, node, scope, *_ in resolver.sites:
+        if kind == CALL:
+            assert isinstance(node, ast.Call)
+            callee = _callee(resolver, node.func, scope)
+            if callee is None:
+                continue
+            positional = [_tag(resolver.tag(a, scope)) for a in node.args if not isinstance(a, ast.Starred)]
+            keywords = [[k.arg, _tag(resolver.tag(k.value, scope))] for k in node.keywords if k.arg]
+            spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
+            calls.append([callee, positional, keywords, spread])
+        elif kind == NAME:
+            assert isinstance(node, ast.Name)
+            if node.id in resolver.referenced and (resolver.maybe_imported(node.id) or node.id in resolver.relative):
+                callee = _callee(resolver, node, scope)
+                if callee is not None:
+                    escapes.add(callee)
+    defines = {
+        name: [a.arg for a in (*function.args.posonlyargs, *function.args.args)]  # type: ignore[attr-defined]
+        for name, function in module.functions.items()
+    }
+    return Facts(calls, sorted(escapes), defines, sorted([list(pair) for pair in resolver.asked]))
+
+
+def _callee(resolver: Resolver, func: ast.expr, scope: Any) -> str | None:
+    """The qualified name a call's function has when it may be another module's of the project."""
+    qualified = resolver.qualified(func, scope)
+    if qualified is None:
+        base, attrs = func, []
+        while isinstance(base, ast.Attribute):
+            attrs.append(base.attr)
+            base = base.value
+        if not isinstance(base, ast.Name) or base.id not in resolver.relative or _shadowed(base.id, scope):
+            return None
+        qualified = ".".join([resolver.relative[base.id], *reversed(attrs)])
+    if qualified.split(".", 1)[0] in _LIBRARIES or "." not in qualified.lstrip("."):
+        return None
+    return qualified
+
+
+def _shadowed(name: str, scope: Any) -> bool:
+    """Whether an inner scope binds `name` itself (the module's relative import is not seen)."""
+    while scope.parent is not None:
+        if scope.binds(name):
+            return True
+        scope = scope.parent
+    return False
+
+
+# --- the project index -----------------------------------------------------------------------
+
+
+def module_names(relatives: Iterable[str]) -> dict[str, str]:
+    """Dotted module name -> relative path, for every suffix of each module's dotted path
+    (`src/pkg/utils.py` is `src.pkg.utils`, `pkg.utils` and `utils`: the import root is not
+    known); a suffix two modules share names neither."""
+    names: dict[str, str | None] = {}
+    for relative in relatives:
+        if not relative.endswith(".py"):
+            continue
+        parts = relative[:-3].split("/")
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        for start in range(len(parts)):
+            dotted = ".".join(parts[start:])
+            if dotted:
+                names[dotted] = None if dotted in names and names[dotted] != relative else relative
+    return {name: path for name, path in names.items() if path is not None}
+
+
+def _absolute(callee: str, relative: str) -> str:
+    """A relative import's `.m.f` (or `..f`) as seen from the module at `relative`."""
+    level = len(callee) - len(callee.lstrip("."))
+    if not level:
+        return callee
+    parts = relative[:-3].split("/")
+    package = parts[:-1]  # a package's __init__ is in the package it names
+    if level > 1:
+        package = package[: len(package) - (level - 1)]
+    return ".".join([*package, callee[level:]])
+
+
+def index(project: Mapping[str, Facts]) -> dict[str, Fed]:
+    """Relative path -> what the project's other modules feed its functions' parameters."""
+    names = module_names(project)
+    seen: dict[str, dict[tuple[str, str], list[Tag | None]]] = {}
+
+    def target(callee: str, caller: str) -> tuple[str, str] | None:
+        module, _, function = _absolute(callee, caller).rpartition(".")
+        path = names.get(module)
+        if path is None or path == caller or function not in project[path].defines:
+            return None
+        return path, function
+
+    poisoned: set[tuple[str, str]] = set()
+    for caller, found in project.items():
+        for callee in found.escapes:
+            hit = target(callee, caller)
+            if hit is not None:
+                poisoned.add(hit)
+        for callee, positional, keywords, spread in found.calls:
+            hit = target(callee, caller)
+            if hit is None:
+                continue
+            if spread:
+                poisoned.add(hit)
+                continue
+            path, function = hit
+            params = project[path].defines[function]
+            given = {**dict(zip(params, positional)), **dict(keywords)}
+            into = seen.setdefault(path, {})
+            for param in params:
+                raw = given.get(param)
+                into.setdefault((function, param), []).append(Tag(*raw) if raw else None)
+    fed: dict[str, Fed] = {}
+    for path, fed_params in seen.items():
+        for (function, param), tags in fed_params.items():
+            if (path, function) in poisoned or not all(is_tensor(t) for t in tags):
+                tag = LOCAL
+            else:
+                tag = tags[0] or LOCAL
+                for other in tags[1:]:
+                    tag = merge(tag, other) or LOCAL
+            fed.setdefault(path, {})[function, param] = tag
+    return fed
+
+
+def wanted(fed: Fed, found: Facts) -> Fed:
+    """The tensors a module is fed for the parameters its analysis asked about (empty: a
+    second analysis would find what the first did). A parameter some other module passes
+    something else is not fed, and is left to what its own module's calls say."""
+    asked = {(f, p) for f, p in found.asked}
+    return {key: tag for key, tag in fed.items() if key in asked and is_tensor(tag)}
+
+
+def digest(fed: Fed) -> bytes:
+    """What a module is fed, for its result's cache key."""
+    return hashlib.sha256(json.dumps(sorted([f, p, list(t)] for (f, p), t in fed.items())).encode()).digest()

@@ -1,0 +1,85 @@
+"""Whole-project inference: a parameter fed only by callers in other modules takes the tag they
+pass (`scan/feeds.py`), and the scan cache re-analyses the callee when a caller changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from auditor.knowledge import KnowledgeBase
+from auditor.models import SpecChange
+from auditor.scan import scan_project
+from auditor.scan.project import ScanOptions
+
+FLOOR = "torch-floor-divide-rounds-toward-floor"
+UTILS = "import torch\n\n\ndef bucket(t, n=2):\n    return t // n\n"
+
+
+@pytest.fixture(scope="module")
+def floor(kb: KnowledgeBase) -> list[SpecChange]:
+    return [kb.get(FLOOR)]
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, "utf-8")
+    return root
+
+
+def _sites(root: Path, changes: list[SpecChange], cache: Path | None = None) -> list[tuple[str, int]]:
+    findings, _ = scan_project(root, changes, options=ScanOptions(cache_dir=cache, workers=1))
+    return [(f.path, f.line) for f in findings]
+
+
+def test_a_parameter_fed_a_tensor_from_another_module(tmp_path: Path, floor: list[SpecChange]) -> None:
+    root = _write(tmp_path, {
+        "utils.py": UTILS,
+        "train.py": "import torch\nfrom utils import bucket\n\nprint(bucket(torch.arange(5)))\n",
+    })
+    assert _sites(root, floor) == [("utils.py", 5)]
+
+
+def test_alone_the_module_says_nothing(tmp_path: Path, floor: list[SpecChange]) -> None:
+    assert _sites(_write(tmp_path, {"utils.py": UTILS}), floor) == []
+
+
+def test_relative_and_module_imports_inside_a_package(tmp_path: Path, floor: list[SpecChange]) -> None:
+    root = _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/ops.py": UTILS,
+        "pkg/train.py": "import torch\nfrom .ops import bucket\n\nbucket(torch.zeros(3, dtype=torch.int64), n=4)\n",
+        "pkg/eval.py": "import torch\nimport pkg.ops as ops\n\nops.bucket(torch.arange(3))\n",
+    })
+    assert _sites(root, floor) == [("pkg/ops.py", 5)]
+
+
+@pytest.mark.parametrize("other", [
+    "from utils import bucket\n\nbucket(7)\n",  # an int: // on ints is Python's
+    "from utils import bucket\n\nbucket(*args)\n",  # arguments out of view
+    "from utils import bucket\n\nlist(map(bucket, xs))\n",  # passed around: its calls are not seen
+])
+def test_one_caller_passing_something_else_rules_it_out(tmp_path: Path, floor: list[SpecChange], other: str) -> None:
+    root = _write(tmp_path, {
+        "utils.py": UTILS,
+        "train.py": "import torch\nfrom utils import bucket\n\nbucket(torch.arange(5))\n",
+        "other.py": "import torch\n" + other,
+    })
+    assert _sites(root, floor) == []
+
+
+def test_a_caller_edit_reanalyses_the_callee_through_the_cache(tmp_path: Path, floor: list[SpecChange]) -> None:
+    root = _write(tmp_path / "project", {
+        "utils.py": UTILS,
+        "train.py": "import torch\nfrom utils import bucket\n\nprint(bucket(torch.arange(5)))\n",
+    })
+    cache = tmp_path / "cache"
+    assert _sites(root, floor, cache) == [("utils.py", 5)]
+    assert _sites(root, floor, cache) == [("utils.py", 5)]  # warm: from the cache
+    _write(root, {"train.py": "import torch\nfrom utils import bucket\n\nprint(bucket(5))\n"})
+    assert _sites(root, floor, cache) == []  # utils.py's bytes did not change, its feed did
+    _write(root, {"train.py": "import torch\nfrom utils import bucket\n\nprint(bucket(torch.arange(5)))\n"})
+    assert _sites(root, floor, cache) == [("utils.py", 5)]
+    assert _sites(root, floor, cache) == _sites(root, floor)  # cached and uncached agree
