@@ -33,7 +33,7 @@ from auditor.scan.ignores import NONE, Ignores
 from auditor.scan.modules import ModuleTable, ProjectModules
 from auditor.scan.names import Resolver
 from auditor.scan.rules import OPERATOR_SYMBOLS, Rule, RuleIndex
-from auditor.scan.scopes import Scope, key_of
+from auditor.scan.scopes import Scope, enclosing_class, key_of
 from auditor.scan.tags import INT_TENSOR, Tag, is_tensor, owner_of
 from auditor.scan.usage import Usages
 
@@ -220,6 +220,8 @@ class Checker:
             return
         if self.resolver.qualified(func.value, self.scope):
             return  # a module's function, e.g. np.clip: calls are matched by name
+        if isinstance(func.value, ast.Name) and func.value.id == "self" and not self._tensor_self():
+            return  # `self.stft(x)`: a method or attribute of the project's own class
         for rule in self.index.methods.get(func.attr, []):
             if conditions.on_receiver_dtype(rule.match.when):
                 continue  # the condition is on the receiver's dtype: nothing is known of it
@@ -231,6 +233,15 @@ class Checker:
                 if typed and argument_family(typed[0], node, self.resolver, self.scope, self.dicts):
                     limit = "medium"  # a tensor argument of the affected dtype: the receiver is one too
                 self._report(rule, f"{owner}.{func.attr}", node, weakest(confidence, limit), "method")
+
+    def _tensor_self(self) -> bool:
+        """Whether `self` here may be a tensor: outside a class, or in one deriving from
+        torch.Tensor (`class Masked(torch.Tensor)`)."""
+        cls = enclosing_class(self.scope)
+        if cls is None or not isinstance(cls.node, ast.ClassDef):
+            return True
+        outer = cls.parent or cls
+        return any(self.resolver.qualified(b, outer) in ("torch.Tensor", "torch._tensor.Tensor") for b in cls.node.bases)
 
     def _owned_method_call(self, node: ast.Call, func: ast.Attribute, owner: str, receiver: Tag | None) -> None:
         symbol = f"{owner}.{func.attr}"

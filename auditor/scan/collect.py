@@ -151,6 +151,10 @@ class Collector(FastVisitor):
     def _later(self, target: ast.expr, value: ast.expr | None, kind: type[Binding]) -> None:
         """Note a binding of `target` (each element of a tuple target) in the scope it belongs to."""
         assert self.scope is not None
+        if kind is ForTarget and isinstance(target, (ast.Tuple, ast.List)):
+            for element, iterable in _for_elements(target, value):
+                self._later(element, iterable, ForTarget)
+            return
         elements = [target]
         if isinstance(target, (ast.Tuple, ast.List)):
             elements, kind = target.elts, (Unpacking if kind is Assignment else kind)
@@ -450,3 +454,26 @@ def _catches_missing_names(handler: ast.expr | None) -> bool:
         n is None or (isinstance(n, ast.Name) and n.id in ("AttributeError", "ImportError", "ModuleNotFoundError"))
         for n in names
     )
+
+
+def _for_elements(target: ast.Tuple | ast.List, iterable: ast.expr | None) -> list[tuple[ast.expr, ast.expr | None]]:
+    """Each element of a tuple loop target with what it iterates: through `enumerate(x)` (the
+    count: nothing known) and `zip(a, b)` element by element, nested targets included
+    (`for i, (a, b) in enumerate(zip(xs, ys))`); any other iterable gives each element all of
+    it, and a nested target under it is not followed."""
+    call = iterable if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) else None
+    spread = call is not None and (any(isinstance(a, ast.Starred) for a in call.args) or bool(call.keywords))
+    pairs: list[tuple[ast.expr, ast.expr | None]]
+    if call is not None and not spread and call.func.id == "enumerate" and len(call.args) == 1 and len(target.elts) == 2:  # type: ignore[attr-defined]
+        pairs = [(target.elts[0], None), (target.elts[1], call.args[0])]
+    elif call is not None and not spread and call.func.id == "zip" and len(call.args) == len(target.elts):  # type: ignore[attr-defined]
+        pairs = list(zip(target.elts, call.args))
+    else:
+        return [(e, iterable) for e in target.elts if not isinstance(e, (ast.Tuple, ast.List))]
+    found: list[tuple[ast.expr, ast.expr | None]] = []
+    for element, value in pairs:
+        if isinstance(element, (ast.Tuple, ast.List)):
+            found += _for_elements(element, value)
+        else:
+            found.append((element, value))
+    return found

@@ -507,3 +507,45 @@ def test_an_import_from_a_numpy_module_gone_in_2_0(kb: KnowledgeBase) -> None:
     assert findings(kb, source, LIB_SUBMODULES) == [
         (2, "numpy.lib.function_base"), (3, "numpy.lib.utils"), (8, "numpy.lib.utils"),
     ]
+
+
+# -- found by the recall labels on real packages (benchmarks/recall.py) ---------------------------
+
+
+def test_loop_targets_follow_enumerate_and_zip_element_by_element() -> None:
+    source = """
+    import torch
+    ids = torch.arange(8).view(2, 4)
+    for rank, (token, score) in enumerate(zip(ids[0], [0.5, 0.25])):
+        print(token, score, rank)
+    for a, b in zip(range(3), ids):
+        print(a, b)
+    """
+    assert tag_of(source, "token") == TENSOR  # fairseq's MMPT beam search: `token // vocab_size`
+    assert tag_of(source, "score") is None
+    assert tag_of(source, "rank") is None
+    assert tag_of(source, "a") == INT
+    assert tag_of(source, "b") == TENSOR
+
+
+def test_a_method_of_self_in_a_module_class_is_not_a_tensor_method(kb: KnowledgeBase) -> None:
+    source = """
+    import torch
+    from speechbrain.processing.features import STFT
+
+    class Enhancer(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stft = STFT(sample_rate=16000)
+
+        def forward(self, x):
+            return self.stft(x)
+
+    class Spectral(torch.Tensor):
+        def spectrum(self):
+            return self.stft(400)
+
+    def spec(x):
+        return x.stft(400)
+    """
+    assert lines(kb, source, "torch-stft-return-complex-required") == [15, 18]
