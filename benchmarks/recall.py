@@ -54,7 +54,7 @@ def scan(tree: Path, auditor: Path, transition: list[str]) -> list[dict[str, obj
     done = subprocess.run(
         [sys.executable, "-m", "auditor", "scan", str(tree), "--from", transition[0], "--to", transition[1],
          "--no-cache", "-f", "json"],
-        capture_output=True, text=True, env=env, cwd=auditor,  # `-m` reads the working directory first
+        check=False, capture_output=True, text=True, env=env, cwd=auditor,  # `-m` reads the working directory first
     )
     if done.returncode not in (0, 1):
         sys.exit(f"auditor scan {tree} failed ({done.returncode}): {done.stderr}")
