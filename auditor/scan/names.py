@@ -64,8 +64,8 @@ class Resolver(Tagger):
         self._reread: set[tuple[int, str]] = set()
         self._callers: dict[ast.AST, list[tuple[ast.Call, Scope, int]]] | None = None
         self.relative: dict[str, str] = {}  # module-level names from relative imports -> ".m.name"
-        # what callers in the project's other modules pass the module-level functions' parameters
-        # ((function, parameter) -> tag; LOCAL where one passes something else): see `feeds`
+        # the tensors every caller in the project's other modules passes the module-level
+        # functions' parameters ((function, parameter) -> tag): see `feeds`
         self.fed: Mapping[tuple[str, str], Tag] = fed or {}
         self.asked: set[tuple[str, str]] = set()  # those parameters whose callers were asked for
         Collector(self).collect(tree)

@@ -137,9 +137,10 @@ def _feed(
         index = index or RuleIndex.build(work.changes, work.known, work.ends)
         work.modules.take()
         findings, skipped, _ = scan_module(files[i], relatives[i], index, fed, work.modules)
-        results[i] = findings, skipped, first[2]
+        second: FileResult = (findings, skipped, first[2])
+        results[i] = second
         if cache is not None and i in fed_keys and _stamp(files[i]) == keys[i][1]:
-            cache.put(fed_keys[i], results[i], work.modules.take())  # type: ignore[arg-type]
+            cache.put(fed_keys[i], second, work.modules.take())
 
 
 def _stamp(file: Path) -> Stamp | None:
