@@ -62,20 +62,29 @@ def facts(resolver: Resolver, tree: ast.Module) -> Facts:
     module = resolver.scopes[tree]
     calls: list[list[Any]] = []
     escapes: set[str] = set()
-    for kind, node, scope, *_ in resolver.sites:
+    importable, relative, referenced = resolver.importable, resolver.relative, resolver.referenced
+    stars = resolver.stars
+    for site in resolver.sites:  # indexed, not unpacked: a module has a site for every name read
+        kind = site[0]
         if kind == CALL:
-            assert isinstance(node, ast.Call)
-            callee = _callee(resolver, node.func, scope)
+            node: Any = site[1]
+            root = node.func
+            while root.__class__ is ast.Attribute:
+                root = root.value
+            if root.__class__ is not ast.Name or not (stars or root.id in importable or root.id in relative):
+                continue  # a local function, a method of a local value: no other module's
+            callee = _callee(resolver, node.func, site[2])
             if callee is None:
                 continue
-            positional = [_tag(resolver.tag(a, scope)) for a in node.args if not isinstance(a, ast.Starred)]
+            scope = site[2]
+            positional = [_tag(resolver.tag(a, scope)) for a in node.args if a.__class__ is not ast.Starred]
             keywords = [[k.arg, _tag(resolver.tag(k.value, scope))] for k in node.keywords if k.arg]
-            spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
+            spread = len(positional) < len(node.args) or any(k.arg is None for k in node.keywords)
             calls.append([callee, positional, keywords, spread])
         elif kind == NAME:
-            assert isinstance(node, ast.Name)
-            if node.id in resolver.referenced and (resolver.maybe_imported(node.id) or node.id in resolver.relative):
-                callee = _callee(resolver, node, scope)
+            name = site[1].id  # type: ignore[attr-defined]
+            if name in referenced and (name in importable or name in relative):
+                callee = _callee(resolver, site[1], site[2])  # type: ignore[arg-type]
                 if callee is not None:
                     escapes.add(callee)
     defines = {
@@ -86,19 +95,24 @@ def facts(resolver: Resolver, tree: ast.Module) -> Facts:
 
 
 def _callee(resolver: Resolver, func: ast.expr, scope: Any) -> str | None:
-    """The qualified name a call's function has when it may be another module's of the project."""
-    qualified = resolver.qualified(func, scope)
-    if qualified is None:
-        base, attrs = func, []
-        while isinstance(base, ast.Attribute):
-            attrs.append(base.attr)
-            base = base.value
-        if not isinstance(base, ast.Name) or base.id not in resolver.relative or _shadowed(base.id, scope):
-            return None
-        qualified = ".".join([resolver.relative[base.id], *reversed(attrs)])
-    if qualified.split(".", 1)[0] in _LIBRARIES or "." not in qualified.lstrip("."):
+    """The qualified name a call's function has when it may be another module's of the project:
+    its root name imported (not from a library) or from a relative import."""
+    attrs: list[str] = []
+    root = func
+    while isinstance(root, ast.Attribute):
+        attrs.append(root.attr)
+        root = root.value
+    if not isinstance(root, ast.Name):
         return None
-    return qualified
+    base = resolver.qualified(root, scope)  # memoised per scope and name
+    if base is None:
+        if root.id not in resolver.relative or _shadowed(root.id, scope):
+            return None
+        base = resolver.relative[root.id]
+    elif base.split(".", 1)[0] in _LIBRARIES:
+        return None
+    qualified = ".".join([base, *reversed(attrs)])
+    return qualified if "." in qualified.lstrip(".") else None
 
 
 def _shadowed(name: str, scope: Any) -> bool:
