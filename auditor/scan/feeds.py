@@ -22,11 +22,12 @@ import ast
 import hashlib
 import json
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from auditor.scan.collect import CALL, NAME
+from auditor.scan.modules import ProjectModules
 from auditor.scan.names import Resolver
 from auditor.scan.tags import LOCAL, Tag, is_tensor, merge
 
@@ -127,24 +128,6 @@ def _shadowed(name: str, scope: Any) -> bool:
 # --- the project index -----------------------------------------------------------------------
 
 
-def module_names(relatives: Iterable[str]) -> dict[str, str]:
-    """Dotted module name -> relative path, for every suffix of each module's dotted path
-    (`src/pkg/utils.py` is `src.pkg.utils`, `pkg.utils` and `utils`: the import root is not
-    known); a suffix two modules share names neither."""
-    names: dict[str, str | None] = {}
-    for relative in relatives:
-        if not relative.endswith(".py"):
-            continue
-        parts = relative[:-3].split("/")
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        for start in range(len(parts)):
-            dotted = ".".join(parts[start:])
-            if dotted:
-                names[dotted] = None if dotted in names and names[dotted] != relative else relative
-    return {name: path for name, path in names.items() if path is not None}
-
-
 def _absolute(callee: str, relative: str) -> str:
     """A relative import's `.m.f` (or `..f`) as seen from the module at `relative`."""
     level = len(callee) - len(callee.lstrip("."))
@@ -157,15 +140,17 @@ def _absolute(callee: str, relative: str) -> str:
     return ".".join([*package, callee[level:]])
 
 
-def index(project: Mapping[str, Facts]) -> dict[str, Fed]:
-    """Relative path -> what the project's other modules feed its functions' parameters."""
-    names = module_names(project)
+def index(project: Mapping[str, Facts], modules: ProjectModules) -> dict[str, Fed]:
+    """Relative path -> what the project's other modules feed its functions' parameters.
+    `modules` finds the file of a called function's module (`ProjectModules.find`: beside the
+    calling file first, else the one file of the project whose path ends so)."""
     seen: dict[str, dict[tuple[str, str], list[Tag | None]]] = {}
 
     def target(callee: str, caller: str) -> tuple[str, str] | None:
         module, _, function = _absolute(callee, caller).rpartition(".")
-        path = names.get(module)
-        if path is None or path == caller or function not in project[path].defines:
+        near = "" if callee.startswith(".") else caller.rpartition("/")[0]  # a relative import is exact
+        path = modules.find(module, near)
+        if path is None or path == caller or path not in project or function not in project[path].defines:
             return None
         return path, function
 

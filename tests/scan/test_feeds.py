@@ -56,6 +56,18 @@ def test_relative_and_module_imports_inside_a_package(tmp_path: Path, floor: lis
     assert _sites(root, floor) == [("pkg/ops.py", 5)]
 
 
+def test_a_script_imports_the_module_beside_it(tmp_path: Path, floor: list[SpecChange]) -> None:
+    # Two scripts' folders, each with its own utils.py: `from utils import bucket` is the one
+    # beside the importing script (sys.path[0]), as `ProjectModules.find` says for version guards.
+    root = _write(tmp_path, {
+        "a/utils.py": UTILS,
+        "a/train.py": "import torch\nfrom utils import bucket\n\nprint(bucket(torch.arange(5)))\n",
+        "b/utils.py": UTILS,
+        "b/train.py": "import torch\nfrom utils import bucket\n\nprint(bucket(7))\n",
+    })
+    assert _sites(root, floor) == [("a/utils.py", 5)]
+
+
 @pytest.mark.parametrize("other", [
     "from utils import bucket\n\nbucket(7)\n",  # an int: // on ints is Python's
     "from utils import bucket\n\nbucket(*args)\n",  # arguments out of view
