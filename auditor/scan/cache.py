@@ -7,8 +7,11 @@ whose `ast` reads it). The key hashes all of these, so any change is simply a mi
 ever invalidated by hand. A file whose result rests on other modules of the project (a version
 guard reading a constant of another module) keeps, with its result, each module lookup it made
 and the digest of the file found (`modules.Dependency`); the result is served again only while
-every lookup still finds the same bytes. The results are stored compactly (JSON rows without the path) in one
-SQLite database, `scan.sqlite3`, under the cache directory and nowhere else.
+every lookup still finds the same bytes. Each result also keeps the module's facts for the
+project index (`feeds.Facts`); a module analysed again with what other modules feed it is
+stored under its key and what it was fed (`fed_key`). The results are stored compactly (JSON
+rows without the path) in one SQLite database, `scan.sqlite3`, under the cache directory and
+nowhere else.
 
 What is not used is not kept: each entry carries the day it was last read or written, and
 entries unused for `MAX_AGE_DAYS` (those of files since edited, other projects, older versions
