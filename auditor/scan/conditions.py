@@ -259,7 +259,11 @@ def _float_bound(names: tuple[str, ...], v: CallView) -> Confidence | None:
     if not floats and not tensors:
         return None
     if v.input_tag == INT_TENSOR:
-        return "high"
+        if floats or any(v.resolver.tag(b, v.scope) != INT_TENSOR for b in tensors):
+            return "high"
+        # Integer tensor bounds on an integer tensor promote only to a wider integer dtype
+        # (int32 clamped by int64), and the widths are not in view.
+        return "low"
     # A float literal bound changes nothing on a float tensor, and real code clamps float
     # activations with `min=1e-6` everywhere: without knowing the dtype it is not reported.
     # A tensor bound may promote a float16 input, or an integer one.

@@ -462,6 +462,22 @@ def test_an_integer_tensor_from_a_count_clamped_with_a_float(kb: KnowledgeBase) 
     assert lines(kb, source, CLAMP) == [5]
 
 
+def test_an_integer_tensor_clamped_with_integer_tensor_bounds_is_low(kb: KnowledgeBase) -> None:
+    # int64 clamped by an int64 tensor stays int64; only a narrower input widens, and the widths
+    # are not in view: low, where a float bound on the same tensor is high
+    source = """
+    import torch
+    def f(shapes):
+        idx = torch.arange(10)
+        width = torch.arange(3)[0]
+        a = idx.clamp(0, width - 1)
+        b = idx.clamp(0, 0.5)
+    """
+    index = RuleIndex.build([kb.get(CLAMP)])
+    found = sorted((f.line, f.confidence) for f in scan_source(textwrap.dedent(source), "case.py", index))
+    assert found == [(6, "low"), (7, "high")]
+
+
 def test_numpy_array_methods(kb: KnowledgeBase) -> None:
     source = """
     import numpy as np
