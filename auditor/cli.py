@@ -702,7 +702,8 @@ def kb_coverage(
     fmt: FormatOption = Format.text,
     output: OutputOption = None,
 ) -> None:
-    """Per release: the harvested candidates covered by a curated entry, generated, waived, or open."""
+    """Per release: the harvested candidates covered by a curated entry, generated, waived, or open;
+    and each curated entry's release against the candidates (exit 1 when one disagrees)."""
     from auditor.harvest.coverage import coverage
     from auditor.knowledge.loader import default_directory
     from auditor.report import harvest as harvest_report
@@ -711,8 +712,10 @@ def kb_coverage(
     kb = knowledge()
     packages = [pipeline.package_name(package)] if package else sorted(
         p.parent.name for p in root.glob("*/harvest") if p.is_dir())
-    results = [coverage(root, p, kb.entries) for p in packages]
+    results = [coverage(root, p, kb.entries, witnessed=True) for p in packages]
     emit(harvest_report.coverage(results, fmt.value, verbose), output)
+    failed = any(c.witness is not None and c.witness.failed for c in results)
+    raise typer.Exit(ExitCode.FINDINGS if failed else ExitCode.OK)
 
 
 @app.command("github", cls=Command)

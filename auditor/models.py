@@ -300,6 +300,7 @@ class SpecChange:
     covers: tuple[str, ...] = ()  # harvested candidate ids this (curated) entry covers
     harvested: Harvested | None = None  # set on changes generated from a harvest, never probe-verified
     fix: Fix | None = None  # mechanical rewrites per mode (`auditor fix`)
+    evidence: str | None = None  # "c++": the change lives in the compiled library, no .py/.pyi shows it
 
     def active(self, version: Version) -> bool:
         """Whether `version` has the new behaviour."""

@@ -8,6 +8,7 @@ from pathlib import Path
 from auditor.harvest.generate import Open, matches
 from auditor.harvest.model import Candidate
 from auditor.harvest.shipped import Waiver, read_candidates, read_waivers
+from auditor.harvest.witness import Witness, oldest_release, witness
 from auditor.models import SpecChange
 
 STATES = ("covered", "generated", "waived", "open")
@@ -24,6 +25,7 @@ class Standing:
 class Coverage:
     package: str
     standings: tuple[Standing, ...]
+    witness: Witness | None = None  # the curated entries' releases against the candidates
 
     def per_release(self) -> list[tuple[str, str, dict[str, int]]]:
         """(from, to, counts per state) for each release pair, oldest first."""
@@ -49,10 +51,14 @@ def stand(c: Candidate, covering: dict[str, str], waivers: list[Waiver]) -> Stan
     return Standing(c, "generated", "")
 
 
-def coverage(knowledge: Path, package: str, entries: tuple[SpecChange, ...]) -> Coverage:
+def coverage(knowledge: Path, package: str, entries: tuple[SpecChange, ...], witnessed: bool = False) -> Coverage:
+    """Where each candidate stands; with `witnessed`, also the curated entries' releases against
+    the candidates (`kb coverage`; the loader's generated changes do not need it)."""
     covering = {cid: e.id for e in entries for cid in e.covers}
     waivers = read_waivers(knowledge, package)
-    return Coverage(package, tuple(stand(c, covering, waivers) for c in read_candidates(knowledge, package)))
+    candidates = read_candidates(knowledge, package)
+    found = witness(knowledge, package, entries, candidates, oldest_release(candidates)) if witnessed else None
+    return Coverage(package, tuple(stand(c, covering, waivers) for c in candidates), found)
 
 
 def generated_changes(knowledge: Path, entries: tuple[SpecChange, ...]) -> tuple[SpecChange, ...]:

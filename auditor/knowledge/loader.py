@@ -155,6 +155,7 @@ def build_entry(raw: dict[str, Any], source: str) -> SpecChange:
         hazard=raw.get("hazard", HAZARD_OF_KIND[raw["kind"]]),
         follows=tuple(raw.get("follows", ())),
         covers=tuple(raw.get("covers", ())),
+        evidence=raw.get("evidence"),
         probe=Probe(
             code=probe["code"].strip("\n"),
             before=probe["before"],

@@ -8,6 +8,9 @@ from typing import Any
 from auditor.harvest.candidates import KINDS
 from auditor.harvest.coverage import STATES, Coverage
 from auditor.harvest.model import Candidate, Harvest
+from auditor.harvest.witness import FILE as WITNESS_FILE
+from auditor.harvest.witness import STATES as WITNESS_STATES
+from auditor.harvest.witness import Verdict, Witness
 from auditor.report.json import dumps
 from auditor.report.serialize import envelope
 
@@ -65,6 +68,44 @@ def render(h: Harvest, fmt: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _verdict(v: Verdict) -> dict[str, Any]:
+    return {"entry": v.entry, "introduced": v.introduced, "symbol": v.symbol, "harvest": list(v.releases),
+            "candidates": list(v.candidates), **({"reason": v.why} if v.why else {})}
+
+
+def _witness_json(w: Witness | None) -> dict[str, Any] | None:
+    if w is None:
+        return None
+    return {
+        "totals": w.totals(),
+        "disagree": [_verdict(v) for v in w.of("disagree")],
+        "resolved": [_verdict(v) for v in w.of("resolved")],
+        "no_candidate": [v.entry for v in w.of("no candidate")],
+        "stale_leads": [{"entry": s.entry, "symbols": list(s.symbols), "release": s.release} for s in w.stale],
+    }
+
+
+def _witness_text(w: Witness, verbose: bool) -> list[str]:
+    totals = w.totals()
+    lines = ["  witness (curated releases against the harvest): "
+             + ", ".join(f"{totals[s]} {s}" for s in WITNESS_STATES)]
+    for v in w.of("disagree"):
+        lines.append(f"  DISAGREE {v.entry}: {v.symbol} is {v.introduced} in the entry, "
+                     f"{', '.join(v.releases)} in the harvest ({', '.join(v.candidates)})")
+    for s in w.stale:
+        lines.append(f"  STALE LEAD {s.entry}: {', '.join(s.symbols)} at {s.release} no longer disagrees: "
+                     f"remove it from harvest/{WITNESS_FILE}")
+    unwitnessed = w.of("no candidate")
+    if unwitnessed:
+        lines.append(f"  {len(unwitnessed)} entries have no candidate and no `evidence`"
+                     + (":" if verbose else " (-v lists them)"))
+        if verbose:
+            lines += [f"    {v.entry} ({v.introduced})" for v in unwitnessed]
+    if verbose:
+        lines += [f"  resolved {v.entry}: {v.symbol} at {', '.join(v.releases)}: {v.why}" for v in w.of("resolved")]
+    return lines
+
+
 def coverage(results: list[Coverage], fmt: str, verbose: bool = False) -> str:
     if fmt == "json":
         return dumps(envelope(packages=[{
@@ -72,6 +113,7 @@ def coverage(results: list[Coverage], fmt: str, verbose: bool = False) -> str:
             "releases": [{"from": a, "to": b, "candidates": sum(n.values()), **n} for a, b, n in c.per_release()],
             "totals": {"candidates": len(c.standings), **c.totals()},
             "open": [{"id": s.candidate.id, "reason": s.why} for s in c.standings if s.state == "open"],
+            "witness": _witness_json(c.witness),
         } for c in results]))
     lines = []
     for c in results:
@@ -84,6 +126,8 @@ def coverage(results: list[Coverage], fmt: str, verbose: bool = False) -> str:
                      + " ".join(f"{totals[s]:>9}" for s in STATES))
         if verbose:
             lines += [f"  open {s.candidate.id}: {s.why}" for s in c.standings if s.state == "open"]
+        if c.witness is not None:
+            lines += _witness_text(c.witness, verbose)
     if not results:
         lines.append("no harvested candidates are shipped")
     return "\n".join(lines) + "\n"

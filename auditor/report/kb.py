@@ -14,6 +14,8 @@ from auditor.report.serialize import change, envelope, transform
 def _entry(e: SpecChange) -> dict[str, object]:
     data = change(e)
     data["probe"] = e.probe is not None
+    if not e.harvested:  # a harvested change's `evidence` is its source line (serialize.change)
+        data["evidence"] = e.evidence
     return data
 
 
@@ -34,7 +36,8 @@ def page(e: SpecChange) -> str:
         f"{e.package} {span} · {e.kind} · severity {e.severity} · {'silent' if e.silent else 'loud'}"
         + f" · hurts on {'upgrade and downgrade' if e.hazard == 'both' else e.hazard}"
         + (f" · Python {e.python}" if e.python else "")
-        + (f" · follows {', '.join(e.follows)}" if e.follows else ""),
+        + (f" · follows {', '.join(e.follows)}" if e.follows else "")
+        + (f" · evidence {e.evidence} (no .py/.pyi shows it)" if e.evidence else ""),
         f"## What changed\n{e.docs.what}",
         f"## Why it matters\n{e.docs.why}",
         f"## Example\n```python\n{e.docs.before}\n```",

@@ -1,0 +1,217 @@
+"""The second witness of a curated entry's release: the harvested candidates on its symbols.
+
+A probe run on the releases around `introduced` is the first witness; the released sources, as
+the shipped harvest (`knowledge/<package>/harvest/`) reads them, are the second. For each curated
+entry of a kind a harvest can see (deprecated, removed, default-changed), and for each of its
+symbols, the candidates that speak about the same change are looked up:
+
+- of a kind that begins the entry's change (a deprecation's warning, a removal, a default);
+- on the symbol, or on the same definition reached by another module path
+  (`torch.cuda.memory.memory_cached` is `torch.cuda.memory_cached`);
+- for a warning whose text the probe declares (`warns = "Category: text"`), with that text;
+- for a default, on a parameter the entry's matchers name, and not to the `None` sentinel (a
+  signature default of `None` is resolved at run time: it says nothing of the effective default).
+
+A candidate witnesses a release E when `before < E <= release` (the harvest may skip releases).
+A symbol agrees when one of its candidates witnesses `introduced` (or `until`); it disagrees when
+it has candidates and none does. A later category change or a later removal stub (a better error
+for a name already gone) follows a change that began earlier: it never disagrees.
+
+An entry whose change lives in C++ says `evidence = "c++"`: no `.py`/`.pyi` can witness it. A
+disagreement that a reviewer read and found to be the harvest's mistake (a name it lost, a helper
+it does not follow) is listed in `knowledge/<package>/harvest/witness.toml` with both witnesses;
+every other disagreement fails `auditor kb coverage`. A listed lead that no longer disagrees is
+reported too, so the list never outlives its reason.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from auditor.errors import KnowledgeError
+from auditor.harvest.model import Candidate
+from auditor.harvest.shipped import DIRECTORY, _read
+from auditor.models import SpecChange
+
+FILE = "witness.toml"
+
+# Candidate kinds that begin each entry kind's change, and those that only follow one.
+BEGINS = {
+    "deprecated": {"deprecation-begins"},
+    "removed": {"symbol-removed", "removal-stub-added"},
+    "default-changed": {"default-changed"},
+}
+FOLLOWS = {
+    "deprecated": {"warning-category-changed"},
+    "removed": {"removal-stub-added"},
+    "default-changed": set(),
+}
+STATES = ("agree", "disagree", "resolved", "c++", "before harvest", "no candidate")
+
+
+@dataclass(frozen=True, slots=True)
+class Lead:
+    """A reviewed disagreement: the harvest's release for the entry's symbol is its own mistake."""
+
+    entry: str
+    symbols: tuple[str, ...]
+    release: str  # the harvest's release that was read and found wrong
+    reason: str  # both witnesses: the source lines and the runs
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    entry: str
+    state: str  # one of STATES
+    introduced: str
+    symbol: str | None = None  # the symbol a disagreement (or resolution) is about
+    releases: tuple[str, ...] = ()  # the harvest's releases for that symbol
+    candidates: tuple[str, ...] = ()  # their ids
+    why: str = ""
+    lead: Lead | None = None  # the reviewed lead that resolves it
+
+
+@dataclass(frozen=True, slots=True)
+class Witness:
+    package: str
+    verdicts: tuple[Verdict, ...]
+    stale: tuple[Lead, ...] = ()  # listed leads that no longer disagree
+
+    def totals(self) -> dict[str, int]:
+        return {state: sum(v.state == state for v in self.verdicts) for state in STATES}
+
+    def of(self, state: str) -> list[Verdict]:
+        return [v for v in self.verdicts if v.state == state]
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.of("disagree") or self.stale)
+
+
+def defines(candidate: str, symbol: str) -> bool:
+    """Whether the candidate's symbol is `symbol`'s definition in a submodule that re-exports it
+    (`torch.cuda.memory.memory_cached` for `torch.cuda.memory_cached`). A guess from the names
+    alone: such a candidate may confirm a release, never dispute one."""
+    c_module, _, c_name = candidate.rpartition(".")
+    s_module, _, s_name = symbol.rpartition(".")
+    return c_name == s_name and bool(s_module) and c_module.startswith(s_module + ".")
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"[`'\"]", "", text).lower()
+
+
+def _parameters(entry: SpecChange) -> set[str]:
+    names: set[str] = set()
+    for m in entry.matches:
+        names.update(m.when.keyword_absent, m.when.keyword_present, (k for k, _ in m.when.keyword_values))
+    return names
+
+
+def witnesses(c: Candidate, edge: Version) -> bool:
+    try:
+        return Version(c.before) < edge <= Version(c.release)
+    except InvalidVersion:
+        return False
+
+
+def relevant(entry: SpecChange, symbol: str, candidates: list[Candidate], exact: bool = True) -> list[Candidate]:
+    """The candidates on `symbol` (or, not `exact`, on its definition in a submodule) that speak
+    about the entry's change."""
+    kinds = BEGINS[entry.kind] | FOLLOWS[entry.kind]
+    text = _plain(entry.probe.warns.partition(": ")[2]) if entry.probe and entry.probe.warns else ""
+    parameters = _parameters(entry)
+    found = []
+    for c in candidates:
+        if not (c.symbol == symbol if exact else defines(c.symbol, symbol)):
+            continue
+        if c.id in entry.covers:  # a reviewer tied them already (a test checks the release)
+            found.append(c)
+            continue
+        if c.kind not in kinds:
+            continue
+        if text and c.kind != "symbol-removed" and not any(text in _plain(e.message) for e in c.evidence):
+            continue
+        if entry.kind == "default-changed" and (
+            (parameters and c.parameter not in parameters) or c.detail.endswith("-> None")
+        ):
+            continue
+        found.append(c)
+    return found
+
+
+def judge(entry: SpecChange, candidates: list[Candidate], oldest: Version | None,
+          leads: list[Lead]) -> list[Verdict]:
+    """One verdict per disagreeing (or resolved) symbol, or a single one for the entry."""
+    introduced = str(entry.introduced)
+    if entry.evidence == "c++":
+        return [Verdict(entry.id, "c++", introduced)]
+    edges = [entry.introduced] + ([entry.until] if entry.until else [])
+    if oldest is None or entry.introduced <= oldest:
+        return [Verdict(entry.id, "before harvest", introduced,
+                        why=f"the harvest starts at {oldest}: no release before it to compare with")]
+    out: list[Verdict] = []
+    agreed = False
+    for symbol in entry.symbols:
+        found = relevant(entry, symbol, candidates)
+        confirming = found + relevant(entry, symbol, candidates, exact=False)
+        if any(witnesses(c, e) for c in confirming for e in edges):
+            agreed = True
+            continue
+        # A later follow-up (a category change, a removal stub) of a change that began earlier.
+        opening = [c for c in found if c.kind in BEGINS[entry.kind]
+                   and not (c.kind in FOLLOWS[entry.kind] and Version(c.release) > entry.introduced)]
+        if not opening:
+            continue
+        releases = tuple(sorted({c.release for c in opening}, key=Version))
+        lead = next((lead for lead in leads if lead.entry == entry.id and symbol in lead.symbols
+                     and lead.release in releases), None)
+        out.append(Verdict(entry.id, "resolved" if lead else "disagree", introduced, symbol, releases,
+                           tuple(c.id for c in opening), lead.reason if lead else "", lead))
+    if out:
+        return out
+    return [Verdict(entry.id, "agree" if agreed else "no candidate", introduced)]
+
+
+def read_leads(knowledge: Path, package: str) -> list[Lead]:
+    path = knowledge / package / DIRECTORY / FILE
+    if not path.exists():
+        return []
+    out, problems = [], []
+    for index, raw in enumerate(_read(path).get("lead", [])):
+        texts = [raw.get(k) for k in ("entry", "release", "reason")] if isinstance(raw, dict) else []
+        symbols = raw.get("symbols") if isinstance(raw, dict) else None
+        if (not all(isinstance(x, str) and x for x in texts) or len(texts) != 3 or not isinstance(symbols, list)
+                or not symbols or not all(isinstance(s, str) for s in symbols)):
+            problems.append(f"{path}: lead[{index}]: needs entry, symbols (a list), release and reason")
+            continue
+        out.append(Lead(raw["entry"], tuple(symbols), raw["release"], raw["reason"]))
+    if problems:
+        raise KnowledgeError(problems)
+    return out
+
+
+def witness(knowledge: Path, package: str, entries: tuple[SpecChange, ...],
+            candidates: list[Candidate], oldest: Version | None) -> Witness:
+    leads = read_leads(knowledge, package)
+    verdicts: list[Verdict] = []
+    for e in entries:
+        if e.package == package and e.harvested is None and e.kind in BEGINS:
+            verdicts += judge(e, candidates, oldest, leads)
+    used = {v.lead for v in verdicts}
+    return Witness(package, tuple(verdicts), tuple(lead for lead in leads if lead not in used))
+
+
+def oldest_release(candidates: list[Candidate]) -> Version | None:
+    """The first release the harvest read: a change it brought cannot be seen."""
+    befores = []
+    for c in candidates:
+        try:
+            befores.append(Version(c.before))
+        except InvalidVersion:
+            continue
+    return min(befores, default=None)
