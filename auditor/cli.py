@@ -699,17 +699,23 @@ def kb_harvest(
 def kb_coverage(
     package: Annotated[str | None, typer.Option(help="Only this package.")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List the open candidates with why.")] = False,
+    knowledge_dir: Annotated[Path | None, typer.Option(
+        "--knowledge", help="Another knowledge directory (a checkout under review) instead of the shipped one.",
+    )] = None,
     fmt: FormatOption = Format.text,
     output: OutputOption = None,
 ) -> None:
     """Per release: the harvested candidates covered by a curated entry, generated, waived, or open;
     and each curated entry's release against the candidates (exit 1 when one disagrees)."""
     from auditor.harvest.coverage import coverage
+    from auditor.knowledge import KnowledgeBase
     from auditor.knowledge.loader import default_directory
     from auditor.report import harvest as harvest_report
 
-    root = default_directory()
-    kb = knowledge()
+    if knowledge_dir is not None and not knowledge_dir.is_dir():
+        raise UsageError("--knowledge: not a directory", knowledge_dir)
+    root = knowledge_dir or default_directory()
+    kb = KnowledgeBase.load(knowledge_dir) if knowledge_dir else knowledge()
     packages = [pipeline.package_name(package)] if package else sorted(
         p.parent.name for p in root.glob("*/harvest") if p.is_dir())
     results = [coverage(root, p, kb.entries, witnessed=True) for p in packages]
