@@ -16,6 +16,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import signal
 import sys
 import warnings
@@ -28,8 +29,11 @@ class ProbeTimeout(BaseException):
 def _versions(packages):
     try:
         from importlib import metadata
-    except ImportError:  # Python 3.7
-        import importlib_metadata as metadata  # type: ignore[no-redef]
+    except ImportError:  # Python 3.7: the backport if installed, else the dist-info folders
+        try:
+            import importlib_metadata as metadata  # type: ignore[no-redef]
+        except ImportError:
+            return {name: _installed_version(name) for name in packages}
 
     found = {}
     for name in packages:
@@ -38,6 +42,29 @@ def _versions(packages):
         except metadata.PackageNotFoundError:
             found[name] = None
     return found
+
+
+def _normal(name):
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def _installed_version(name):
+    """`name`'s version from its `<name>-<version>.dist-info` (or `.egg-info`) on sys.path, as
+    importlib.metadata reads it, for interpreters without it (3.7)."""
+    wanted = _normal(name)
+    for entry in sys.path:
+        try:
+            listing = sorted(os.listdir(entry or "."))
+        except OSError:
+            continue
+        for folder in listing:
+            stem, dot, suffix = folder.rpartition(".")
+            if suffix not in ("dist-info", "egg-info") or not dot:
+                continue
+            project, _, version = stem.partition("-")
+            if _normal(project) == wanted and version:
+                return version.split("-")[0]  # an egg-info's name may go on: 1.0-py3.7
+    return None
 
 
 def _limit_memory(limit):

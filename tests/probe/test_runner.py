@@ -114,3 +114,19 @@ def test_an_interpreter_that_cannot_start_the_child_is_an_error(tmp_path) -> Non
     fake.chmod(0o755)
     with pytest.raises(ProbeError, match=r"exit 7\): not really python"):
         run_batch({"a": "print(1)"}, [], python=str(fake))
+
+
+def test_python_3_7_without_importlib_metadata_reports_versions_from_dist_info() -> None:
+    # pyenv's 3.7 has no importlib.metadata and no backport: the child reads the dist-info folders
+    from auditor.probe.interpreters import discover
+
+    found = [i.path for i in discover() if i.minor == "3.7"]
+    if not found:
+        pytest.skip("no Python 3.7 on this machine")
+    batch = run_batch({"ok": "print('ran')"}, ["pip", "Pip", "importlib-metadata", "no-such-package-here"],
+                      python=str(found[0]))
+    assert batch.python.startswith("3.7.")
+    assert batch.results["ok"].output == "ran"
+    assert batch.packages["pip"] and batch.packages["pip"][0].isdigit()
+    assert batch.packages["Pip"] == batch.packages["pip"]
+    assert batch.packages["importlib-metadata"] is None and batch.packages["no-such-package-here"] is None
