@@ -199,8 +199,10 @@ PROBE_OPTIONS: dict[str, tuple[Any, Any]] = {
         min=0.1, help="Seconds a batch of probes may take.", rich_help_panel="Probes")], 900),
     "probe_timeout": (Annotated[float, typer.Option(
         min=0.1, help="Seconds one probe may take.", rich_help_panel="Probes")], 120),
-    "memory_limit": (Annotated[float, typer.Option(
-        min=0, help="MiB of address space a probe interpreter may use (0: no limit).", rich_help_panel="Probes")], 4096),
+    "memory_limit": (Annotated[float | None, typer.Option(
+        min=0, show_default=False, rich_help_panel="Probes",
+        help="MiB of address space a probe interpreter may use (0: no limit). Default: 4096, and 8192 for "
+             "a CUDA build of torch, whose import maps about 4.7 GiB.")], None),
 }
 Provision = dict[str, Any]
 

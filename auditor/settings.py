@@ -91,7 +91,7 @@ def probe_settings(
     installer: str = "auto",
     timeout: float = 900,
     probe_timeout: float = 120,
-    memory_limit: float = 4096,
+    memory_limit: float | None = None,
 ) -> Any:
     """The probe options of `probe`, `compare --probe` and `scan --probe`, as settings: pip's
     configuration under the options, PyTorch's CPU index unless `torch_index` says otherwise."""
@@ -111,8 +111,9 @@ def probe_settings(
         cache_dir=cache_dir, use_cache=not no_cache, sources=sources,
         python_old=python_old, python_new=python_new, env_old=env_old, env_new=env_new,
         timeout=timeout, probe_timeout=probe_timeout,
-        memory_limit=int(memory_limit * (1 << 20)) if memory_limit else None,
         installer=installer, allow_cuda=allow_cuda,
+        **({} if memory_limit is None else dict.fromkeys(  # given: for CPU and CUDA builds alike
+            ("memory_limit", "cuda_memory_limit"), int(memory_limit * (1 << 20)) if memory_limit else None)),
     )
 
 

@@ -52,7 +52,14 @@ CUDA_PACKAGES = re.compile(r"^(nvidia-|cuda-bindings==|cuda-toolkit==|triton==|p
 COMPANIONS: dict[str, tuple[tuple[str, str], ...]] = {
     # without numpy `import torch` warns "Failed to initialize NumPy"; torch before 2.3 was built
     # against numpy 1.x and cannot use numpy 2
-    "torch": (("<2.3", "numpy<2"), (">=2.3", "numpy")),
+    "torch": (
+        ("<2.3", "numpy<2"), (">=2.3", "numpy"),
+        # torch/torch_version.py imports pkg_resources: at `import torch` in 1.10 (fresh uv and
+        # Python 3.12 venvs have no setuptools), on a version comparison in 1.11 to 2.1 (when
+        # `packaging` is missing, from 2.0). setuptools 67 and later warn when pkg_resources is
+        # imported, which a probe would see.
+        (">=1.10,<2.2", "setuptools<67"),
+    ),
 }
 
 
@@ -145,6 +152,9 @@ def describe(python: str, packages: Sequence[str]) -> Environment:
         "for name in sys.argv[1:]:\n"
         "    try: found[name] = metadata.version(name)\n"
         "    except metadata.PackageNotFoundError: found[name] = None\n"
+        "for dist in metadata.distributions():  # a CUDA build's libraries: it needs more memory\n"
+        "    name = (dist.metadata['Name'] or '').lower().replace('_', '-')\n"
+        "    if name.startswith('nvidia-'): found.setdefault(name, dist.version)\n"
         "print(json.dumps({'python': '%d.%d.%d' % sys.version_info[:3], 'packages': found}))\n"
     )
     try:

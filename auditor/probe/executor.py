@@ -31,7 +31,7 @@ from auditor.probe.fixprobe import Side as FixSide
 from auditor.probe.interpreters import Interpreter, discover, resolve
 from auditor.probe.normalize import normalise
 from auditor.probe.results import ResultCache, probe_key
-from auditor.probe.runner import DEFAULT_MEMORY_LIMIT, ProbeResult, run_batch
+from auditor.probe.runner import CUDA_MEMORY_LIMIT, DEFAULT_MEMORY_LIMIT, ProbeResult, run_batch
 from auditor.probe.sources import Sources
 from auditor.progress import SILENT, Reporter
 
@@ -56,9 +56,17 @@ class ProbeSettings:
     timeout: float = 900.0  # per batch
     probe_timeout: float = 120.0
     memory_limit: int | None = DEFAULT_MEMORY_LIMIT
+    cuda_memory_limit: int | None = CUDA_MEMORY_LIMIT  # for an environment with a CUDA build of torch
     installer: str = "auto"
     allow_cuda: bool = False
     pythons: tuple[Interpreter, ...] = field(default=())  # candidates; empty: discovered
+
+
+def cuda_build(environment: Environment) -> bool:
+    """Whether the environment holds a CUDA build of torch: nvidia-* wheels among its packages (a
+    provisioned one lists them all), or a local label such as 2.10.0+cu128."""
+    torch = environment.packages.get("torch") or ""
+    return "+cu" in torch or any(name.startswith("nvidia-") for name in environment.packages)
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +291,7 @@ def _run(
             try:
                 batch = run_batch(
                     missing, packages, environment.python, settings.timeout, settings.probe_timeout,
-                    settings.memory_limit,
+                    settings.cuda_memory_limit if cuda_build(environment) else settings.memory_limit,
                 )
             except ProbeError as exc:
                 return _Side(side.name, side.requested, environment, failure=str(exc))

@@ -26,6 +26,9 @@ CHILD = Path(__file__).with_name("child.py")
 MARKER = "@@auditor-probe@@"
 GRACE = 3.0  # seconds the watchdog waits beyond the child's own alarm
 DEFAULT_MEMORY_LIMIT = 4 << 30  # address space; torch's import maps about 0.8 GiB
+# A CUDA build maps its CUDA libraries at import even without a GPU: 4.7 GiB of address space
+# for torch 2.10.0+cu128 (VmPeak after `import torch`, 2026-12-01), 3.0 GiB for 2.11.0+cu130.
+CUDA_MEMORY_LIMIT = 8 << 30
 
 
 @dataclass(frozen=True, slots=True)

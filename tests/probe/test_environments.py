@@ -79,13 +79,23 @@ def test_torch_gets_a_cpu_build_with_numpy_and_its_probes_hold(local_sources: So
     assert env.packages["torch"] == "2.13.0+cpu"
     assert env.packages["numpy"] is not None
     assert not [name for name in env.packages if name.startswith("nvidia")]
-    assert companions("torch", "1.12.1") == ("numpy<2",)
+    assert companions("torch", "1.12.1") == ("numpy<2", "setuptools<67")
     total, unique = disk_usage(env.root)  # type: ignore[arg-type]
     assert 0 < unique <= total  # less when uv could hardlink from its cache
     verification = verify(kb.for_package("torch"), python=env.python, timeout=600)
     assert verification.package_versions["torch"] == "2.13.0+cpu"
     failed = [v for v in verification.results if v.status in ("fail", "error")]
     assert not failed, failed
+
+
+def test_torch_1_10_to_2_1_gets_setuptools_for_pkg_resources() -> None:
+    # torch/torch_version.py imports pkg_resources (1.10: at `import torch`); fresh uv
+    # environments have no setuptools. 1.9 has no torch_version.py; 2.2 imports packaging.
+    for version in ("1.10.0", "1.10.2", "1.12.1", "2.1.0", "2.1.2"):
+        assert "setuptools<67" in companions("torch", version), version
+    for version in ("1.9.1", "2.2.0", "2.3.0", "2.13.0"):
+        assert not [r for r in companions("torch", version) if r.startswith("setuptools")], version
+    assert "setuptools<67" in companions("torch", "2.1.0+cu121")  # a local label is the same release
 
 
 def test_pip_and_venv_build_the_same_environment_without_uv(probe_cache: Path, local_sources: Sources) -> None:

@@ -130,3 +130,27 @@ def test_python_3_7_without_importlib_metadata_reports_versions_from_dist_info()
     assert batch.packages["pip"] and batch.packages["pip"][0].isdigit()
     assert batch.packages["Pip"] == batch.packages["pip"]
     assert batch.packages["importlib-metadata"] is None and batch.packages["no-such-package-here"] is None
+
+
+def test_a_cuda_build_gets_room_for_the_libraries_its_import_maps() -> None:
+    # torch 2.10.0+cu128's import maps 4.7 GiB of address space without a GPU: the same mapping,
+    # untouched (no memory used), fails under the CPU default and fits under the CUDA one
+    from auditor.probe.environments import Environment
+    from auditor.probe.executor import ProbeSettings, cuda_build
+    from auditor.probe.runner import CUDA_MEMORY_LIMIT, DEFAULT_MEMORY_LIMIT
+    from auditor.settings import probe_settings
+
+    code = "import mmap\nm = mmap.mmap(-1, 4700 << 20)\nprint('mapped')"
+    assert run_batch({"libs": code}, [], memory_limit=DEFAULT_MEMORY_LIMIT).results["libs"].output != "mapped"
+    assert run_batch({"libs": code}, [], memory_limit=CUDA_MEMORY_LIMIT).results["libs"].output == "mapped"
+
+    python = "{}.{}.{}".format(*sys.version_info[:3])
+    assert cuda_build(Environment(sys.executable, python, {"torch": "2.10.0", "nvidia-cublas-cu12": "12.8.4.1"}))
+    assert cuda_build(Environment(sys.executable, python, {"torch": "2.10.0+cu128"}))
+    assert not cuda_build(Environment(sys.executable, python, {"torch": "2.13.0+cpu", "numpy": "2.4.6"}))
+    default = probe_settings(cache_dir=None, no_cache=True)
+    assert (default.memory_limit, default.cuda_memory_limit) == (DEFAULT_MEMORY_LIMIT, CUDA_MEMORY_LIMIT)
+    assert ProbeSettings().cuda_memory_limit == CUDA_MEMORY_LIMIT
+    given = probe_settings(cache_dir=None, no_cache=True, memory_limit=2048)
+    assert given.memory_limit == given.cuda_memory_limit == 2048 << 20
+    assert probe_settings(cache_dir=None, no_cache=True, memory_limit=0).cuda_memory_limit is None
