@@ -6,8 +6,9 @@ entry of a kind a harvest can see (deprecated, removed, default-changed), and fo
 symbols, the candidates that speak about the same change are looked up:
 
 - of a kind that begins the entry's change (a deprecation's warning, a removal, a default);
-- on the symbol, or on the same definition reached by another module path
-  (`torch.cuda.memory.memory_cached` is `torch.cuda.memory_cached`);
+- on the symbol; or, to confirm a release but never to dispute one, on the same definition
+  reached by another module path (`torch.cuda.memory.memory_cached` is `torch.cuda.memory_cached`)
+  or with a warning that names the symbol (a helper the harvest tied to another name);
 - for a warning whose text the probe declares (`warns = "Category: text"`), with that text;
 - for a default, on a parameter the entry's matchers name, and not to the `None` sentinel (a
   signature default of `None` is resolved at run time: it says nothing of the effective default).
@@ -101,6 +102,13 @@ def defines(candidate: str, symbol: str) -> bool:
     return c_name == s_name and bool(s_module) and c_module.startswith(s_module + ".")
 
 
+def names(c: Candidate, symbol: str) -> bool:
+    """Whether the candidate's warning names `symbol` ("torch.nn.utils.weight_norm is deprecated",
+    raised in a helper the harvest tied to another name). Like `defines`, it only confirms."""
+    pattern = re.compile(r"(?<![\w.])" + re.escape(symbol) + r"(?![\w.])", re.IGNORECASE)
+    return any(pattern.search(_plain(e.message)) for e in c.evidence if e.release == c.release)
+
+
 def _plain(text: str) -> str:
     return re.sub(r"[`'\"]", "", text).lower()
 
@@ -127,7 +135,7 @@ def relevant(entry: SpecChange, symbol: str, candidates: list[Candidate], exact:
     parameters = _parameters(entry)
     found = []
     for c in candidates:
-        if not (c.symbol == symbol if exact else defines(c.symbol, symbol)):
+        if not (c.symbol == symbol if exact else defines(c.symbol, symbol) or names(c, symbol)):
             continue
         if c.id in entry.covers:  # a reviewer tied them already (a test checks the release)
             found.append(c)

@@ -28,6 +28,7 @@ PAIRS = {
         candidate("1.0", "2.0", "deprecation-begins", "tiny.old", "tiny.old is deprecated, use tiny.new"),
         candidate("1.0", "2.0", "deprecation-begins", "tiny.shared", "TINY_HOME is deprecated"),
         candidate("1.0", "2.0", "deprecation-begins", "tiny.core.moved", "tiny.moved is deprecated"),
+        candidate("1.0", "2.0", "deprecation-begins", "tiny.Helper.apply", "`tiny.Wrapped` is deprecated"),
         candidate("1.0", "2.0", "default-changed", "tiny.load", parameter="mode",
                   detail="default of mode: 'a' -> 'b'"),
     ],
@@ -133,14 +134,21 @@ warns = "UserWarning: {text}"
     assert got["tiny-load-strict"] == [("no candidate", None, ())]
 
 
-def test_a_definition_in_a_submodule_confirms_but_never_disputes(tmp_path: Path) -> None:
+def test_a_definition_in_a_submodule_or_a_warning_naming_the_symbol_confirms_but_never_disputes(tmp_path: Path) -> None:
     root = knowledge(tmp_path, {
         "at": entry("tiny-moved-at", "2.0", "deprecated", ["tiny.moved"]),
         "after": entry("tiny-moved-after", "3.0", "deprecated", ["tiny.moved"]),
+        "named-at": entry("tiny-wrapped-at", "2.0", "deprecated", ["tiny.Wrapped"]),
+        "named-after": entry("tiny-wrapped-after", "3.0", "deprecated", ["tiny.Wrapped"]),
+        "prefix": entry("tiny-wrapped-prefix", "2.0", "deprecated", ["tiny.Wrap"]),
     })
     got = judged(root)
     assert got["tiny-moved-at"] == [("agree", None, ())]  # tiny.core.moved is where tiny.moved lives
     assert got["tiny-moved-after"] == [("no candidate", None, ())]
+    # a helper's warning that names the symbol confirms it; a longer name is another symbol
+    assert got["tiny-wrapped-at"] == [("agree", None, ())]
+    assert got["tiny-wrapped-after"] == [("no candidate", None, ())]
+    assert got["tiny-wrapped-prefix"] == [("no candidate", None, ())]
 
 
 def test_a_later_category_change_follows_the_deprecation(tmp_path: Path) -> None:
