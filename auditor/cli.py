@@ -638,19 +638,29 @@ def kb_verify(
     python: Annotated[str | None, typer.Option("--python", help="Run the probes in this interpreter.")] = None,
     package: Annotated[str | None, typer.Option(help="Only this package's entries.")] = None,
     timeout: Annotated[float, typer.Option(min=0.1, help="Seconds the whole batch may take.")] = 600,
-    memory_limit: Annotated[
-        float, typer.Option(min=0, help="MiB of address space the probe interpreter may use (0: no limit).")
-    ] = 4096,
+    memory_limit: Annotated[float | None, typer.Option(
+        min=0, show_default=False,
+        help="MiB of address space the probe interpreter may use (0: no limit). Default: 4096, and 8192 "
+             "when the interpreter has a CUDA build of torch, whose import maps about 4.7 GiB.",
+    )] = None,
     fmt: FormatOption = Format.text,
     output: OutputOption = None,
 ) -> None:
     """Run every probe against the installed packages and check what each entry claims."""
     from auditor.probe import verify
+    from auditor.probe.environments import describe
+    from auditor.probe.executor import cuda_build
+    from auditor.probe.runner import CUDA_MEMORY_LIMIT, DEFAULT_MEMORY_LIMIT
 
     kb = knowledge()
     warn(kb.notes)
     entries = kb.for_package(pipeline.known_package(kb, package)) if package else kb.entries
-    verification = verify(entries, python, timeout, int(memory_limit * (1 << 20)) if memory_limit else None)
+    if memory_limit is None:
+        cuda = cuda_build(describe(python or sys.executable, ["torch"]))
+        limit: int | None = CUDA_MEMORY_LIMIT if cuda else DEFAULT_MEMORY_LIMIT
+    else:
+        limit = int(memory_limit * (1 << 20)) if memory_limit else None
+    verification = verify(entries, python, timeout, limit)
     emit(kb_report.verification(verification, fmt.value), output)
     raise typer.Exit(ExitCode.FINDINGS if verification.failed else ExitCode.OK)
 

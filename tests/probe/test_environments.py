@@ -119,6 +119,23 @@ def test_an_existing_environment_is_described_as_it_is(tmp_path: Path) -> None:
         existing(str(tmp_path / "missing"), ["torch"])
 
 
+def test_an_existing_environment_with_nvidia_wheels_is_a_cuda_build(tmp_path: Path) -> None:
+    # a real virtual environment that holds an nvidia-* distribution beside the running torch
+    import sys
+    import venv
+
+    from auditor.probe.executor import cuda_build
+
+    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(tmp_path / "env")
+    site = next((tmp_path / "env").glob("lib/python*/site-packages"))
+    info = site / "nvidia_cublas_cu12-12.8.4.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: nvidia-cublas-cu12\nVersion: 12.8.4.1\n", "utf-8")
+    env = existing(str(tmp_path / "env"), ["torch"])
+    assert env.packages == {"torch": "2.13.0+cpu", "nvidia-cublas-cu12": "12.8.4.1"}
+    assert cuda_build(env) and not cuda_build(existing(sys.executable, ["torch"]))
+
+
 # A run that takes an environment and probes in it until told to stop, in a process of its own.
 USER = """
 import json, subprocess, sys
