@@ -16,7 +16,10 @@ symbols, the candidates that speak about the same change are looked up:
 A candidate witnesses a release E when `before < E <= release` (the harvest may skip releases).
 A symbol agrees when one of its candidates witnesses `introduced` (or `until`); it disagrees when
 it has candidates and none does. A later category change or a later removal stub (a better error
-for a name already gone) follows a change that began earlier: it never disagrees.
+for a name already gone) follows a change that began earlier: it never disagrees; nor does a later
+candidate with the very warning text the sources show at the entry's release on another of its
+symbols (a name added later that warns from its first release). That last rule would also hide
+an existing name that took up the same warning later: the probes are the witness for that.
 
 An entry whose change lives in C++ says `evidence = "c++"`: no `.py`/`.pyi` can witness it. A
 disagreement that a reviewer read and found to be the harvest's mistake (a name it lost, a helper
@@ -109,6 +112,12 @@ def names(c: Candidate, symbol: str) -> bool:
     return any(pattern.search(_plain(e.message)) for e in c.evidence if e.release == c.release)
 
 
+def _message(c: Candidate) -> str:
+    """The candidate's warning text in its own release, without the helper it goes through."""
+    text = next((e.message for e in c.evidence if e.release == c.release), "")
+    return _plain(re.sub(r" \(via [\w.]+\)$", "", text))
+
+
 def _plain(text: str) -> str:
     return re.sub(r"[`'\"]", "", text).lower()
 
@@ -163,16 +172,20 @@ def judge(entry: SpecChange, candidates: list[Candidate], oldest: Version | None
         return [Verdict(entry.id, "before harvest", introduced,
                         why=f"the harvest starts at {oldest}: no release before it to compare with")]
     out: list[Verdict] = []
-    agreed = False
-    for symbol in entry.symbols:
-        found = relevant(entry, symbol, candidates)
-        confirming = found + relevant(entry, symbol, candidates, exact=False)
-        if any(witnesses(c, e) for c in confirming for e in edges):
-            agreed = True
+    per_symbol = {s: relevant(entry, s, candidates) for s in entry.symbols}
+    confirming = {s: found + relevant(entry, s, candidates, exact=False) for s, found in per_symbol.items()}
+    # The warnings the sources show at the entry's release, on any of its symbols.
+    seen = {_message(c) for found in confirming.values() for c in found if any(witnesses(c, e) for e in edges)}
+    agreed = bool(seen)
+    for symbol, found in per_symbol.items():
+        if any(witnesses(c, e) for c in confirming[symbol] for e in edges):
             continue
-        # A later follow-up (a category change, a removal stub) of a change that began earlier.
+        # A later follow-up (a category change, a removal stub) of a change that began earlier;
+        # or the very warning already seen at the entry's release, reaching a name added later
+        # (TypedStorage.float8_e4m3fn in 2.2: the class warns from 2.0).
         opening = [c for c in found if c.kind in BEGINS[entry.kind]
-                   and not (c.kind in FOLLOWS[entry.kind] and Version(c.release) > entry.introduced)]
+                   and not (c.kind in FOLLOWS[entry.kind] and Version(c.release) > entry.introduced)
+                   and not (Version(c.release) > entry.introduced and _message(c) in seen)]
         if not opening:
             continue
         releases = tuple(sorted({c.release for c in opening}, key=Version))

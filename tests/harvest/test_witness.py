@@ -25,7 +25,7 @@ def candidate(before: str, release: str, kind: str, symbol: str, message: str = 
 # tiny 1.0 -> 2.0 -> 3.0 -> 4.0 (3.0 skips 2.5, as a harvest of every other release would).
 PAIRS = {
     ("1.0", "2.0"): [
-        candidate("1.0", "2.0", "deprecation-begins", "tiny.old", "tiny.old is deprecated, use tiny.new"),
+        candidate("1.0", "2.0", "deprecation-begins", "tiny.old", "deprecated: use tiny.new instead"),
         candidate("1.0", "2.0", "deprecation-begins", "tiny.shared", "TINY_HOME is deprecated"),
         candidate("1.0", "2.0", "deprecation-begins", "tiny.core.moved", "tiny.moved is deprecated"),
         candidate("1.0", "2.0", "deprecation-begins", "tiny.Helper.apply", "`tiny.Wrapped` is deprecated"),
@@ -34,6 +34,8 @@ PAIRS = {
     ],
     ("2.0", "3.0"): [
         candidate("2.0", "3.0", "symbol-removed", "tiny.old"),
+        candidate("2.0", "3.0", "deprecation-begins", "tiny.old_twin", "deprecated: use tiny.new instead"),
+        candidate("2.0", "3.0", "deprecation-begins", "tiny.other", "tiny.other is deprecated"),
         candidate("2.0", "3.0", "default-changed", "tiny.load", parameter="strict",
                   detail="default of strict: False -> None"),
     ],
@@ -159,6 +161,18 @@ def test_a_later_category_change_follows_the_deprecation(tmp_path: Path) -> None
     (root / "tiny" / "harvest" / "1.0..2.0.toml").write_text(pair_text("tiny", "1.0", "2.0", others), "utf-8")
     got = judged(root)
     assert got["tiny-old-deprecated"] == [("no candidate", None, ())]
+
+
+def test_the_same_warning_on_a_name_added_later_is_not_a_disagreement(tmp_path: Path) -> None:
+    # tiny.old warns from 2.0; tiny.old_twin, new in 3.0, carries the very same warning from its
+    # first release; tiny.other's 3.0 warning is another one
+    root = knowledge(tmp_path, {
+        "twin": entry("tiny-old-family", "2.0", "deprecated", ["tiny.old", "tiny.old_twin"]),
+        "other": entry("tiny-old-and-other", "2.0", "deprecated", ["tiny.old", "tiny.other"]),
+    })
+    got = judged(root)
+    assert got["tiny-old-family"] == [("agree", None, ())]
+    assert got["tiny-old-and-other"] == [("disagree", "tiny.other", ("3.0",))]
 
 
 LEAD = '''
