@@ -232,11 +232,11 @@ FIX_MODES: tuple[FixMode, ...] = ("keep-old", "adopt-new")
 Shape = Literal["call", "method", "operator", "import", "attribute", "assign", "class", "decorator", "partial"]
 FIX_SHAPES = ("call", "method", "operator", "import", "attribute")  # the shapes a transform may name
 FIX_ACTIONS = ("set-keyword", "rename-call", "template", "replace-import", "replace-attribute")
-# The fields each action reads, besides `on`, `action`, `note` and `requires`.
+# The fields each action reads, besides `on`, `action`, `note`, `requires` and `symbols`.
 ACTION_FIELDS: dict[str, tuple[str, ...]] = {
     "set-keyword": ("keyword", "value", "replace"),
-    "rename-call": ("to", "prepend"),
-    "template": ("template", "augmented"),
+    "rename-call": ("to", "prepend", "max_positional"),
+    "template": ("template", "augmented", "max_positional"),
     "replace-import": ("module", "name"),
     "replace-attribute": ("to",),
 }
@@ -260,6 +260,8 @@ class Transform:
     name: str | None = None  # replace-import
     note: str | None = None
     requires: SpecifierSet | None = None  # package versions where the rewritten code works
+    symbols: tuple[str, ...] = ()  # the qualified names it applies to (empty: every symbol of its shape)
+    max_positional: int | None = None  # refuse a call passing more positional arguments (they would move)
 
 
 @dataclass(frozen=True, slots=True)

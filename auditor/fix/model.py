@@ -12,7 +12,8 @@ from auditor.models import AuditResult, Finding, FixMode, ProbeRun, Transform
 # other kinds mean a fix exists but this call site does not allow it.
 LeftAloneKind = Literal[
     "no-fix", "below-confidence", "requires", "keyword-given", "kwargs-spread", "args-spread",
-    "missing-argument", "not-found", "unparsable", "import-form", "overlap",
+    "missing-argument", "not-found", "unparsable", "import-form", "overlap", "positional",
+    "double-evaluation",
 ]
 
 

@@ -53,9 +53,11 @@ def choose(
         has_other = entry is not None and entry.fix is not None and entry.fix.transforms(_table(entry, other, versions))
         return LeftAlone(finding, "no-fix", f"no mechanical fix for this change with --{mode}" + (
             f" (--{other} has one)" if has_other else ""))
-    fitting = [t for t in transforms if t.on == finding.shape]
+    fitting = [t for t in transforms if t.on == finding.shape and (not t.symbols or finding.symbol in t.symbols)]
     if not fitting:
         word = SHAPE_WORDS.get(finding.shape or "", "site of this kind")
+        if any(t.on == finding.shape for t in transforms):
+            word += f" of {finding.symbol}"
         return LeftAlone(finding, "no-fix", f"no mechanical fix for a {word} of this change with --{mode}")
     transform = fitting[0]
     if transform.requires is not None and versions is not None and entry is not None:

@@ -265,9 +265,23 @@ def _append(node: cst.Call, new: cst.Arg) -> list[cst.Arg]:
             new.with_changes(whitespace_after_arg=last.whitespace_after_arg)]
 
 
+def _check_positional(node: cst.Call, edit: Edit) -> None:
+    """Refuse a call passing more positional arguments than the transform's `max_positional`:
+    in the new callee they would bind to other parameters."""
+    limit = edit.transform.max_positional
+    if limit is None:
+        return
+    if any(a.star == "*" for a in node.args):
+        raise Refused("positional", f"a *args spread may pass more than {limit} positional arguments: positional arguments would move")
+    given = sum(1 for a in node.args if a.keyword is None and not a.star)
+    if given > limit:
+        raise Refused("positional", f"{given} positional arguments given, at most {limit} keep their place: positional arguments would move")
+
+
 def _rename_call(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:
     t = edit.transform
     assert isinstance(node, cst.Call) and t.to is not None
+    _check_positional(node, edit)
     func = _expression(t.to, "new name")
     leading = [cst.Arg(value=_expression(p, "prepended argument"), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
                for p in t.prepend]
@@ -327,42 +341,73 @@ def _template(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:
         values = _operands(node.left, node.right)
     else:
         assert isinstance(node, cst.Call)
+        _check_positional(node, edit)
         values = _call_values(node, edit)
     new = _expression(_render(t.template, values, edit), "template")
     _uses(t.template, needs)
     return _keep_parens(node, new)
 
 
-Value = tuple[str, bool]  # source, and whether it is atomic (needs no parentheses anywhere)
+# source; whether it is atomic (needs no parentheses anywhere); the parts of the call it writes,
+# each (part, plain): {args} writes every argument, {arg0} the first. A part is plain when
+# evaluating it twice does what evaluating it once does (names, attributes of them, constants).
+Part = tuple[str, bool]
+Value = tuple[str, bool, tuple[Part, ...]]
+_CONSTANTS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis)
 
 
-def _value(node: cst.CSTNode) -> Value:
-    return code(node), isinstance(node, _ATOMS) or bool(getattr(node, "lpar", ()))
+def _value(node: cst.CSTNode, part: str) -> Value:
+    return code(node), isinstance(node, _ATOMS) or bool(getattr(node, "lpar", ())), ((part, _plain(node)),)
+
+
+def _plain(node: cst.CSTNode) -> bool:
+    """A name, a constant, an attribute or constant subscript of a plain value, a signed constant:
+    written twice, it is still evaluated to the same thing without calling anything."""
+    if isinstance(node, (cst.Name, *_CONSTANTS)):
+        return True
+    if isinstance(node, cst.Attribute):
+        return _plain(node.value)
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.expression, _CONSTANTS)
+    if isinstance(node, cst.Subscript):
+        return _plain(node.value) and all(
+            isinstance(e.slice, cst.Index) and _plain(e.slice.value) for e in node.slice
+        )
+    return False
 
 
 def _operands(left: cst.CSTNode, right: cst.CSTNode) -> dict[str, Value]:
-    return {"left": _value(left), "right": _value(right)}
+    return {"left": _value(left, "left"), "right": _value(right, "right")}
 
 
 def _call_values(node: cst.Call, edit: Edit) -> dict[str, Value]:
-    values: dict[str, Value] = {"func": (code(node.func), True)}
+    values: dict[str, Value] = {"func": (code(node.func), True, (("func", _plain(node.func)),))}
     if isinstance(node.func, cst.Attribute):
-        values["receiver"] = _value(node.func.value)
+        values["receiver"] = _value(node.func.value, "receiver")
         name = node.func.attr.value
-        values["inplace"] = ("_" if name.endswith("_") and not name.endswith("__") else "", True)
-    values["args"] = (_args_text(node, list(node.args)), True)
+        values["inplace"] = ("_" if name.endswith("_") and not name.endswith("__") else "", True, ())
+    parts: list[tuple[cst.Arg, Part]] = []
     spread = False
     positional = 0
-    for arg in node.args:
+    for index, arg in enumerate(node.args):
         if arg.star:
             spread = True
+            parts.append((arg, (f"spread{index}", False)))
             continue
         if arg.keyword is None and not spread:
-            values[f"arg{positional}"] = _value(arg.value)
+            values[f"arg{positional}"] = _value(arg.value, f"arg{positional}")
+            parts.append((arg, (f"arg{positional}", _plain(arg.value))))
             positional += 1
         elif arg.keyword is not None:
-            values[f"kw:{arg.keyword.value}"] = _value(arg.value)
-            values[f"args:-{arg.keyword.value}"] = (_args_text(node, [a for a in node.args if a is not arg]), True)
+            values[f"kw:{arg.keyword.value}"] = _value(arg.value, f"kw:{arg.keyword.value}")
+            parts.append((arg, (f"kw:{arg.keyword.value}", _plain(arg.value))))
+        else:
+            parts.append((arg, (f"positional{index}", _plain(arg.value))))
+    values["args"] = (_args_text(node, list(node.args)), True, tuple(p for _, p in parts))
+    for arg, _ in parts:
+        if arg.keyword is not None:
+            rest = [(a, p) for a, p in parts if a is not arg]
+            values[f"args:-{arg.keyword.value}"] = (_args_text(node, [a for a, _ in rest]), True, tuple(p for _, p in rest))
     for name in PLACEHOLDER.findall(edit.transform.template or ""):
         if name in values:
             continue
@@ -394,11 +439,21 @@ def _args_text(node: cst.Call, args: list[cst.Arg]) -> str:
 
 
 def _render(template: str, values: dict[str, Value], edit: Edit) -> str:
+    written: dict[str, int] = {}
+    for name in PLACEHOLDER.findall(template):
+        for part, plain in values[name][2] if name in values else ():
+            written[part] = written.get(part, 0) + 1
+            if written[part] > 1 and not plain:
+                raise Refused("double-evaluation", (
+                    f"the rewrite writes {{{part}}} more than once: what the call passes there "
+                    "would be evaluated twice"
+                ))
+
     def fill(match: re.Match[str]) -> str:
         name = match.group(1)
         if name not in values:
             raise Refused("missing-argument", f"nothing at this call site fills {{{name}}}")
-        text, atomic = values[name]
+        text, atomic, _ = values[name]
         if atomic or name in ("args", "func", "inplace") or name.startswith("args:-"):
             return text
         before = template[: match.start()].rstrip()[-1:]

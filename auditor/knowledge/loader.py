@@ -199,6 +199,7 @@ def _fix(raw: dict[str, Any]) -> Fix:
             template=t.get("template"), augmented=t.get("augmented"), module=t.get("module"),
             name=t.get("name"), note=t.get("note"),
             requires=SpecifierSet(t["requires"]) if "requires" in t else None,
+            symbols=tuple(t.get("symbols", ())), max_positional=t.get("max_positional"),
         )
 
     return Fix(
@@ -232,10 +233,12 @@ def _transform_problems(t: dict[str, Any]) -> list[tuple[str, str]]:
     """(field, problem) of one schema-valid transform."""
     action, on = t["action"], t["on"]
     found = []
-    for key in sorted(set(t) - {"on", "action", "note", "requires", *ACTION_FIELDS[action]}):
+    for key in sorted(set(t) - {"on", "action", "note", "requires", "symbols", *ACTION_FIELDS[action]}):
         found.append((key, f"not a field of {action} (it reads: {', '.join(ACTION_FIELDS[action])})"))
     if on not in ACTION_SHAPES[action]:
         found.append(("on", f"{action} cannot rewrite a {on} (it rewrites: {', '.join(ACTION_SHAPES[action])})"))
+    if "max_positional" in t and on not in ("call", "method"):
+        found.append(("max_positional", f"counts a call's positional arguments; a {on} has none"))
     if "requires" in t:
         try:
             SpecifierSet(t["requires"])

@@ -1,0 +1,138 @@
+"""A transform's `symbols` (which matched names it rewrites), `max_positional` (positional
+arguments that would move) and the double-evaluation guard of templates."""
+
+from __future__ import annotations
+
+import textwrap
+
+from auditor.knowledge import parse_entry
+from tests.fix.helpers import HEAD, entry, rewrite, tomllib
+
+AUTOCAST = entry("""
+    symbols = ["torch.cuda.amp.autocast", "torch.cpu.amp.autocast"]
+    [[match]]
+    call = "torch.cuda.amp.autocast"
+    [[match]]
+    call = "torch.cpu.amp.autocast"
+    [[fix.adopt_new]]
+    on = "call"
+    action = "rename-call"
+    to = "torch.amp.autocast"
+    prepend = ["'cuda'"]
+    symbols = ["torch.cuda.amp.autocast"]
+    max_positional = 0
+    [[fix.adopt_new]]
+    on = "call"
+    action = "rename-call"
+    to = "torch.amp.autocast"
+    prepend = ["'cpu'"]
+    symbols = ["torch.cpu.amp.autocast"]
+    max_positional = 0
+""", introduced="2.4.0")
+
+
+def test_symbols_pick_the_transform_of_each_matched_name() -> None:
+    done = rewrite('''
+        import torch
+        with torch.cuda.amp.autocast(dtype=torch.float16):
+            pass
+        with torch.cpu.amp.autocast():
+            pass
+    ''', [AUTOCAST], "adopt-new")
+    assert done.new_source == textwrap.dedent('''
+        import torch
+        with torch.amp.autocast('cuda', dtype=torch.float16):
+            pass
+        with torch.amp.autocast('cpu'):
+            pass
+    ''')
+    assert len(done.applied) == 2
+
+
+def test_a_symbol_no_transform_names_is_left_alone_with_a_reason() -> None:
+    only_cuda = entry("""
+        symbols = ["torch.cuda.amp.autocast", "torch.cpu.amp.autocast"]
+        [[match]]
+        call = "torch.cuda.amp.autocast"
+        [[match]]
+        call = "torch.cpu.amp.autocast"
+        [[fix.adopt_new]]
+        on = "call"
+        action = "rename-call"
+        to = "torch.amp.autocast"
+        prepend = ["'cuda'"]
+        symbols = ["torch.cuda.amp.autocast"]
+    """, introduced="2.4.0")
+    done = rewrite("import torch\nwith torch.cpu.amp.autocast():\n    pass\n", [only_cuda], "adopt-new")
+    assert not done.applied
+    (left,) = done.left_alone
+    assert left.kind == "no-fix" and "torch.cpu.amp.autocast" in left.reason
+
+
+def test_max_positional_refuses_a_call_whose_positional_arguments_would_move() -> None:
+    done = rewrite('''
+        import torch
+        a = torch.cuda.amp.autocast(False)
+        b = torch.cuda.amp.autocast(*flags)
+        c = torch.cuda.amp.autocast(enabled=False)
+    ''', [AUTOCAST], "adopt-new")
+    assert "c = torch.amp.autocast('cuda', enabled=False)" in done.new_source
+    assert "a = torch.cuda.amp.autocast(False)" in done.new_source
+    assert sorted(x.kind for x in done.left_alone) == ["positional", "positional"]
+    assert all("positional arguments would move" in x.reason for x in done.left_alone)
+
+
+CLAMP = entry("""
+    symbols = ["torch.clamp"]
+    [[match]]
+    call = "torch.clamp"
+    [[fix.keep_old]]
+    on = "call"
+    action = "template"
+    template = "{func}({args}).to({arg0}.dtype)"
+""", introduced="1.12.0")
+
+
+def test_a_template_repeating_a_call_argument_is_refused() -> None:
+    done = rewrite('''
+        import torch
+        a = torch.clamp(model(x), min=0.5)
+        b = torch.clamp(self.x[0], min=0.5)
+    ''', [CLAMP])
+    assert "a = torch.clamp(model(x), min=0.5)" in done.new_source
+    assert "b = torch.clamp(self.x[0], min=0.5).to(self.x[0].dtype)" in done.new_source
+    (left,) = done.left_alone
+    assert left.kind == "double-evaluation" and "{arg0}" in left.reason
+
+
+def test_repeating_an_operand_of_an_augmented_assignment_is_refused() -> None:
+    floordiv = entry("""
+        symbols = ["torch.Tensor.__ifloordiv__"]
+        [[match]]
+        operator = ["//", "//="]
+        [[fix.keep_old]]
+        on = "operator"
+        action = "template"
+        template = "torch.div({left}, {right}, rounding_mode='trunc')"
+        augmented = "{left} = torch.div({left}, {right}, rounding_mode='trunc')"
+    """)
+    done = rewrite("import torch\nt = torch.zeros(3, 3)\nt[i] //= 2\nt[pick()] //= 2\n", [floordiv])
+    assert "t[i] = torch.div(t[i], 2, rounding_mode='trunc')" in done.new_source
+    assert "t[pick()] //= 2" in done.new_source
+    assert [x.kind for x in done.left_alone] == ["double-evaluation"]
+
+
+def test_max_positional_on_an_operator_is_a_problem_of_the_entry() -> None:
+    text = HEAD.format(id="torch-x", introduced="1.13.0") + textwrap.dedent("""
+        symbols = ["torch.Tensor.__floordiv__"]
+        [[match]]
+        operator = ["//", "//="]
+        [[fix.keep_old]]
+        on = "operator"
+        action = "template"
+        template = "torch.div({left}, {right}, rounding_mode='trunc')"
+        max_positional = 1
+    """)
+    parsed, problems = parse_entry(tomllib.loads(text), "test.toml", text)
+    assert parsed is None
+    assert any("max_positional" in p for p in problems), problems
