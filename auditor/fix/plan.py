@@ -53,7 +53,7 @@ def choose(
         has_other = entry is not None and entry.fix is not None and entry.fix.transforms(_table(entry, other, versions))
         return LeftAlone(finding, "no-fix", f"no mechanical fix for this change with --{mode}" + (
             f" (--{other} has one)" if has_other else ""))
-    fitting = [t for t in transforms if t.on == finding.shape and (not t.symbols or finding.symbol in t.symbols)]
+    fitting = [t for t in transforms if t.on == finding.shape and _names(t, finding)]
     if not fitting:
         word = SHAPE_WORDS.get(finding.shape or "", "site of this kind")
         if any(t.on == finding.shape for t in transforms):
@@ -68,6 +68,15 @@ def choose(
                 f"the rewrite needs {entry.package}{transform.requires}, which {unmet[0]} is not"
             ))
     return transform
+
+
+def _names(transform: Transform, finding: Finding) -> bool:
+    """Whether the transform's `symbols` (none: all) take the finding's symbol. An import's
+    finding names the module; the transform's symbols name what may be imported from it
+    (the action checks the names the import binds)."""
+    if not transform.symbols or finding.symbol in transform.symbols:
+        return True
+    return finding.shape == "import" and any(s.startswith(finding.symbol + ".") for s in transform.symbols)
 
 
 def _table(entry: SpecChange | None, mode: FixMode, versions: Versions | None) -> FixMode:

@@ -309,6 +309,11 @@ def _replace_import(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNo
     if isinstance(node, cst.ImportFrom):
         if node.relative or isinstance(node.names, cst.ImportStar):
             raise Refused("import-form", "a relative or star import: the names it binds are not known")
+        if t.symbols and node.module is not None:
+            source = code(node.module)
+            other = [code(a.name) for a in node.names if f"{source}.{code(a.name)}" not in t.symbols]
+            if other:
+                raise Refused("import-form", f"imports {', '.join(other)} from {source}, which this fix does not cover")
         if t.name is not None and len(node.names) != 1:
             raise Refused("import-form", f"imports {len(node.names)} names; the fix renames one")
         names = list(node.names)
@@ -318,6 +323,8 @@ def _replace_import(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNo
             names[0] = alias.with_changes(name=cst.Name(t.name), asname=None if code(alias.name) == t.name else local)
         return node.with_changes(module=module, names=names)
     assert isinstance(node, cst.Import)
+    if t.symbols and not any(code(a.name) in t.symbols for a in node.names):
+        raise Refused("import-form", "imports the whole module; this fix covers some of its names only")
     if len(node.names) != 1 or node.names[0].asname is None:
         raise Refused("import-form", "`import M` without `as`: the code refers to the module by its dotted name, which a new import does not bind")
     return node.with_changes(names=[node.names[0].with_changes(name=module)])

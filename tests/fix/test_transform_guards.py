@@ -136,3 +136,32 @@ def test_max_positional_on_an_operator_is_a_problem_of_the_entry() -> None:
     parsed, problems = parse_entry(tomllib.loads(text), "test.toml", text)
     assert parsed is None
     assert any("max_positional" in p for p in problems), problems
+
+
+SIX = entry("""
+    symbols = ["torch._six"]
+    [[match]]
+    module = "torch._six"
+    [[fix.keep_old]]
+    on = "import"
+    action = "replace-import"
+    symbols = ["torch._six.inf", "torch._six.nan"]
+    module = "math"
+""", introduced="2.0.0")
+
+
+def test_an_import_transform_with_symbols_rewrites_only_imports_of_those_names() -> None:
+    done = rewrite('''
+        from torch._six import inf, nan
+        from torch._six import inf, string_classes
+        import torch._six as six
+    ''', [SIX])
+    assert done.new_source == textwrap.dedent('''
+        from math import inf, nan
+        from torch._six import inf, string_classes
+        import torch._six as six
+    ''')
+    assert sorted(x.reason for x in done.left_alone) == [
+        "imports string_classes from torch._six, which this fix does not cover",
+        "imports the whole module; this fix covers some of its names only",
+    ]
