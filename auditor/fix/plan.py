@@ -34,13 +34,15 @@ def plan(
         if isinstance(chosen, LeftAlone):
             left.append(chosen)
         else:
-            edits.append(Edit(finding, chosen))
+            edits.append(Edit(finding, chosen[0], chosen[1:]))
     return edits, left
 
 
 def choose(
     finding: Finding, entry: SpecChange | None, mode: FixMode, min_confidence: str, versions: Versions | None
-) -> Transform | LeftAlone:
+) -> tuple[Transform, ...] | LeftAlone:
+    """The transforms of the mode that fit the finding and whose `requires` hold, in order (the
+    rewrite takes the first the call site allows), or why there is none."""
     if rank(finding.confidence) < rank(min_confidence):
         why = f"{finding.confidence} confidence, below --min-confidence {min_confidence}"
         if finding.shape == "method":
@@ -59,15 +61,19 @@ def choose(
         if any(t.on == finding.shape for t in transforms):
             word += f" of {finding.symbol}"
         return LeftAlone(finding, "no-fix", f"no mechanical fix for a {word} of this change with --{mode}")
-    transform = fitting[0]
-    if transform.requires is not None and versions is not None and entry is not None:
-        ends = [v for v in (versions if mode == "keep-old" else versions[1:]) if v is not None]
-        unmet = [v for v in ends if not transform.requires.contains(release(v), prereleases=True)]
-        if unmet:
-            return LeftAlone(finding, "requires", (
-                f"the rewrite needs {entry.package}{transform.requires}, which {unmet[0]} is not"
-            ))
-    return transform
+    usable = []
+    why = ""
+    for transform in fitting:
+        if transform.requires is not None and versions is not None and entry is not None:
+            ends = [v for v in (versions if mode == "keep-old" else versions[1:]) if v is not None]
+            unmet = [v for v in ends if not transform.requires.contains(release(v), prereleases=True)]
+            if unmet:
+                why = why or f"the rewrite needs {entry.package}{transform.requires}, which {unmet[0]} is not"
+                continue
+        usable.append(transform)
+    if not usable:
+        return LeftAlone(finding, "requires", why)
+    return tuple(usable)
 
 
 def _names(transform: Transform, finding: Finding) -> bool:

@@ -47,8 +47,13 @@ Found = list[tuple[cst.CSTNode, CodeRange]]
 
 @dataclass(frozen=True, slots=True)
 class Edit:
+    """A finding and the transform chosen for it; where the call site does not allow it
+    (refused: a missing argument, positional arguments that would move, ...), the `fallbacks`
+    (the later transforms of the mode that fit the finding) are tried in order."""
+
     finding: Finding
     transform: Transform
+    fallbacks: tuple[Transform, ...] = ()
 
 
 def code(node: cst.CSTNode) -> str:
@@ -164,16 +169,26 @@ class _Rewriter(cst.CSTTransformer):
             if done:
                 self.left.append(LeftAlone(edit.finding, "overlap", "another fix already rewrote this expression"))
                 continue
-            try:
-                updated = _ACTIONS[edit.transform.action](updated, edit, self.needs)
-            except Refused as refused:
-                self.left.append(LeftAlone(edit.finding, refused.kind, refused.reason))
-                continue
-            except cst.CSTValidationError as exc:  # the rewrite would not be valid code here
-                self.left.append(LeftAlone(edit.finding, "unparsable", f"the rewrite is not valid here: {exc}"))
-                continue
-            self.applied.append(Applied(edit.finding, edit.transform))
-            done = True
+            refusals: list[tuple[LeftAloneKind, str]] = []
+            for transform in (edit.transform, *edit.fallbacks):
+                attempt = Edit(edit.finding, transform)
+                needs: set[str] = set()
+                try:
+                    rewritten = _ACTIONS[transform.action](updated, attempt, needs)
+                except Refused as refused:
+                    refusals.append((refused.kind, refused.reason))
+                    continue
+                except cst.CSTValidationError as exc:  # the rewrite would not be valid code here
+                    refusals.append(("unparsable", f"the rewrite is not valid here: {exc}"))
+                    continue
+                updated = rewritten
+                self.needs |= needs
+                self.applied.append(Applied(edit.finding, transform))
+                done = True
+                break
+            else:
+                reason = "; ".join(dict.fromkeys(r for _, r in refusals))
+                self.left.append(LeftAlone(edit.finding, refusals[0][0], reason))
         return updated
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
@@ -446,6 +461,9 @@ def _args_text(node: cst.Call, args: list[cst.Arg]) -> str:
 
 
 def _render(template: str, values: dict[str, Value], edit: Edit) -> str:
+    for name, (text, _, _) in values.items():  # `f({args}, x=1)` on a call without arguments: `f(x=1)`
+        if (name == "args" or name.startswith("args:-")) and not text:
+            template = re.sub(rf"\{{{re.escape(name)}\}}\s*,\s*|\s*,\s*\{{{re.escape(name)}\}}", "", template)
     written: dict[str, int] = {}
     for name in PLACEHOLDER.findall(template):
         for part, plain in values[name][2] if name in values else ():

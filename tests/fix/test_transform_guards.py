@@ -165,3 +165,75 @@ def test_an_import_transform_with_symbols_rewrites_only_imports_of_those_names()
         "imports string_classes from torch._six, which this fix does not cover",
         "imports the whole module; this fix covers some of its names only",
     ]
+
+
+CLAMP_TWO_FORMS = entry("""
+    symbols = ["torch.clamp"]
+    [[match]]
+    call = "torch.clamp"
+    [[fix.keep_old]]
+    on = "call"
+    action = "template"
+    template = "{func}({args}).to({arg0}.dtype)"
+    [[fix.keep_old]]
+    on = "call"
+    action = "template"
+    template = "(lambda input, *args, **kwargs: {func}(input, *args, **kwargs).to(input.dtype))({args})"
+""", introduced="1.12.0")
+
+
+def test_a_refused_transform_falls_back_to_the_next_one_that_fits() -> None:
+    done = rewrite('''
+        import torch
+        a = torch.clamp(x, min=0.5)
+        b = torch.clamp(model(x), min=0.5)
+    ''', [CLAMP_TWO_FORMS])
+    assert "a = torch.clamp(x, min=0.5).to(x.dtype)" in done.new_source
+    assert ("b = (lambda input, *args, **kwargs: torch.clamp(input, *args, **kwargs).to(input.dtype))(model(x), min=0.5)"
+            in done.new_source)
+    assert len(done.applied) == 2 and not done.left_alone
+    assert done.applied[1].transform.template is not None and "lambda" in done.applied[1].transform.template
+
+
+def test_a_transform_whose_requires_fail_gives_way_to_the_next() -> None:
+    from packaging.version import Version
+
+    two = entry("""
+        symbols = ["torch.cuda.amp.autocast"]
+        [[match]]
+        call = "torch.cuda.amp.autocast"
+        [[fix.keep_old]]
+        on = "call"
+        action = "rename-call"
+        to = "torch.amp.autocast"
+        prepend = ["'cuda'"]
+        requires = ">=1.12"
+        [[fix.keep_old]]
+        on = "call"
+        action = "rename-call"
+        to = "torch.autocast"
+        prepend = ["'cuda'"]
+        requires = ">=1.10"
+    """, introduced="2.4.0")
+    source = "import torch\nwith torch.cuda.amp.autocast():\n    pass\n"
+    old = rewrite(source, [two], versions={"torch": (Version("1.10.2"), Version("2.4.0"))})
+    assert "torch.autocast('cuda')" in old.new_source
+    new = rewrite(source, [two], versions={"torch": (Version("1.12.1"), Version("2.4.0"))})
+    assert "torch.amp.autocast('cuda')" in new.new_source
+    none = rewrite(source, [two], versions={"torch": (Version("1.8.0"), Version("2.4.0"))})
+    assert not none.applied and none.left_alone[0].kind == "requires"
+
+
+def test_an_empty_argument_list_drops_its_comma() -> None:
+    up = entry("""
+        symbols = ["torch.nn.UpsamplingNearest2d"]
+        [[match]]
+        call = "torch.nn.UpsamplingNearest2d"
+        [[fix.keep_old]]
+        on = "call"
+        action = "template"
+        template = "torch.nn.Upsample({args}, mode='nearest')"
+    """, introduced="1.0.0")
+    done = rewrite("import torch\na = torch.nn.UpsamplingNearest2d()\nb = torch.nn.UpsamplingNearest2d(None, 2)\n", [up])
+    assert "a = torch.nn.Upsample(mode='nearest')" in done.new_source
+    assert "b = torch.nn.Upsample(None, 2, mode='nearest')" in done.new_source
