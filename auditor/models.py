@@ -235,8 +235,8 @@ FIX_ACTIONS = ("set-keyword", "rename-call", "template", "replace-import", "repl
 # The fields each action reads, besides `on`, `action`, `note`, `requires` and `symbols`.
 ACTION_FIELDS: dict[str, tuple[str, ...]] = {
     "set-keyword": ("keyword", "value", "replace"),
-    "rename-call": ("to", "prepend", "max_positional"),
-    "template": ("template", "augmented", "max_positional"),
+    "rename-call": ("to", "prepend", "max_positional", "min_positional"),
+    "template": ("template", "augmented", "max_positional", "min_positional"),
     "replace-import": ("module", "name"),
     "replace-attribute": ("to",),
 }
@@ -262,6 +262,7 @@ class Transform:
     requires: SpecifierSet | None = None  # package versions where the rewritten code works
     symbols: tuple[str, ...] = ()  # the qualified names it applies to (empty: every symbol of its shape)
     max_positional: int | None = None  # refuse a call passing more positional arguments (they would move)
+    min_positional: int | None = None  # refuse a call passing fewer (another form of the call)
 
 
 @dataclass(frozen=True, slots=True)

@@ -281,16 +281,18 @@ def _append(node: cst.Call, new: cst.Arg) -> list[cst.Arg]:
 
 
 def _check_positional(node: cst.Call, edit: Edit) -> None:
-    """Refuse a call passing more positional arguments than the transform's `max_positional`:
-    in the new callee they would bind to other parameters."""
-    limit = edit.transform.max_positional
-    if limit is None:
+    """Refuse a call passing more positional arguments than the transform's `max_positional`
+    (in the new callee they would bind to other parameters) or fewer than its `min_positional`."""
+    limit, least = edit.transform.max_positional, edit.transform.min_positional
+    if limit is None and least is None:
         return
     if any(a.star == "*" for a in node.args):
-        raise Refused("positional", f"a *args spread may pass more than {limit} positional arguments: positional arguments would move")
+        raise Refused("positional", "a *args spread: how many positional arguments the call passes is not known")
     given = sum(1 for a in node.args if a.keyword is None and not a.star)
-    if given > limit:
+    if limit is not None and given > limit:
         raise Refused("positional", f"{given} positional arguments given, at most {limit} keep their place: positional arguments would move")
+    if least is not None and given < least:
+        raise Refused("positional", f"{given} positional arguments given: the rewrite is for the form with at least {least}")
 
 
 def _rename_call(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:

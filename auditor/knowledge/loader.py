@@ -200,6 +200,7 @@ def _fix(raw: dict[str, Any]) -> Fix:
             name=t.get("name"), note=t.get("note"),
             requires=SpecifierSet(t["requires"]) if "requires" in t else None,
             symbols=tuple(t.get("symbols", ())), max_positional=t.get("max_positional"),
+            min_positional=t.get("min_positional"),
         )
 
     return Fix(
@@ -237,8 +238,9 @@ def _transform_problems(t: dict[str, Any]) -> list[tuple[str, str]]:
         found.append((key, f"not a field of {action} (it reads: {', '.join(ACTION_FIELDS[action])})"))
     if on not in ACTION_SHAPES[action]:
         found.append(("on", f"{action} cannot rewrite a {on} (it rewrites: {', '.join(ACTION_SHAPES[action])})"))
-    if "max_positional" in t and on not in ("call", "method"):
-        found.append(("max_positional", f"counts a call's positional arguments; a {on} has none"))
+    for key in ("max_positional", "min_positional"):
+        if key in t and on not in ("call", "method"):
+            found.append((key, f"counts a call's positional arguments; a {on} has none"))
     if "requires" in t:
         try:
             SpecifierSet(t["requires"])
