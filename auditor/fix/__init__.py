@@ -23,7 +23,11 @@ Public API (stable; fix probes, SARIF `fixes` and the Action's "Suggested fix" c
 Template placeholders (FIX-SPEC.md, plus four): {receiver}, {args}, {arg0}.., {left},
 {right}, and {func} (the callee as written), {inplace} ("_" when the matched method is an
 in-place one such as floor_divide_), {kw:NAME} (the value given to keyword NAME; the site is
-left alone when it is not given) and {args:-NAME} (the arguments without keyword NAME).
+left alone when it is not given), {args:-NAME} (the arguments without keyword NAME) and
+{kwargs} (the keyword arguments and ** spreads as written). An empty {args}/{kwargs} takes its
+comma with it. A transform may name the `symbols` it rewrites and bound the call's positional
+arguments (`min_positional`, `max_positional`); a transform the call site refuses gives way to
+the next one of the mode that fits, and a template writing a non-plain argument twice is refused.
 """
 
 from auditor.fix.apply import (

@@ -428,6 +428,8 @@ def _call_values(node: cst.Call, edit: Edit) -> dict[str, Value]:
         else:
             parts.append((arg, (f"positional{index}", _plain(arg.value))))
     values["args"] = (_args_text(node, list(node.args)), True, tuple(p for _, p in parts))
+    named = [(a, p) for a, p in parts if a.keyword is not None or a.star == "**"]
+    values["kwargs"] = (_args_text(node, [a for a, _ in named]), True, tuple(p for _, p in named))
     for arg, _ in parts:
         if arg.keyword is not None:
             rest = [(a, p) for a, p in parts if a is not arg]
@@ -464,7 +466,7 @@ def _args_text(node: cst.Call, args: list[cst.Arg]) -> str:
 
 def _render(template: str, values: dict[str, Value], edit: Edit) -> str:
     for name, (text, _, _) in values.items():  # `f({args}, x=1)` on a call without arguments: `f(x=1)`
-        if (name == "args" or name.startswith("args:-")) and not text:
+        if (name in ("args", "kwargs") or name.startswith("args:-")) and not text:
             template = re.sub(rf"\{{{re.escape(name)}\}}\s*,\s*|\s*,\s*\{{{re.escape(name)}\}}", "", template)
     written: dict[str, int] = {}
     for name in PLACEHOLDER.findall(template):
@@ -481,7 +483,7 @@ def _render(template: str, values: dict[str, Value], edit: Edit) -> str:
         if name not in values:
             raise Refused("missing-argument", f"nothing at this call site fills {{{name}}}")
         text, atomic, _ = values[name]
-        if atomic or name in ("args", "func", "inplace") or name.startswith("args:-"):
+        if atomic or name in ("args", "kwargs", "func", "inplace") or name.startswith("args:-"):
             return text
         before = template[: match.start()].rstrip()[-1:]
         after = template[match.end():].lstrip()[:1]

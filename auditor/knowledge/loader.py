@@ -186,7 +186,7 @@ ACTION_SHAPES: dict[str, tuple[str, ...]] = {
 PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 # placeholders a template may use, per shape: {arg0}.., {kw:NAME} and {args:-NAME} on calls too
 _SHAPE_PLACEHOLDERS = {
-    "call": ("args", "func"), "method": ("args", "receiver", "inplace"), "operator": ("left", "right"),
+    "call": ("args", "kwargs", "func"), "method": ("args", "kwargs", "receiver", "inplace"), "operator": ("left", "right"),
 }
 _CALL_PLACEHOLDER = re.compile(r"^(arg\d+|kw:[A-Za-z_]\w*|args:-[A-Za-z_]\w*)$")
 
@@ -227,7 +227,7 @@ def _template_problem(template: str, shape: str, mode: str = "eval") -> str | No
             continue
         may = "left, right" if shape == "operator" else f"{', '.join(allowed)}, arg0.., kw:NAME, args:-NAME"
         return f"placeholder {{{name}}} does not fit a {shape} (it may use: {may})"
-    return _python(PLACEHOLDER.sub("_placeholder", template), mode)
+    return _python(PLACEHOLDER.sub(lambda m: "**_placeholder" if m.group(1) == "kwargs" else "_placeholder", template), mode)
 
 
 def _transform_problems(t: dict[str, Any]) -> list[tuple[str, str]]:

@@ -256,3 +256,21 @@ def test_min_positional_leaves_another_form_of_the_call_alone() -> None:
     assert "c = torch.sparse.FloatTensor(i)" in done.new_source
     assert [x.kind for x in done.left_alone] == ["positional"]
     assert "at least 2" in done.left_alone[0].reason
+
+
+def test_kwargs_keeps_the_keywords_of_a_call_whose_positionals_are_reordered() -> None:
+    add = entry("""
+        symbols = ["torch.add"]
+        [[match]]
+        call = "torch.add"
+        min_positional = 3
+        [[fix.adopt_new]]
+        on = "call"
+        action = "template"
+        template = "{func}({arg0}, {arg2}, alpha={arg1}, {kwargs})"
+        min_positional = 3
+        max_positional = 3
+    """, introduced="1.5.0")
+    done = rewrite("import torch\na = torch.add(x, 2, y)\nb = torch.add(x, 2, y, out=z)\n", [add], "adopt-new")
+    assert "a = torch.add(x, y, alpha=2)" in done.new_source
+    assert "b = torch.add(x, y, alpha=2, out=z)" in done.new_source
