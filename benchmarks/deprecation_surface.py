@@ -15,7 +15,10 @@ from auditor.knowledge import default_directory, load_entries
 
 root = default_directory()
 kept = Path(sys.argv[1]) if len(sys.argv) > 1 else Path.home() / ".cache/auditor/harvest"  # a --cache-dir
-r = cache.load(kept, "torch", "2.13.0")  # `auditor kb harvest` fills it
+try:
+    r = cache.load(kept, "torch", "2.13.0")  # `auditor kb harvest` fills it
+except ValueError as exc:  # a surface of an older harvest format, say
+    sys.exit(f"{exc}: run `auditor kb harvest --package torch --from 2.12.1 --to 2.13.0` again")
 if r is None:
     sys.exit("no cached surface of torch 2.13.0: run `auditor kb harvest --package torch --from 2.12.1 --to 2.13.0` first")
 marked = {s.symbol for s in plain_sites(r)}
