@@ -119,6 +119,19 @@ def test_an_existing_environment_is_described_as_it_is(tmp_path: Path) -> None:
         existing(str(tmp_path / "missing"), ["torch"])
 
 
+def test_an_existing_python_3_7_without_importlib_metadata_is_described() -> None:
+    # pyenv's 3.7 has neither importlib.metadata nor the backport: its dist-info folders are read
+    from auditor.probe.interpreters import discover
+
+    found = [i.path for i in discover() if i.minor == "3.7"]
+    if not found:
+        pytest.skip("no Python 3.7 on this machine")
+    env = describe(str(found[0]), ["pip", "Pip", "no-such-package-here"])
+    assert env.python_version.startswith("3.7.")
+    assert env.packages["pip"] and env.packages["pip"][0].isdigit()
+    assert env.packages["Pip"] == env.packages["pip"] and env.packages["no-such-package-here"] is None
+
+
 def test_an_existing_environment_with_nvidia_wheels_is_a_cuda_build(tmp_path: Path) -> None:
     # a real virtual environment that holds an nvidia-* distribution beside the running torch
     import sys
