@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from auditor.scan.collect import CALL, NAME
-from auditor.scan.modules import ProjectModules
+from auditor.scan.modules import ProjectModules, absolute, package_of
 from auditor.scan.names import Resolver
 from auditor.scan.tags import LOCAL, Tag, is_tensor, merge
 
@@ -128,16 +128,10 @@ def _shadowed(name: str, scope: Any) -> bool:
 # --- the project index -----------------------------------------------------------------------
 
 
-def _absolute(callee: str, relative: str) -> str:
+def _absolute(callee: str, relative: str) -> str | None:
     """A relative import's `.m.f` (or `..f`) as seen from the module at `relative`."""
     level = len(callee) - len(callee.lstrip("."))
-    if not level:
-        return callee
-    parts = relative[:-3].split("/")
-    package = parts[:-1]  # a package's __init__ is in the package it names
-    if level > 1:
-        package = package[: len(package) - (level - 1)]
-    return ".".join([*package, callee[level:]])
+    return absolute(package_of(relative), callee[level:], level)
 
 
 def index(project: Mapping[str, Facts], modules: ProjectModules) -> dict[str, Fed]:
@@ -147,7 +141,10 @@ def index(project: Mapping[str, Facts], modules: ProjectModules) -> dict[str, Fe
     seen: dict[str, dict[tuple[str, str], list[Tag | None]]] = {}
 
     def target(callee: str, caller: str) -> tuple[str, str] | None:
-        module, _, function = _absolute(callee, caller).rpartition(".")
+        qualified = _absolute(callee, caller)
+        if qualified is None:
+            return None  # the dots climb above the scanned folder
+        module, _, function = qualified.rpartition(".")
         near = "" if callee.startswith(".") else caller.rpartition("/")[0]  # a relative import is exact
         path = modules.find(module, near)
         if path is None or path == caller or path not in project or function not in project[path].defines:

@@ -142,14 +142,20 @@ class ModuleTable:
 
     def absolute(self, module: str | None, level: int) -> str | None:
         """The absolute name of `from <dots><module> import ...` in this module."""
-        if not level:
-            return module
-        parts = self.package.split(".") if self.package else []
-        if level - 1 > len(parts):
-            return None
-        base = parts[: len(parts) - (level - 1)]
-        name = ".".join([*base, *([module] if module else [])])
-        return name or None
+        return absolute(self.package, module, level)
+
+
+def absolute(package: str, module: str | None, level: int) -> str | None:
+    """The absolute name of `from <dots><module> import ...` in a module of `package` (None
+    when the dots climb above the scanned folder)."""
+    if not level:
+        return module
+    parts = package.split(".") if package else []
+    if level - 1 > len(parts):
+        return None
+    base = parts[: len(parts) - (level - 1)]
+    name = ".".join([*base, *([module] if module else [])])
+    return name or None
 
 
 def package_of(relative: str | None) -> str:
