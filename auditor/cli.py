@@ -324,8 +324,13 @@ def render(
 ) -> None:
     """`locks`: the two lockfiles compared, for the `auditor fix` command a suggested fix shows."""
     options: dict[str, Any] = {}
+    shown = (str(locks[0]), str(locks[1])) if locks is not None else None
     if fmt is ReportFormat.text:
         options["color"] = output is None and sys.stdout.isatty() and wants_color()
+        if project is not None and project.is_dir() and result.findings:
+            from auditor.report.suggest import fix_command
+
+            options["fix_command"] = fix_command(result, str(project), "keep-old", shown, action="--diff")
     elif fmt in (ReportFormat.sarif, ReportFormat.github):
         options["prefix"] = repository_prefix(project)
     elif fmt is ReportFormat.markdown:
@@ -337,7 +342,6 @@ def render(
         if fmt is ReportFormat.sarif:
             options["fixes"] = fix_project(result, project, "keep-old")
         elif fmt is ReportFormat.markdown:
-            shown = (str(locks[0]), str(locks[1])) if locks is not None else None
             options["suggested"] = suggestions(result, project, "keep-old",
                                                command=fix_command(result, str(project), "keep-old", shown))
     with destination(output) as out:

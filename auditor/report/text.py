@@ -37,10 +37,17 @@ def _crossing(change: SpecChange, result: AuditResult) -> str:
     return ""
 
 
-def render(result: AuditResult, color: bool = False, width: int = 100) -> str:
+def render(result: AuditResult, color: bool = False, width: int = 100, fix_command: str | None = None) -> str:
     out = io.StringIO()
-    write(result, out, color, width)
+    write(result, out, color, width, fix_command)
     return out.getvalue()
+
+
+def _fix_modes(change: SpecChange) -> str:
+    """The modes in which `auditor fix` rewrites this change's call sites ("" when none)."""
+    if change.fix is None:
+        return ""
+    return ", ".join(m for m, ts in (("keep-old", change.fix.keep_old), ("adopt-new", change.fix.adopt_new)) if ts)
 
 
 def _continued(code: str, indent: int = 18) -> str:
@@ -48,8 +55,11 @@ def _continued(code: str, indent: int = 18) -> str:
     return escape(code.rstrip("\n").replace("\n", "\n" + " " * indent))
 
 
-def write(result: AuditResult, out: TextIO, color: bool = False, width: int = 100) -> None:
-    """The report, line by line as it is made (a long report shows as it comes)."""
+def write(
+    result: AuditResult, out: TextIO, color: bool = False, width: int = 100, fix_command: str | None = None,
+) -> None:
+    """The report, line by line as it is made (a long report shows as it comes). `fix_command`:
+    the `auditor fix ... --diff` that shows the mechanical rewrite of this project's findings."""
     # without colour no ANSI style at all (bold, dim), also when `out` is a terminal
     console = Console(file=out, force_terminal=color, color_system="auto" if color else None, width=width,
                       highlight=False, soft_wrap=True)
@@ -84,7 +94,15 @@ def write(result: AuditResult, out: TextIO, color: bool = False, width: int = 10
                 console.print(f"           {escape(f.message)}")
         console.print(f"       keep old:  {_continued(change.docs.keep_old)}")
         console.print(f"       adopt new: {_continued(change.docs.adopt_new)}")
+        if _fix_modes(change):
+            console.print(f"       fix:       `auditor fix` rewrites these call sites ({_fix_modes(change)})")
         console.print(f"       see:       {escape(change.references[0])}\n")
+    fixable = [g for g in plan.confident if _fix_modes(g.change)]
+    if fixable:
+        shown = fix_command or "auditor fix OLD_LOCK NEW_LOCK --project DIR --keep-old --diff"
+        console.print(f"{len(fixable)} of {len(plan.confident)} change(s) above have a mechanical fix "
+                      f"(high-confidence call sites by default; each one left alone is listed with why). "
+                      f"See the rewrite:\n  {escape(shown)}\n")
     if plan.low:
         console.print(f"{counts.low_call_sites} low-confidence call site(s), collapsed "
                       "(the code in view does not show the affected case; by default no exit code counts them):")

@@ -109,3 +109,26 @@ def test_unpinned_is_reported_as_unpinned_in_every_format(tmp_path) -> None:
     assert "torchvision 0.18.1 → unpinned" in runner.invoke(app, ["compare", *locks, "-f", "markdown"]).output
     diff = runner.invoke(app, ["lock", "diff", *locks]).output
     assert "torchvision: 0.18.1 -> unpinned (unpinned)" in diff
+
+
+def test_text_points_at_the_fix_command_that_shows_the_rewrite(compare, examples, tmp_path):
+    """The text report names the changes with a mechanical fix and the `auditor fix ... --diff`
+    for this project; run as printed, that command shows a rewrite of the same call sites."""
+    import shlex
+
+    result = compare()
+    lines = result.output.splitlines()
+    assert any(line.startswith("       fix:       `auditor fix` rewrites these call sites (keep-old") for line in lines)
+    at = next(i for i, line in enumerate(lines) if "have a mechanical fix" in line)
+    command = shlex.split(lines[at + 1].strip())
+    assert command[:2] == ["auditor", "fix"] and command[-2:] == ["--keep-old", "--diff"]
+    shown = CliRunner().invoke(app, command[1:])
+    assert shown.exit_code in (0, 1), shown.output
+    assert "+++ b/data/windows.py" in shown.output and "rounding_mode" in shown.output
+
+
+def test_text_without_fixable_changes_has_no_fix_pointer(tmp_path):
+    (tmp_path / "m.py").write_text("import torch\ntorch.set_default_tensor_type(torch.FloatTensor)\n", "utf-8")
+    result = CliRunner().invoke(app, ["scan", str(tmp_path), "--from", "2.0.0", "--to", "2.1.0", "--no-cache"])
+    assert "set_default_tensor_type" in result.output
+    assert "mechanical fix" not in result.output and "fix:       " not in result.output
