@@ -190,6 +190,9 @@ class Probe:
     requires: tuple[str, ...] = ()  # other packages the probe imports (numpy, ...)
     skip: str | None = None  # why the probe cannot run on a CPU machine, if it cannot
     since: Version | None = None  # older releases lack what the probe uses: it shows nothing there
+    # Releases before `since` on which a real run of the probe showed what it uses missing
+    # (ImportError, AttributeError): the change's earlier side, pinned by absence.
+    absent_on: tuple[str, ...] = ()
     # What a user sees where the change is active: "FutureWarning" or "FutureWarning: text" for a
     # warning of that category (whose first line holds the text; "Warning" for any category, where
     # another entry dates the change of category); "RuntimeError" for an exception.

@@ -8,7 +8,9 @@
 
 An entry is pinned on both sides when its probe's `observed_on` holds the last release before
 `introduced` and the first release from `introduced` on (and, with `until`, the last release
-before `until` and `until`'s first release). The release list is PyPI's, as `pip index versions
+before `until` and `until`'s first release). Where the earlier release lacks what the probe uses
+(the probe's `since`), that side is pinned by absence only when a real run there showed it missing
+(the probe's `absent_on`); the summary counts those apart. The release list is PyPI's, as `pip index versions
 torch` showed it on 2026-12-01 (Linux x86_64 wheels, every Python).
 """
 
@@ -45,6 +47,7 @@ class Boundary:
     before_pinned: bool
     after_pinned: bool
     note: str | None = None  # why a side cannot be pinned (the probe's `since`)
+    absent: bool = False  # the earlier side is pinned by a real run that showed the probed API missing
 
     @property
     def pinned(self) -> bool:
@@ -60,6 +63,7 @@ def _around(edge: Version) -> tuple[Version | None, Version | None]:
 def boundaries(entry: SpecChange) -> list[Boundary]:
     assert entry.probe is not None
     seen = {Version(v) for v in entry.probe.observed_on}
+    absent_on = {Version(v) for v in entry.probe.absent_on}
     edges = [("introduced", entry.introduced)] + ([("until", entry.until)] if entry.until else [])
     found = []
     for name, edge in edges:
@@ -67,8 +71,13 @@ def boundaries(entry: SpecChange) -> list[Boundary]:
         note = None
         # No release before the edge, or the probe cannot run there: that side has nothing to pin.
         before_pinned = before is None or before in seen
+        absent = False
         if before is not None and entry.probe.since is not None and before < entry.probe.since:
             note = f"the probe needs {entry.probe.since}, after {before}"
+            absent = before in absent_on
+            before_pinned = before_pinned or absent
+            if absent:
+                note = f"{note}: absent there (a real run)"
         found.append(
             Boundary(
                 entry.id,
@@ -78,6 +87,7 @@ def boundaries(entry: SpecChange) -> list[Boundary]:
                 before_pinned,
                 after is None or after in seen,
                 note,
+                absent,
             )
         )
     return found
@@ -110,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = {e.id: boundaries(e) for e in entries}
     es = {e.id: e for e in entries}
     pinned = sorted(i for i, b in rows.items() if all(x.pinned for x in b))
+    by_absence = sorted(i for i in pinned if any(x.absent for x in rows[i]))
     needs: dict[str, list[str]] = defaultdict(list)
     for entry_id, found in rows.items():
         for b in found:
@@ -123,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
                 {
                     "probed": len(rows),
                     "pinned": len(pinned),
+                    "pinned_by_absence": len(by_absence),
                     "entries": [asdict(b) for found in rows.values() for b in found],
                     "needs": {
                         r: sorted(ids)
@@ -136,6 +148,10 @@ def main(argv: list[str] | None = None) -> int:
     loose = sum(all(_series_pinned(b, es[i]) for b in found) for i, found in rows.items())
     print(
         f"probed torch entries: {len(rows)}; pinned on both sides: {len(pinned)}; not: {len(rows) - len(pinned)}"
+    )
+    print(
+        f"(by real runs of the probe on both releases: {len(pinned) - len(by_absence)}; the earlier side"
+        f" by a real run that showed the probed API absent: {len(by_absence)})"
     )
     print(f"(with any release of the two minor series as a witness: {loose})")
     if args.needs:

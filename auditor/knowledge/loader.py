@@ -115,8 +115,14 @@ def parse_entry(raw: dict[str, Any], source: str, text: str | None = None) -> tu
     for key in ("python", "requires_python"):
         _specifier(raw, key, problems, source)
     probe_since = raw.get("probe", {}).get("since")
-    if probe_since is not None:
-        _version(probe_since, "probe.since", problems, source)
+    since = _version(probe_since, "probe.since", problems, source) if probe_since is not None else None
+    for release in raw.get("probe", {}).get("absent_on", ()):
+        absent = _version(release, "probe.absent_on", problems, source)
+        if absent is not None and (since is None or absent >= since):
+            problems.append(
+                f"{source}: probe.absent_on: {release} is not before the probe's since"
+                f" ({probe_since or 'none'}): only a release that lacks what the probe uses can show its absence"
+            )
     if introduced and until and until <= introduced:
         problems.append(f"{source}: until: {until} is not after introduced {introduced}")
     if problems or introduced is None:
@@ -164,6 +170,7 @@ def build_entry(raw: dict[str, Any], source: str) -> SpecChange:
             requires=tuple(probe.get("requires", ())),
             skip=probe.get("skip"),
             since=Version(probe["since"]) if "since" in probe else None,
+            absent_on=tuple(probe.get("absent_on", ())),
             warns=probe.get("warns"),
             raises=probe.get("raises"),
         )

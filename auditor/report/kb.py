@@ -58,6 +58,7 @@ def page(e: SpecChange) -> str:
         parts.append(
             f"## Probe\n```python\n{e.probe.code}\n```\nbefore: `{e.probe.before}`  \nafter: `{e.probe.after}`"
             + (f"  \nobserved on: {', '.join(e.probe.observed_on)}" if e.probe.observed_on else "")
+            + (f"  \nabsent on: {', '.join(e.probe.absent_on)}" if e.probe.absent_on else "")
         )
     parts.append("## References\n" + "\n".join(f"- {r}" for r in e.references))
     return "\n\n".join(parts) + "\n"
