@@ -306,7 +306,7 @@ class SpecChange:
     covers: tuple[str, ...] = ()  # harvested candidate ids this (curated) entry covers
     harvested: Harvested | None = None  # set on changes generated from a harvest, never probe-verified
     fix: Fix | None = None  # mechanical rewrites per mode (`auditor fix`)
-    evidence: str | None = None  # "c++": the change lives in the compiled library, no .py/.pyi shows it
+    evidence: str | None = None  # where a change no harvested candidate shows lives ("c++", ...: witness.EVIDENCE)
 
     def active(self, version: Version) -> bool:
         """Whether `version` has the new behaviour."""

@@ -21,7 +21,12 @@ candidate with the very warning text the sources show at the entry's release on 
 symbols (a name added later that warns from its first release). That last rule would also hide
 an existing name that took up the same warning later: the probes are the witness for that.
 
-An entry whose change lives in C++ says `evidence = "c++"`: no `.py`/`.pyi` can witness it. A
+A candidate the entry `covers` on another symbol (a subclass's method that holds the warning, a
+helper with the same message) confirms the release too, never disputes it.
+
+An entry whose change lives in C++ says `evidence = "c++"`: no `.py`/`.pyi` can witness it. Where
+the sources hold the change but in nothing the harvest reads, `evidence` says where it lives
+instead (EVIDENCE), and the entry is counted there when no candidate speaks about it. A
 disagreement that a reviewer read and found to be the harvest's mistake (a name it lost, a helper
 it does not follow) is listed in `knowledge/<package>/harvest/witness.toml` with both witnesses;
 every other disagreement fails `auditor kb coverage`. A listed lead that no longer disagrees is
@@ -54,7 +59,20 @@ FOLLOWS = {
     "removed": {"removal-stub-added"},
     "default-changed": set(),
 }
-STATES = ("agree", "disagree", "resolved", "c++", "before harvest", "no candidate")
+# Where a change lives that no harvested candidate shows (the entry's `evidence`).
+EVIDENCE = {
+    "c++": "the compiled library: no .py/.pyi of any release holds it",
+    "behaviour": "Python code with no warning, stub or signature default: a constant, a class attribute, "
+                 "a function body that resolves a default",
+    "announcement": "a warning in the .py sources that announces a change without deprecation words, "
+                    "which the harvest does not read as a deprecation",
+    "docstring": "the documentation only: no warning, no signature change",
+    "metadata": "the wheel's metadata (its dependencies), not its sources",
+    "private": "private names (a leading underscore), which the harvest does not read",
+    "indirect": "a warning raised later, from private code, not by a call of the entry's symbols",
+    "other-package": "a top-level package the torch wheel ships beside torch/ (functorch), which the harvest does not read",
+}
+STATES = ("agree", "disagree", "resolved", *EVIDENCE, "before harvest", "no candidate")
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +194,7 @@ def judge(entry: SpecChange, candidates: list[Candidate], oldest: Version | None
     confirming = {s: found + relevant(entry, s, candidates, exact=False) for s, found in per_symbol.items()}
     # The warnings the sources show at the entry's release, on any of its symbols.
     seen = {_message(c) for found in confirming.values() for c in found if any(witnesses(c, e) for e in edges)}
+    seen |= {_message(c) for c in candidates if c.id in entry.covers and any(witnesses(c, e) for e in edges)}
     agreed = bool(seen)
     for symbol, found in per_symbol.items():
         if any(witnesses(c, e) for c in confirming[symbol] for e in edges):
@@ -195,6 +214,8 @@ def judge(entry: SpecChange, candidates: list[Candidate], oldest: Version | None
                            tuple(c.id for c in opening), lead.reason if lead else "", lead))
     if out:
         return out
+    if not agreed and entry.evidence in EVIDENCE:
+        return [Verdict(entry.id, entry.evidence, introduced, why=EVIDENCE[entry.evidence])]
     return [Verdict(entry.id, "agree" if agreed else "no candidate", introduced)]
 
 

@@ -37,7 +37,7 @@ def page(e: SpecChange) -> str:
         + f" · hurts on {'upgrade and downgrade' if e.hazard == 'both' else e.hazard}"
         + (f" · Python {e.python}" if e.python else "")
         + (f" · follows {', '.join(e.follows)}" if e.follows else "")
-        + (f" · evidence {e.evidence} (no .py/.pyi shows it)" if e.evidence else ""),
+        + (f" · evidence {e.evidence} (no harvested candidate shows it)" if e.evidence else ""),
         f"## What changed\n{e.docs.what}",
         f"## Why it matters\n{e.docs.why}",
         f"## Example\n```python\n{e.docs.before}\n```",

@@ -251,3 +251,33 @@ def test_the_shipped_knowledge_has_no_disagreement() -> None:
     assert result.exit_code == 0, result.output
     for package in json.loads(result.stdout)["packages"]:
         assert package["witness"]["disagree"] == [] and package["witness"]["stale_leads"] == []
+
+
+def test_a_covered_candidate_on_another_symbol_confirms_and_evidence_says_where_the_rest_lives(tmp_path: Path) -> None:
+    # tiny.facade's change shows only on the helper tiny.Helper.apply (2.0); an entry that covers
+    # that candidate is witnessed by it, one that does not stays unwitnessed; a covered candidate
+    # of another release does not confirm; `evidence` names where an unwitnessed change lives and
+    # gives way to a candidate that does witness the release
+    helper = "tiny@2.0:deprecation-begins:tiny.Helper.apply"
+    root = knowledge(tmp_path, {
+        "covered": entry("tiny-facade-covered", "2.0", "deprecated", ["tiny.facade"], f'covers = ["{helper}"]'),
+        "uncovered": entry("tiny-facade", "2.0", "deprecated", ["tiny.facade"]),
+        "late": entry("tiny-facade-late", "3.0", "deprecated", ["tiny.facade"], f'covers = ["{helper}"]'),
+        "constant": entry("tiny-facade-constant", "2.0", "default-changed", ["tiny.facade"], 'evidence = "behaviour"'),
+        "seen": entry("tiny-old-announced", "2.0", "deprecated", ["tiny.old"], 'evidence = "announcement"'),
+    })
+    got = judged(root)
+    assert got["tiny-facade-covered"] == [("agree", None, ())]
+    assert got["tiny-facade"] == [("no candidate", None, ())]
+    assert got["tiny-facade-late"] == [("no candidate", None, ())]
+    assert got["tiny-facade-constant"] == [("behaviour", None, ())]
+    assert got["tiny-old-announced"] == [("agree", None, ())]
+
+
+def test_every_evidence_value_of_the_schema_is_a_witness_state() -> None:
+    import auditor.knowledge
+    from auditor.harvest.witness import EVIDENCE, STATES
+
+    schema = json.loads((Path(auditor.knowledge.__file__).parent / "entry.schema.json").read_text("utf-8"))
+    assert schema["properties"]["evidence"]["enum"] == list(EVIDENCE)
+    assert set(EVIDENCE) <= set(STATES)
