@@ -104,8 +104,11 @@ class Checker:
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
         if self.ignores.silences(line, rule.change.id):
             return
-        if self.conditions and self.guards.dead(self.conditions):
-            return  # runs at neither end of the transition (a version guard)
+        if self.conditions and (
+            self.guards.dead(self.conditions)
+            or not self.guards.reaches(self.conditions, rule.change.package, rule.change.introduced)
+        ):
+            return  # runs at neither end of the transition, or on one side of the change only (version guards)
         column = node.col_offset + 1 if line == node.lineno else 1  # type: ignore[attr-defined]
         key = (rule.change.id, symbol, line, column)
         previous = self.findings.get(key)

@@ -5,9 +5,15 @@
     return old_autocast()
 
 On a move from torch 1.12.1 to 2.6.0 the guard holds on both sides: `old_autocast()` never
-runs, before or after, and whatever the move changes in it is no finding. When the guard's
-outcome differs between the two sides (the code starts or stops running inside the move), or
-is not known, the code counts as running.
+runs, before or after, and whatever the move changes in it is no finding (`Guards.dead`).
+
+A change released at X affects a line only if the line runs on some release before X and on
+some release from X on, inside the move (`Guards.reaches`): under `if torch < 1.11:` a 2.0
+change never reaches the line (on 1.10 -> 2.6 it runs on 1.10 only, where the old behaviour
+holds); under `if torch >= 2.0:` a 1.13 change has already happened wherever it runs. The test
+is read on every version a release could have between the ends (major.minor.micro), never
+assumed monotone: `torch.__version__` compares as a string before 1.10. When the outcome is not
+known, the code counts as running.
 
 The walk (`collect`) notes, for each site, the tests it sits under and the outcome it needs:
 the `if` (and `elif`, `else`) around it, an `if T: return` (or `raise`, `continue`, `break`)
@@ -37,6 +43,7 @@ import ast
 import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from packaging.requirements import InvalidRequirement, Requirement
@@ -371,7 +378,12 @@ def _one(version: _Version, text: str, compare: Callable[[Any, Any], Any], bound
 
 
 class Guards:
-    """Whether code under some conditions runs at neither end of the transition."""
+    """Whether code under some conditions runs where a change could show.
+
+    `dead`: at every end of the transition some condition is known not to hold. `reaches`: the
+    code runs on some release before the change's and on some release from it on, inside the
+    transition (between the two ends of the package's move); code that runs only on one side of
+    the change never sees it change."""
 
     def __init__(
         self, ends: Sequence[End], resolver: Resolver, table: Callable[[], ModuleTable],
@@ -382,14 +394,20 @@ class Guards:
         self._table = table
         self._module: ModuleTable | None = None
         self.reader = VersionReader(modules)
+        self._readings: dict[int, _Test | None] = {}
         self._outcomes: dict[int, tuple[bool | None, ...]] = {}
+
+    def _reading(self, test: ast.expr, scope: Scope) -> _Test | None:
+        if id(test) not in self._readings:
+            if self._module is None:
+                self._module = self._table()
+            self._readings[id(test)] = self.reader.test(test, _Names(self._module, self.resolver, scope))
+        return self._readings[id(test)]
 
     def _outcome(self, test: ast.expr, scope: Scope) -> tuple[bool | None, ...]:
         found = self._outcomes.get(id(test))
         if found is None:
-            if self._module is None:
-                self._module = self._table()
-            reading = self.reader.test(test, _Names(self._module, self.resolver, scope))
+            reading = self._reading(test, scope)
             found = tuple(reading.outcome(end) if reading else None for end in self.ends)
             self._outcomes[id(test)] = found
         return found
@@ -402,3 +420,54 @@ class Guards:
         return all(
             any(outcome[end] is (not wanted) for outcome, wanted in outcomes) for end in range(len(self.ends))
         )
+
+    def reaches(self, conditions: Conditions, package: str, introduced: Version) -> bool:
+        """False when, in every move of `package` across `introduced`, the code is known not to run
+        on any release before it, or on any release from it on (`if torch < 1.11:` and a 2.0
+        change; `if torch >= 2.0:` and a 1.13 change). Only the conditions' known outcomes count:
+        an unknown one may let the code run."""
+        if not conditions or not self.ends or len(self.ends) % 2:
+            return True
+        readings = [(self._reading(test, scope), wanted) for test, wanted, scope in conditions]
+        if all(reading is None for reading, _ in readings):
+            return True
+        for old, new in zip(self.ends[::2], self.ends[1::2], strict=True):
+            if package not in old or package not in new:
+                return True
+            low, high = sorted((old[package], new[package]))
+            if not low < introduced <= high:
+                return True  # the change is not crossed by this move: nothing to say
+            before = [v for v in _releases(low, high) if v < introduced]
+            after = [v for v in _releases(low, high) if v >= introduced]
+            if _may_run(readings, (old, new), package, before) and _may_run(readings, (old, new), package, after):
+                return True
+        return False
+
+
+@lru_cache(maxsize=64)
+def _releases(low: Version, high: Version) -> tuple[Version, ...]:
+    """Every version a release of the package could have between `low` and `high` (both kept):
+    each major.minor.micro up to minor 40 and micro 9, or the ends' own if higher. A real release
+    is among them; a version that never was released only keeps a finding."""
+    minors = max(40, low.minor, high.minor) + 1
+    micros = max(9, low.micro, high.micro) + 1
+    grid = {low, high}
+    for major in range(low.major, high.major + 1):
+        for minor in range(minors):
+            for micro in range(micros):
+                v = Version(f"{major}.{minor}.{micro}")
+                if low <= v <= high:
+                    grid.add(v)
+    return tuple(sorted(grid))
+
+
+def _may_run(readings: list[tuple[_Test | None, bool]], ends: tuple[End, End], package: str,
+             versions: Sequence[Version]) -> bool:
+    """Whether, at one of `versions` of `package` (the other packages at either end), no
+    condition is known not to hold."""
+    for version in versions:
+        for end in ends:
+            at = {**end, package: version}
+            if not any(reading is not None and reading.outcome(at) is (not wanted) for reading, wanted in readings):
+                return True
+    return False

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -104,16 +105,16 @@ def test_the_forms_of_a_guard(changes: tuple[SpecChange, ...]) -> None:
         x = TORCH_1_10 or torch.cuda.amp.autocast()   # 20: right of `or`, dead
         y = torch.cuda.amp.autocast() if not TORCH_1_10 else None   # 21: dead
         if TORCH_2:
-            torch.cuda.amp.autocast()    # 23: runs on the new side only
+            torch.cuda.amp.autocast()    # 23: runs from 2.0 on, across the 2.4 change
         elif ready:
-            torch.cuda.amp.autocast()    # 25: runs on the old side only
+            torch.cuda.amp.autocast()    # 25: runs below 2.0 only, never on the 2.4 change
     def g(TORCH_1_10):
         if not TORCH_1_10:
             torch.cuda.amp.autocast()    # 28: a parameter, not the module's constant: runs
     """
-    assert lines(source, changes, UP) == [14, 17, 23, 25, 28]
-    assert lines(source, changes, DOWN) == [14, 17, 23, 25, 28]
-    # from 2.6.0 to 2.8.0 the `>= 2.0` guard holds on both sides: line 25 is dead too
+    assert lines(source, changes, UP) == [14, 17, 23, 28]
+    assert lines(source, changes, DOWN) == [14, 17, 23, 28]
+    # 2.6.0 -> 2.8.0 does not cross the 2.4 change: the `>= 2.0` guard holds on both sides
     assert lines(source, changes, transition_ends([("torch", Version("2.6.0"), Version("2.8.0"), None)])) == [14, 17, 23, 28]
 
 
@@ -122,13 +123,71 @@ def test_a_guard_that_flips_inside_the_transition_keeps_the_finding(changes: tup
     import torch
     from packaging.version import Version
     def context():
-        if Version(torch.__version__) >= Version("2.0"):
+        if Version(torch.__version__) >= Version("2.5"):
             return torch.autocast("cuda")
-        return torch.cuda.amp.autocast()   # 6
+        return torch.cuda.amp.autocast()   # 6: runs below 2.5, so on 2.3 and on 2.4 (the change)
     """
     assert lines(source, changes, FLIPS_AT_2) == [6]
     assert lines(source, changes, transition_ends([("torch", Version("2.6.0"), Version("1.13.1"), None)])) == [6]
-    assert lines(source, changes, UP) == [6]  # 1.12.1 -> 2.6.0 crosses 2.0 too
+    assert lines(source, changes, UP) == [6]
+
+
+def moved(changes: tuple[SpecChange, ...], release: str) -> tuple[SpecChange, ...]:
+    """The autocast change as if released at `release` (the guards read only its release)."""
+    return tuple(replace(c, introduced=Version(release)) for c in changes)
+
+
+WINDOWS = """\
+    import torch
+    from packaging.version import Version
+    if Version(torch.__version__) < Version("1.11"):
+        torch.cuda.amp.autocast()    # 4: runs on 1.10 only
+    if Version(torch.__version__) >= Version("2.0"):
+        torch.cuda.amp.autocast()    # 6: runs from 2.0 on
+    if Version(torch.__version__) < Version("2.1"):
+        torch.cuda.amp.autocast()    # 8: runs on 1.10 .. 2.0.x
+    torch.cuda.amp.autocast()        # 9: always
+    """
+FROM_1_10 = transition_ends([("torch", Version("1.10.0"), Version("2.6.0"), None)])
+TO_1_10 = transition_ends([("torch", Version("2.6.0"), Version("1.10.0"), None)])
+
+
+@pytest.mark.parametrize("ends", [FROM_1_10, TO_1_10], ids=["upgrade", "downgrade"])
+def test_a_line_that_runs_only_before_a_change_is_not_affected_by_it(ends: Ends, changes: tuple[SpecChange, ...]) -> None:
+    """Under `if torch < 1.11` a 2.0 change never reaches the line: on every release where it runs
+    the old behaviour holds. The line runs at one end (1.10.0), so `dead` alone keeps it."""
+    assert lines(WINDOWS, moved(changes, "2.0.0"), ends) == [8, 9]
+    assert lines(WINDOWS, changes, ends) == [6, 9]  # the real 2.4 change: line 8 stops before it
+
+
+@pytest.mark.parametrize("ends", [FROM_1_10, TO_1_10], ids=["upgrade", "downgrade"])
+def test_a_line_that_runs_only_after_a_change_is_not_affected_by_it(ends: Ends, changes: tuple[SpecChange, ...]) -> None:
+    """Under `if torch >= 2.0` a 1.13 change has already happened wherever the line runs (and
+    line 4 stops before it)."""
+    assert lines(WINDOWS, moved(changes, "1.13.0"), ends) == [8, 9]
+
+
+@pytest.mark.parametrize("ends", [FROM_1_10, TO_1_10], ids=["upgrade", "downgrade"])
+def test_a_line_whose_window_straddles_the_change_keeps_the_finding(ends: Ends, changes: tuple[SpecChange, ...]) -> None:
+    """A 2.0.1 change: `>= 2.0` runs on 2.0.0 and 2.0.1, `< 2.1` too. A 1.10.1 change: `< 1.11`
+    runs on 1.10.0 and on 1.10.1 (patch releases count)."""
+    assert lines(WINDOWS, moved(changes, "2.0.1"), ends) == [6, 8, 9]
+    assert lines(WINDOWS, moved(changes, "1.10.1"), ends) == [4, 8, 9]
+
+
+def test_unknown_outcomes_between_the_ends_keep_the_finding(changes: tuple[SpecChange, ...]) -> None:
+    """`torch.__version__ < "1.10"` compares strings before 1.10 ("1.9.0" < "1.10" is False) and a
+    TorchVersion after: the line may run on no release, and a string test is read release by
+    release, never assumed to be monotone."""
+    source = """\
+    import torch
+    if torch.__version__ < "1.10":
+        torch.cuda.amp.autocast()    # 3: never on 1.9.x (strings), never from 1.10 (versions)
+    if torch.__version__ >= "1.9" and torch.__version__ < "2.1":
+        torch.cuda.amp.autocast()    # 5: 1.9.x as strings; 1.10 .. 2.0.x as versions
+    """
+    ends = transition_ends([("torch", Version("1.9.0"), Version("2.6.0"), None)])
+    assert lines(source, moved(changes, "1.13.0"), ends) == [5]
 
 
 def test_outcomes_that_depend_on_the_build_are_unknown(changes: tuple[SpecChange, ...]) -> None:
@@ -142,8 +201,9 @@ def test_outcomes_that_depend_on_the_build_are_unknown(changes: tuple[SpecChange
         torch.cuda.amp.autocast()    # 5
     """
     assert lines(source, changes, transition_ends([("torch", Version("2.6.0"), Version("2.8.0"), None)])) == [3]
-    # 1.9.0 -> 2.6.0: "1.9.0" < "1.10" is False as strings (so on both sides the call is dead)
-    assert lines(source, changes, transition_ends([("torch", Version("1.9.0"), Version("2.6.0"), None)])) == [3]
+    # 1.9.0 -> 2.6.0: "1.9.0" < "1.10" is False as strings (so on both sides line 5 is dead); line 3
+    # may run on 2.6.0 (a local build) but on no release before the 2.4 change: no finding either
+    assert lines(source, changes, transition_ends([("torch", Version("1.9.0"), Version("2.6.0"), None)])) == []
 
 
 def test_tests_that_are_not_version_orders_are_unknown(changes: tuple[SpecChange, ...]) -> None:
@@ -219,8 +279,12 @@ def found(root: Path, changes: tuple[SpecChange, ...], ends: Ends, cache: Path |
 def test_a_constant_of_another_module(project: Path, changes: tuple[SpecChange, ...], workers: int) -> None:
     assert found(project, changes, UP, workers=workers) == []
     assert found(project, changes, DOWN, workers=workers) == []
+    # 1.9.0 -> 2.6.0: the guard flips at 1.10, so lines 9 and 15 run on 1.9 only, never on the 2.4 change
     flips = transition_ends([("torch", Version("1.9.0"), Version("2.6.0"), None)])
-    assert found(project, changes, flips, workers=workers) == [("pkg/plugins/plugin.py", 9), ("pkg/plugins/plugin.py", 15)]
+    assert found(project, changes, flips, workers=workers) == []
+    # with the guard at 2.5 they run on 2.3 and on 2.4: both sides of the change
+    (project / "pkg" / "utilities" / "imports.py").write_text(IMPORTS.replace('"1.10.0"', '"2.5.0"'))
+    assert found(project, changes, UP, workers=workers) == [("pkg/plugins/plugin.py", 9), ("pkg/plugins/plugin.py", 15)]
 
 
 def test_an_unknown_or_ambiguous_constant_counts_as_running(project: Path, changes: tuple[SpecChange, ...]) -> None:
@@ -259,7 +323,9 @@ def test_the_cache_serves_a_result_only_while_the_other_module_is_unchanged(
 
 def test_the_cli_reads_the_transition(project: Path) -> None:
     runner = CliRunner()
-    for old, new, expected in (("1.12.1", "2.6.0", 0), ("1.9.0", "2.6.0", 2)):
+    for bound, expected in (("1.10.0", 0), ("2.4.0", 0), ("2.5.0", 2)):  # 1.12.1 -> 2.6.0, the change at 2.4
+        (project / "pkg" / "utilities" / "imports.py").write_text(IMPORTS.replace('"1.10.0"', f'"{bound}"'))
+        old, new = "1.12.1", "2.6.0"
         result = runner.invoke(app, ["scan", str(project), "--from", old, "--to", new, "--no-cache", "-f", "json"])
         assert result.exit_code in (0, 1), result.output
         findings = [f for f in json.loads(result.output)["findings"] if f["change"] == AUTOCAST]
