@@ -159,6 +159,9 @@ class Match:
     when: Condition = field(default_factory=Condition)
     message: str | None = None
     confidence: Confidence = "high"  # the most a hit of this match can claim
+    # only calls whose code in view decides the conditions: where only a `**kwargs` or `*args` of
+    # unknown content could meet them (a "low" verdict) there is no hit (generated matchers)
+    decided: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,10 @@ allows, or left open with the reason none is narrow enough.
   guard said as argument conditions (`dim is None`, `size_average is not None or ...`).
   A guard that cannot be said so, or a warning that also depends on something else, is never
   matched broadly: the candidate stays open for a curated entry.
+
+Every matcher is `decided`: a call that only a `**kwargs` or `*args` of unknown content could
+make meet its conditions (a wrapper forwarding its caller's arguments) is no hit; the caller
+decides, elsewhere. A curated matcher reports such a call at low confidence instead.
 """
 
 from __future__ import annotations
@@ -49,7 +53,8 @@ def matches(c: Candidate) -> tuple[Match, ...] | Open:
               f"{c.evidence[-1].file}:{c.evidence[-1].line})"
 
     def match(when: Condition | None = None) -> Match:
-        return Match(call=call, method=method, when=when or Condition(), message=message, confidence=CONFIDENCE)
+        return Match(call=call, method=method, when=when or Condition(), message=message, confidence=CONFIDENCE,
+                     decided=True)
 
     if c.kind == "symbol-removed":
         return (match(),)

@@ -494,7 +494,8 @@ def check(
     usages: Usages | None = None,
 ) -> Confidence | None:
     """The confidence with which `call` meets the match's conditions, or None if it does not.
-    With `dicts`, keyword conditions see through `**kwargs` built in view."""
+    With `dicts`, keyword conditions see through `**kwargs` built in view. A `decided` match
+    takes no call that only a `**kwargs` or `*args` out of view could make meet them."""
     confidence: Confidence = match.confidence
     kinds = set_kinds(match.when)
     if not kinds:
@@ -502,7 +503,7 @@ def check(
     view = _view(call, match.when, resolver, scope, input_tag, method, dicts, usages)
     for kind, value in kinds:
         verdict = kind.test(value, view)
-        if verdict is None:
+        if verdict is None or (verdict == "low" and match.decided):
             return None
         confidence = weakest(confidence, verdict)
     return confidence
