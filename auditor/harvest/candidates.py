@@ -159,14 +159,20 @@ def _parameters(old: Release, new: Release, before: dict[str, Symbol], after: di
 
 def same_value(old: str, new: str) -> bool:
     """Two defaults that spell one value: `1` and `1.0`, `TrainingMode.EVAL` and
-    `_C_onnx.TrainingMode.EVAL` (the same enum member reached another way)."""
+    `_C_onnx.TrainingMode.EVAL` (the same enum member reached another way), `Image.NEAREST` and
+    `_pil_constants.NEAREST` (a constant re-exported by a private module of the package)."""
     try:
         if ast.literal_eval(old) == ast.literal_eval(new):
             return True
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         pass
     a, b = old.split("."), new.split(".")
-    return min(len(a), len(b)) >= 2 and a[-2:] == b[-2:]
+    if min(len(a), len(b)) < 2:
+        return False
+    if a[-2:] == b[-2:]:
+        return True
+    return (a[-1] == b[-1] and a[-1].isupper() and all(part.isidentifier() for part in a + b)
+            and (a[-2].startswith("_") or b[-2].startswith("_")))
 
 
 def plain_sites(release: Release) -> list[Site]:

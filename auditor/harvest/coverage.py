@@ -7,6 +7,7 @@ from pathlib import Path
 
 from auditor.harvest.generate import Open, matches
 from auditor.harvest.model import Candidate
+from auditor.harvest.related import relate
 from auditor.harvest.shipped import Waiver, read_candidates, read_waivers
 from auditor.harvest.witness import Witness, oldest_release, witness
 from auditor.models import SpecChange
@@ -56,7 +57,7 @@ def coverage(knowledge: Path, package: str, entries: tuple[SpecChange, ...], wit
     the candidates (`kb coverage`; the loader's generated changes do not need it)."""
     covering = {cid: e.id for e in entries for cid in e.covers}
     waivers = read_waivers(knowledge, package)
-    candidates = read_candidates(knowledge, package)
+    candidates = relate(read_candidates(knowledge, package))
     found = witness(knowledge, package, entries, candidates, oldest_release(candidates)) if witnessed else None
     return Coverage(package, tuple(stand(c, covering, waivers) for c in candidates), found)
 

@@ -7,8 +7,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from auditor import pipeline
+from auditor.harvest.candidates import same_value
 from auditor.harvest.generate import Open, matches, spec_change
-from auditor.harvest.model import Param
+from auditor.harvest.model import Candidate, Param
+from auditor.harvest.related import relate
+from auditor.harvest.shipped import read_candidates
 from auditor.knowledge import KnowledgeBase
 from auditor.models import SpecChange
 from tests.harvest.test_coverage import candidate
@@ -30,11 +33,11 @@ def starred(*args):
 """
 
 
-def _lines(tmp_path: Path, source: str, changes: list[SpecChange]) -> list[int]:
+def _lines(tmp_path: Path, source: str, changes: list[SpecChange], old: str = "2.0.0", new: str = "2.1.0") -> list[int]:
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
     (project / "m.py").write_text(source, "utf-8")
-    result = pipeline.scan(project, "2.0.0", "2.1.0", KnowledgeBase(tuple(changes)))
+    result = pipeline.scan(project, old, new, KnowledgeBase(tuple(changes)))
     return sorted(f.line for f in result.findings)
 
 
@@ -60,3 +63,48 @@ def test_a_default_change_is_not_reported_through_a_spread_or_starred_args(tmp_p
     assert _lines(tmp_path, SPREAD + "torch.onnx.export(m, x, p)\n", [change]) == [12]
     loose = replace(change, matches=tuple(replace(m, decided=False) for m in change.matches))
     assert _lines(tmp_path, SPREAD + "torch.onnx.export(m, x, p)\n", [loose]) == [4, 11, 12]
+
+
+def _shipped(package: str, *ids: str) -> list[Candidate]:
+    from auditor.knowledge import default_directory
+
+    wanted = [c for c in read_candidates(default_directory(), package) if c.id in ids]
+    assert len(wanted) == len(ids), "the shipped harvest holds these candidates"
+    return wanted
+
+
+STEP_LR = "torch@2.2.0:default-changed:torch.optim.lr_scheduler.StepLR:verbose"
+SCHEDULER_GUARD = "torch@2.2.0:deprecation-begins:torch.optim.lr_scheduler.LRScheduler:55369a1b"
+
+
+def test_a_string_sentinel_default_tested_by_a_deprecation_guard_is_a_deprecation_of_passing_it(tmp_path: Path) -> None:
+    """2.2 turns StepLR's `verbose=False` into `verbose='deprecated'`, and the same file warns
+    `when verbose != 'deprecated'`: leaving it out behaves as before, passing it warns."""
+    step, guard = _shipped("torch", STEP_LR, SCHEDULER_GUARD)
+    related = {c.id: c for c in relate([step, guard])}
+    assert related[STEP_LR].kind == "deprecation-begins" and related[STEP_LR].guard == "verbose != 'deprecated'"
+    found = matches(related[STEP_LR])
+    assert not isinstance(found, Open) and [m.when.keyword_present for m in found] == [("verbose",)]
+    source = ("import torch\nfrom torch.optim.lr_scheduler import StepLR\n"
+              "a = StepLR(opt, step_size=30)\n"             # 3: as before
+              "b = StepLR(opt, 30, verbose=True)\n")        # 4: warns from 2.2
+    assert _lines(tmp_path, source, [spec_change(related[STEP_LR], found)], "2.1.2", "2.2.0") == [4]
+    before = matches(step)
+    assert not isinstance(before, Open)
+    assert _lines(tmp_path, source, [spec_change(step, before)], "2.1.2", "2.2.0") == [3]  # as shipped
+    # without the guard in view (another file's warning, or none), it stays a default change
+    alone = relate([step])
+    assert alone[0].kind == "default-changed"
+    assert relate([step, replace(guard, evidence=(replace(guard.evidence[0], file="torch/other.py"),))])[0] == step
+
+
+def test_defaults_spelled_through_a_private_module_are_one_value() -> None:
+    assert same_value("Image.NEAREST", "_pil_constants.NEAREST")
+    assert same_value("TrainingMode.EVAL", "_C_onnx.TrainingMode.EVAL")
+    assert not same_value("Image.NEAREST", "InterpolationMode.NEAREST")  # an int and an enum member
+    assert not same_value("Image.NEAREST", "_pil_constants.BILINEAR")
+    assert not same_value("pickle.DEFAULT", "_pickle.default")  # not a constant's name
+    nearest = candidate("default-changed", "torchvision.transforms.functional_pil.resize", parameter="interpolation")
+    spelled = replace(nearest, detail="default of interpolation: Image.BILINEAR -> _pil_constants.BILINEAR")
+    changed = replace(nearest, detail="default of interpolation: Image.BILINEAR -> InterpolationMode.BILINEAR")
+    assert relate([spelled, changed]) == [changed]

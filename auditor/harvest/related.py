@@ -1,0 +1,89 @@
+"""What a candidate means given the other candidates of its package, applied wherever shipped or
+freshly harvested candidates are read (`relate`).
+
+- A default that becomes a string sentinel the release's own code tests in a deprecation guard
+  (`verbose='deprecated'`, and in the same file a warning `when verbose != 'deprecated'`) is a
+  deprecation of passing the argument, not a new default: a call that leaves it out behaves as
+  before; one that passes it warns. The candidate becomes that deprecation (`deprecation-begins`
+  with the guard; the id stays, it names the harvested fact).
+- A default whose old and new spellings are one value (`same_value`, read again here so that a
+  harvest shipped before a new spelling rule still drops it) is no change.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import replace
+
+from auditor.harvest.candidates import same_value
+from auditor.harvest.model import Candidate
+
+_DEFAULT = re.compile(r"default of (?P<name>\w+): (?P<old>.*) -> (?P<new>.*)")
+_DEPRECATIONS = ("deprecation-begins", "warning-category-changed")
+
+
+def relate(candidates: list[Candidate]) -> list[Candidate]:
+    sentinels = _sentinel_guards(candidates)
+    out = []
+    for c in candidates:
+        if c.kind == "default-changed":
+            defaults = _defaults(c)
+            if defaults is not None and same_value(*defaults):
+                continue
+            c = _as_deprecation(c, sentinels)
+        out.append(c)
+    return out
+
+
+def _defaults(c: Candidate) -> tuple[str, str] | None:
+    found = _DEFAULT.fullmatch(c.detail)
+    if found is None or found["name"] != c.parameter or " -> " in found["old"] + found["new"]:
+        return None  # a default whose text holds " -> " cannot be split back
+    return found["old"], found["new"]
+
+
+def _sentinel_guards(candidates: list[Candidate]) -> dict[tuple[str, str, str, str, str], Candidate]:
+    """The deprecation candidates whose guard is `name != 'text'` (or `is not`), by release pair,
+    evidence file, name and text."""
+    out = {}
+    for c in candidates:
+        if c.kind not in _DEPRECATIONS or c.guard is None or c.conditional or not c.evidence:
+            continue
+        tested = _tested_against(c.guard)
+        if tested is not None:
+            out[(c.before, c.release, c.evidence[-1].file, *tested)] = c
+    return out
+
+
+def _tested_against(guard: str) -> tuple[str, str] | None:
+    try:
+        test = ast.parse(guard, mode="eval").body
+    except SyntaxError:
+        return None
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.NotEq, ast.IsNot))
+            and isinstance(test.left, ast.Name)):
+        return None
+    right = test.comparators[0]
+    if not (isinstance(right, ast.Constant) and isinstance(right.value, str)):
+        return None
+    return test.left.id, right.value
+
+
+def _as_deprecation(c: Candidate, sentinels: dict[tuple[str, str, str, str, str], Candidate]) -> Candidate:
+    defaults = _defaults(c)
+    if defaults is None or c.parameter is None or not c.evidence:
+        return c
+    try:
+        new = ast.literal_eval(defaults[1])
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return c
+    if not isinstance(new, str):
+        return c
+    site = sentinels.get((c.before, c.release, c.evidence[-1].file, c.parameter, new))
+    if site is None or site.guard is None:
+        return c
+    detail = (f"{site.category} when {site.guard}: the default of {c.parameter} is now the sentinel "
+              f"{defaults[1]} (was {defaults[0]}), passing {c.parameter} warns")
+    return replace(c, kind="deprecation-begins", guard=site.guard, category=site.category, detail=detail,
+                   evidence=(*c.evidence, *site.evidence))
