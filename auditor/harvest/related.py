@@ -52,7 +52,7 @@ def _sentinel_guards(candidates: list[Candidate]) -> dict[tuple[str, str, str, s
             continue
         tested = _tested_against(c.guard)
         if tested is not None:
-            out[(c.before, c.release, c.evidence[-1].file, *tested)] = c
+            out[(c.before, c.release, c.evidence[-1].file, tested[0], tested[1])] = c
     return out
 
 
