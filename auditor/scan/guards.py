@@ -114,10 +114,8 @@ class _Names:
     def qualified(self, expr: ast.expr) -> str | None:
         if self.resolver is not None and self.scope is not None:
             found = self.resolver.qualified(expr, self.scope)
-            if found is None and isinstance(expr, ast.Name) and expr.id in self.table.imported:
-                owner = lookup(expr.id, self.scope)  # a relative import: the resolver keeps it local
-                if owner is not None and owner.parent is None and len(owner.bindings.get(expr.id, ())) == 1:
-                    return self.table.imported[expr.id]
+            if found is None and isinstance(expr, ast.Name):
+                return self._relative(expr.id, self.scope)  # a relative import: the resolver keeps it local
             return found
         if isinstance(expr, ast.Name):
             return self.table.imported.get(expr.id)
@@ -125,6 +123,22 @@ class _Names:
             base = self.qualified(expr.value)
             return f"{base}.{expr.attr}" if base else None
         return None
+
+    def _relative(self, name: str, scope: Scope) -> str | None:
+        """What `name` names when its one binding, at the top of the module or in a function, is a
+        relative `from .m import name`."""
+        owner = lookup(name, scope)
+        bindings = owner.bindings.get(name, ()) if owner is not None else ()
+        if owner is None or len(bindings) != 1:
+            return None
+        if owner.parent is None and name in self.table.imported:
+            return self.table.imported[name]
+        statement = bindings[0].target
+        if not (isinstance(statement, ast.ImportFrom) and statement.level):
+            return None
+        module = self.table.absolute(statement.module, statement.level)
+        found = [alias.name for alias in statement.names if (alias.asname or alias.name) == name]
+        return f"{module}.{found[0]}" if module and len(found) == 1 else None
 
     def constant(self, name: str) -> Constant | None:
         if name in self.table.ambiguous or name not in self.table.assigned:

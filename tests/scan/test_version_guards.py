@@ -287,6 +287,23 @@ def test_a_constant_of_another_module(project: Path, changes: tuple[SpecChange, 
     assert found(project, changes, UP, workers=workers) == [("pkg/plugins/plugin.py", 9), ("pkg/plugins/plugin.py", 15)]
 
 
+def test_a_constant_imported_relatively_inside_a_function(project: Path, changes: tuple[SpecChange, ...]) -> None:
+    """transformers' `from .pytorch_utils import is_torch_less_than_1_11` inside the function
+    that tests it: the same constant as a module-level import."""
+    (project / "pkg" / "plugins" / "local.py").write_text(
+        "import torch\n"
+        "def context():\n"
+        "    from ..utilities.imports import _TORCH_GREATER_EQUAL_1_10 as NEW\n"
+        "    if not NEW:\n"
+        "        return torch.cuda.amp.autocast()   # 5: below 1.10 only\n"
+        "    def inner():\n"
+        "        NEW = object()\n"
+        "        if not NEW:\n"
+        "            return torch.cuda.amp.autocast()   # 9: another NEW\n"
+    )
+    assert [f for f in found(project, changes, UP) if f[0] == "pkg/plugins/local.py"] == [("pkg/plugins/local.py", 9)]
+
+
 def test_an_unknown_or_ambiguous_constant_counts_as_running(project: Path, changes: tuple[SpecChange, ...]) -> None:
     imports = project / "pkg" / "utilities" / "imports.py"
     imports.write_text(IMPORTS + "_TORCH_GREATER_EQUAL_1_10 = _TORCH_GREATER_EQUAL_1_10 or True\n")  # bound twice
