@@ -173,6 +173,7 @@ def spec_change(c: Candidate, found: tuple[Match, ...], source: str | None = Non
         id=c.id,
         package=c.package,
         introduced=Version(c.release),
+        until=Version(c.until) if c.until else None,  # undone there: a move across both sees no change
         kind=_KIND[c.kind],
         severity=_SEVERITY[c.kind],  # type: ignore[arg-type]
         silent=False,

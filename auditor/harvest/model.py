@@ -94,6 +94,7 @@ class Candidate:
     symbol_kind: str | None = None  # module, function, class, method, attribute (None: unknown)
     conditional: bool = False  # the warning also depends on something the guard does not say
     params: tuple[Param, ...] = ()  # the symbol's parameters, for a guard to be read against
+    until: str | None = None  # a later release that undoes it (the symbol or parameter is back)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,11 @@ freshly harvested candidates are read (`relate`).
   with the guard; the id stays, it names the harvested fact).
 - A default whose old and new spellings are one value (`same_value`, read again here so that a
   harvest shipped before a new spelling rule still drops it) is no change.
+
+At harvest time, with every release's surface (`restored`): a symbol removed in one release and
+back in a later one (`SequenceParallel`, gone in 2.2, back in 2.3), a parameter that comes back,
+a default that returns to its old value, is undone there: the candidate says `until` that release,
+and a move that crosses both sees no change (`SpecChange.until`).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import re
 from dataclasses import replace
 
 from auditor.harvest.candidates import same_value
-from auditor.harvest.model import Candidate
+from auditor.harvest.model import Candidate, Release, Symbol
 
 _DEFAULT = re.compile(r"default of (?P<name>\w+): (?P<old>.*) -> (?P<new>.*)")
 _DEPRECATIONS = ("deprecation-begins", "warning-category-changed")
@@ -87,3 +92,34 @@ def _as_deprecation(c: Candidate, sentinels: dict[tuple[str, str, str, str, str]
               f"{defaults[1]} (was {defaults[0]}), passing {c.parameter} warns")
     return replace(c, kind="deprecation-begins", guard=site.guard, category=site.category, detail=detail,
                    evidence=(*c.evidence, *site.evidence))
+
+
+def restored(candidates: list[Candidate], releases: tuple[Release, ...] | list[Release]) -> list[Candidate]:
+    """The candidates with `until` set where a later release undoes them (releases oldest first)."""
+    order = {r.version: index for index, r in enumerate(releases)}
+    surfaces = [r.by_name() for r in releases]
+    out = []
+    for c in candidates:
+        start = order.get(c.release)
+        if start is None or c.until is not None:
+            out.append(c)
+            continue
+        back = next((releases[i].version for i in range(start + 1, len(releases)) if _undone(c, surfaces[i])), None)
+        out.append(replace(c, until=back) if back else c)
+    return out
+
+
+def _undone(c: Candidate, surface: dict[str, Symbol]) -> bool:
+    found = surface.get(c.symbol)
+    if found is None:
+        return False
+    if c.kind == "symbol-removed":
+        return True
+    names = {p.name: p for p in found.params}
+    if c.kind in ("parameter-removed", "parameter-renamed") and c.parameter:
+        return c.parameter in names
+    if c.kind == "default-changed" and c.parameter in names:
+        defaults = _defaults(c)
+        now = names[c.parameter].default
+        return defaults is not None and now is not None and same_value(defaults[0], now)
+    return False

@@ -56,6 +56,8 @@ def pair_text(package: str, before: str, after: str, candidates: list[Candidate]
                 lines.append(f"{key} = {_s(value)}")
         if c.conditional:
             lines.append("conditional = true")
+        if c.until is not None:
+            lines.append(f"until = {_s(c.until)}")
         lines.append(f"detail = {_s(c.detail)}")
         if c.params:
             shown = ", ".join(
@@ -121,6 +123,7 @@ def read_candidates(knowledge: Path, package: str) -> list[Candidate]:
                                    for e in raw["evidence"]),
                     symbol_kind=raw.get("symbol_kind"), conditional=raw.get("conditional", False),
                     params=tuple(Param(p["name"], p["kind"], p.get("default")) for p in raw.get("params", [])),
+                    until=raw.get("until"),
                 ))
             except (KeyError, TypeError) as exc:
                 problems.append(f"{path}: candidate[{index}]: missing or malformed {exc}")

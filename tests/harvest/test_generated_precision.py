@@ -9,8 +9,8 @@ from pathlib import Path
 from auditor import pipeline
 from auditor.harvest.candidates import same_value
 from auditor.harvest.generate import Open, matches, spec_change
-from auditor.harvest.model import Candidate, Param
-from auditor.harvest.related import relate
+from auditor.harvest.model import Candidate, Param, Release, Symbol
+from auditor.harvest.related import relate, restored
 from auditor.harvest.shipped import read_candidates
 from auditor.knowledge import KnowledgeBase
 from auditor.models import SpecChange
@@ -108,3 +108,48 @@ def test_defaults_spelled_through_a_private_module_are_one_value() -> None:
     spelled = replace(nearest, detail="default of interpolation: Image.BILINEAR -> _pil_constants.BILINEAR")
     changed = replace(nearest, detail="default of interpolation: Image.BILINEAR -> InterpolationMode.BILINEAR")
     assert relate([spelled, changed]) == [changed]
+
+
+def _release(version: str, *symbols: Symbol) -> Release:
+    return Release("torch", version, f"torch-{version}.whl", symbols, (), ())
+
+
+def test_a_candidate_undone_by_a_later_release_says_until_and_a_move_across_both_sees_no_change(tmp_path: Path) -> None:
+    """SequenceParallel: gone in 2.2, back in 2.3. A parameter back, a default back to its old
+    value: each is undone there; a default that moves on to a third value is not."""
+    def parallel(*params: Param) -> Symbol:
+        return Symbol("torch.distributed.tensor.parallel.SequenceParallel", "class", "torch/x.py", 1, "py", params)
+
+    old, back = Param("sequence_dim", "positional", "1"), Param("sequence_dim", "positional", "1")
+    releases = [_release("2.1.2", parallel(old)), _release("2.2.0"), _release("2.3.0", parallel(back)),
+                _release("2.4.0", parallel(Param("sequence_dim", "positional", "2")))]
+    removed = replace(candidate("symbol-removed", "torch.distributed.tensor.parallel.SequenceParallel"),
+                      before="2.1.2", release="2.2.0", symbol_kind="class")
+    dropped = replace(candidate("parameter-removed", "torch.distributed.tensor.parallel.SequenceParallel",
+                                parameter="sequence_dim"), before="2.1.2", release="2.2.0")
+    moved = replace(candidate("default-changed", "torch.distributed.tensor.parallel.SequenceParallel",
+                              parameter="sequence_dim"), before="2.3.0", release="2.4.0",
+                    detail="default of sequence_dim: 1 -> 2")
+    assert [c.until for c in restored([removed, dropped, moved], releases)] == ["2.3.0", "2.3.0", None]
+    twice = [*releases, _release("2.5.0", parallel(Param("sequence_dim", "positional", "1.0")))]
+    assert restored([moved], twice)[0].until == "2.5.0"  # 1.0 spells 1
+
+    undone = restored([removed], releases)[0]
+    found = matches(undone)
+    assert not isinstance(found, Open)
+    change = spec_change(undone, found)
+    source = "from torch.distributed.tensor.parallel import SequenceParallel\nstyle = SequenceParallel()\n"
+    assert _lines(tmp_path, source, [change], "2.1.2", "2.2.0") == [2]
+    assert _lines(tmp_path, source, [change], "2.1.2", "2.6.0") == []  # present at both ends
+    kept = spec_change(removed, found)
+    assert _lines(tmp_path, source, [kept], "2.1.2", "2.6.0") == [2]  # without `until`
+
+
+def test_shipped_candidates_round_trip_until(tmp_path: Path) -> None:
+    from auditor.harvest.shipped import pair_text
+
+    removed = replace(candidate("symbol-removed", "torch.x"), until="2.3.0")
+    path = tmp_path / "torch" / "harvest" / "2.0.0..2.1.0.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text(pair_text("torch", "2.0.0", "2.1.0", [removed]), "utf-8")
+    assert read_candidates(tmp_path, "torch")[0].until == "2.3.0"
