@@ -153,3 +153,8 @@ def test_shipped_candidates_round_trip_until(tmp_path: Path) -> None:
     path.parent.mkdir(parents=True)
     path.write_text(pair_text("torch", "2.0.0", "2.1.0", [removed]), "utf-8")
     assert read_candidates(tmp_path, "torch")[0].until == "2.3.0"
+
+
+def test_the_shipped_harvest_says_sequence_parallel_is_back_in_2_3() -> None:
+    removed = _shipped("torch", "torch@2.2.0:symbol-removed:torch.distributed.tensor.parallel.SequenceParallel")
+    assert removed[0].until == "2.3.0"
