@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from packaging.version import Version
 
 from auditor.harvest.model import Candidate, Param
+from auditor.harvest.related import unshown_default
 from auditor.models import HAZARD_OF_KIND, Condition, Confidence, Docs, Harvested, Match, SpecChange
 
 NOT_VERIFIED = "from {package}'s own source, not probe-verified"
@@ -45,6 +46,9 @@ class Open:
 
 
 def matches(c: Candidate) -> tuple[Match, ...] | Open:
+    unshown = unshown_default(c)
+    if unshown is not None:
+        return Open(unshown)
     target = _target(c)
     if isinstance(target, Open):
         return target

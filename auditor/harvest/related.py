@@ -8,6 +8,10 @@ freshly harvested candidates are read (`relate`).
   with the guard; the id stays, it names the harvested fact).
 - A default whose old and new spellings are one value (`same_value`, read again here so that a
   harvest shipped before a new spelling rule still drops it) is no change.
+- A default that was None (`operator_export_type=None` -> `OperatorExportTypes.ONNX`) was a
+  sentinel the body replaced; with what, the signatures do not show, so neither do they show a
+  change (`unshown_default`): the candidate gets no generated matcher and is left to be curated
+  (as a default that becomes None is).
 
 At harvest time, with every release's surface (`restored`): a symbol removed in one release and
 back in a later one (`SequenceParallel`, gone in 2.2, back in 2.3), a parameter that comes back,
@@ -123,3 +127,14 @@ def _undone(c: Candidate, surface: dict[str, Symbol]) -> bool:
         now = names[c.parameter].default
         return defaults is not None and now is not None and same_value(defaults[0], now)
     return False
+
+
+def unshown_default(c: Candidate) -> str | None:
+    """Why a default change shows no change of behaviour in its evidence, or None."""
+    if c.kind != "default-changed":
+        return None
+    defaults = _defaults(c)
+    if defaults is not None and defaults[0] == "None":
+        return ("the old default is None, a sentinel the body replaced (operator_export_type=None meant ONNX): "
+                "the evidence does not show that the value used changes")
+    return None

@@ -158,3 +158,14 @@ def test_shipped_candidates_round_trip_until(tmp_path: Path) -> None:
 def test_the_shipped_harvest_says_sequence_parallel_is_back_in_2_3() -> None:
     removed = _shipped("torch", "torch@2.2.0:symbol-removed:torch.distributed.tensor.parallel.SequenceParallel")
     assert removed[0].until == "2.3.0"
+
+
+def test_a_default_that_was_none_shows_no_change_and_is_left_open() -> None:
+    """1.12 spells `operator_export_type=OperatorExportTypes.ONNX` where 1.11 had None, which the
+    body turned into ONNX: the signatures show no change of the value used."""
+    (export,) = _shipped("torch", "torch@1.12.0:default-changed:torch.onnx.export:operator_export_type")
+    found = matches(export)
+    assert isinstance(found, Open) and "old default is None" in found.reason
+    flipped = replace(export, detail="default of operator_export_type: OperatorExportTypes.ONNX -> "
+                                     "OperatorExportTypes.ONNX_ATEN")
+    assert not isinstance(matches(flipped), Open)
