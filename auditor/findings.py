@@ -1,5 +1,6 @@
 """From a scan's raw findings to what a reviewer reads: the stages of one move crossed together
-become one finding per line, and the harmless crossings become good news."""
+become one finding per line, a generated change's finding on a call a curated entry already
+reports is folded into a note, and the harmless crossings become good news."""
 
 from __future__ import annotations
 
@@ -47,6 +48,27 @@ def merge_stages(findings: Iterable[Finding], changes: Sequence[SpecChange]) -> 
             stages=tuple(ids[:-1]),
         ))
     return tuple(merged)
+
+
+def fold_generated(findings: Sequence[Finding], changes: Sequence[SpecChange]) -> tuple[tuple[Finding, ...], str | None]:
+    """The findings without those of generated (harvested) changes on a call that a curated
+    finding already reports (same place, same symbol): verified knowledge already sends the
+    reviewer there, and an unverified guess about the same call (`torch.onnx.export`'s `optimize`
+    default next to the curated switch to the dynamo exporter) is not a second finding. The
+    note names each one folded (None when none is)."""
+    generated = {c.id for c in changes if c.harvested is not None}
+    curated = {(f.path, f.cell, f.line, f.column, f.symbol) for f in findings if f.change not in generated}
+    kept, folded = [], []
+    for f in findings:
+        if f.change in generated and (f.path, f.cell, f.line, f.column, f.symbol) in curated:
+            folded.append(f)
+        else:
+            kept.append(f)
+    if not folded:
+        return tuple(kept), None
+    where = "; ".join(f"{f.path}:{f.line} {f.change}" for f in folded)
+    return tuple(kept), (f"{len(folded)} finding(s) of generated changes (from the package's own source, not "
+                         f"probe-verified) are on calls a curated entry already reports, and are not listed apart: {where}")
 
 
 def good_news(changes: Sequence[SpecChange], findings: Iterable[Finding]) -> tuple[GoodNews, ...]:

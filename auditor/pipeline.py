@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from packaging.utils import canonicalize_name
 
 from auditor.errors import ScanError, UsageError
-from auditor.findings import good_news, merge_stages
+from auditor.findings import fold_generated, good_news, merge_stages
 from auditor.knowledge import KnowledgeBase
 from auditor.knowledge.horizon import REVIEWED_FAMILY, moves
 from auditor.lockfiles import Selection, diff_locks, read_lock
@@ -88,13 +88,14 @@ def audit(
     )
     hazards = {c.id for c in changes}
     unreviewed, horizon_notes = kb.beyond(transitions)
+    reported, folded = fold_generated(merge_stages((f for f in findings if f.change in hazards), changes), changes)
     return AuditResult(
         transitions=transitions,
         changes=changes,
-        findings=merge_stages((f for f in findings if f.change in hazards), changes),
+        findings=reported,
         environment=tuple(environment) + unreviewed,
         skipped=tuple(skipped),
-        notes=kb.notes + tuple(notes) + tuple(dict.fromkeys(scan_notes)) + horizon_notes,
+        notes=kb.notes + tuple(notes) + tuple(dict.fromkeys(scan_notes)) + horizon_notes + ((folded,) if folded else ()),
         good_news=good_news(good, (f for f in findings if f.change not in hazards)),
         horizon=tuple(sorted(kb.horizon.items())),
     )

@@ -169,3 +169,25 @@ def test_a_default_that_was_none_shows_no_change_and_is_left_open() -> None:
     flipped = replace(export, detail="default of operator_export_type: OperatorExportTypes.ONNX -> "
                                      "OperatorExportTypes.ONNX_ATEN")
     assert not isinstance(matches(flipped), Open)
+
+
+def test_a_generated_finding_on_a_call_a_curated_entry_reports_is_folded_into_a_note(tmp_path: Path) -> None:
+    """`torch.onnx.export`'s `optimize` default (generated) next to the curated switch to the
+    dynamo exporter on the same call: one finding, and a note that names the folded one."""
+    def generated(symbol: str) -> SpecChange:
+        c = candidate("deprecation-begins", symbol)
+        found = matches(c)
+        assert not isinstance(found, Open)
+        return spec_change(c, found)
+
+    export, freeze = generated("torch.onnx.export"), generated("torch.jit.freeze")
+    curated = replace(export, id="torch-onnx-export-curated", harvested=None, source="knowledge/torch/2.1/x.toml")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "m.py").write_text("import torch\ntorch.onnx.export(m, x, 'm.onnx')\ntorch.jit.freeze(s)\n", "utf-8")
+    result = pipeline.scan(project, "2.0.0", "2.1.0", KnowledgeBase((export, freeze, curated)))
+    assert sorted((f.change, f.line) for f in result.findings) == [(curated.id, 2), (freeze.id, 3)]
+    assert [n for n in result.notes if "not listed apart" in n and f"m.py:2 {export.id}" in n]
+    alone = pipeline.scan(project, "2.0.0", "2.1.0", KnowledgeBase((export, freeze)))
+    assert sorted((f.change, f.line) for f in alone.findings) == sorted([(export.id, 2), (freeze.id, 3)])
+    assert not [n for n in alone.notes if "not listed apart" in n]
