@@ -332,7 +332,9 @@ class Collector(FastVisitor):
         ):
             self.scope.calls.append(node)
             self.call_funcs.add(id(func))
-        self._site(CALL, node)
+        site = (CALL, node, self.scope, self.guarded, self.in_annotation, self.conditions)
+        self.sites.append(site)
+        self.resolver.call_sites.append(site)
         self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from auditor.scan.collect import CALL, NAME
+from auditor.scan.collect import NAME
 from auditor.scan.modules import ProjectModules, absolute, package_of
 from auditor.scan.names import Resolver
 from auditor.scan.tags import LOCAL, Tag, is_tensor, merge
@@ -62,57 +62,78 @@ def facts(resolver: Resolver, tree: ast.Module) -> Facts:
     """What one analysed module passes other modules' functions, and what it defines."""
     module = resolver.scopes[tree]
     calls: list[list[Any]] = []
-    escapes: set[str] = set()
-    importable, relative, referenced = resolver.importable, resolver.relative, resolver.referenced
-    stars = resolver.stars
-    for site in resolver.sites:  # indexed, not unpacked: a module has a site for every name read
-        kind = site[0]
-        if kind == CALL:
-            node: Any = site[1]
-            root = node.func
-            while root.__class__ is ast.Attribute:
-                root = root.value
-            if root.__class__ is not ast.Name or not (stars or root.id in importable or root.id in relative):
-                continue  # a local function, a method of a local value: no other module's
-            callee = _callee(resolver, node.func, site[2])
-            if callee is None:
-                continue
-            scope = site[2]
-            positional = [_tag(resolver.tag(a, scope)) for a in node.args if a.__class__ is not ast.Starred]
-            keywords = [[k.arg, _tag(resolver.tag(k.value, scope))] for k in node.keywords if k.arg]
-            spread = len(positional) < len(node.args) or any(k.arg is None for k in node.keywords)
-            calls.append([callee, positional, keywords, spread])
-        elif kind == NAME:
-            name = site[1].id  # type: ignore[attr-defined]
-            if name in referenced and (name in importable or name in relative):
-                callee = _callee(resolver, site[1], site[2])  # type: ignore[arg-type]
-                if callee is not None:
-                    escapes.add(callee)
+    importable, relative, stars, shadowed = resolver.importable, resolver.relative, resolver.stars, resolver.shadowed
+    # What a root name stands for, per scope: most calls go through a few imported names
+    bases: dict[tuple[int, str], str | None] = {}
+    for site in resolver.call_sites:
+        node: Any = site[1]
+        root = node.func
+        while root.__class__ is ast.Attribute:
+            root = root.value
+        if root.__class__ is not ast.Name or not (stars or root.id in importable or root.id in relative):
+            continue  # a local function, a method of a local value: no other module's
+        scope = site[2]
+        memo = (id(scope), root.id)
+        base = bases[memo] if memo in bases and id(root) not in shadowed else _base(resolver, root, scope, bases)
+        if base is None:
+            continue
+        callee = _dotted(base, node.func)
+        if callee is None:
+            continue
+        positional = [_tag(resolver.tag(a, scope)) for a in node.args if a.__class__ is not ast.Starred]
+        keywords = [[k.arg, _tag(resolver.tag(k.value, scope))] for k in node.keywords if k.arg]
+        spread = len(positional) < len(node.args) or any(k.arg is None for k in node.keywords)
+        calls.append([callee, positional, keywords, spread])
     defines = {
         name: [a.arg for a in (*function.args.posonlyargs, *function.args.args)]  # type: ignore[attr-defined]
         for name, function in module.functions.items()
     }
-    return Facts(calls, sorted(escapes), defines, sorted([list(pair) for pair in resolver.asked]))
+    return Facts(calls, _escapes(resolver, bases), defines, sorted([list(pair) for pair in resolver.asked]))
 
 
-def _callee(resolver: Resolver, func: ast.expr, scope: Any) -> str | None:
-    """The qualified name a call's function has when it may be another module's of the project:
-    its root name imported (not from a library) or from a relative import."""
-    attrs: list[str] = []
-    root = func
-    while isinstance(root, ast.Attribute):
-        attrs.append(root.attr)
-        root = root.value
-    if not isinstance(root, ast.Name):
-        return None
+def _escapes(resolver: Resolver, bases: dict[tuple[int, str], str | None]) -> list[str]:
+    """The other modules' functions this one passes around as values: at each site of a name
+    used other than by calling it (`referenced`) that is imported or relatively imported."""
+    referenced, importable, relative = resolver.referenced, resolver.importable, resolver.relative
+    names = {n for n in referenced if n in importable or n in relative}
+    if not names:
+        return []
+    escapes: set[str] = set()
+    shadowed = resolver.shadowed
+    for site in resolver.sites:  # indexed, not unpacked: a module has a site for every name read
+        if site[0] == NAME and site[1].id in names:  # type: ignore[attr-defined]
+            node: Any = site[1]
+            memo = (id(site[2]), node.id)
+            base = bases[memo] if memo in bases and id(node) not in shadowed else _base(resolver, node, site[2], bases)
+            if base is not None and "." in base.lstrip("."):
+                escapes.add(base)
+    return sorted(escapes)
+
+
+def _base(resolver: Resolver, root: ast.Name, scope: Any, bases: dict[tuple[int, str], str | None]) -> str | None:
+    """The qualified name a root name has when it may be another module's of the project: it
+    is imported (not from a library) or from a relative import (`.m.f`); noted in `bases`
+    unless this one reading is shadowed (the exception caught, inside its handler)."""
     base = resolver.qualified(root, scope)  # memoised per scope and name
     if base is None:
         if root.id not in resolver.relative or _shadowed(root.id, scope):
-            return None
-        base = resolver.relative[root.id]
+            base = None
+        else:
+            base = resolver.relative[root.id]
     elif base.split(".", 1)[0] in _LIBRARIES:
-        return None
-    qualified = ".".join([base, *reversed(attrs)])
+        base = None
+    if id(root) not in resolver.shadowed:
+        bases[id(scope), root.id] = base
+    return base
+
+
+def _dotted(base: str, func: ast.expr) -> str | None:
+    """`base` with the attributes of the chain `func` on its root name; None for a bare name."""
+    attrs: list[str] = []
+    while func.__class__ is ast.Attribute:
+        attrs.append(func.attr)
+        func = func.value
+    qualified = ".".join([base, *reversed(attrs)]) if attrs else base
     return qualified if "." in qualified.lstrip(".") else None
 
 

@@ -55,6 +55,7 @@ class Resolver(Tagger):
         self.stars = False  # whether the module has a `from m import *`
         self.shadowed: set[int] = set()  # names read inside a module-level `except E as name`
         self.sites: list[Site] = []  # what the checker reads, in the order of a walk
+        self.call_sites: list[Site] = []  # those of them that are calls (for `feeds`)
         self._inferring: set[ast.AST] = set()
         self._returns: dict[ast.AST, Tag | None] = {}  # memo of _defined_return_tag
         self._qualified: dict[tuple[int, str], str | None] = {}  # memo of qualified(name) per scope
