@@ -340,6 +340,7 @@ class Collector(FastVisitor):
     def visit_Name(self, node: ast.Name) -> None:
         if node.ctx.__class__ is ast.Load:
             self.sites.append((NAME, node, self.scope, self.guarded, self.in_annotation, self.conditions))  # type: ignore[arg-type]
+            self.scope.reads.add(node.id)  # type: ignore[union-attr]
             if id(node) not in self.call_funcs and not self.in_annotation:
                 self.resolver.referenced.add(node.id)
             if self.shadowing and node.id in self.shadowing:
