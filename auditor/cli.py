@@ -335,13 +335,14 @@ def render(
         options["prefix"] = repository_prefix(project)
     elif fmt is ReportFormat.markdown:
         options["links"] = actions_links(project)
-    if project is not None and project.is_dir() and result.findings:
-        from auditor.fix import fix_project
-        from auditor.report.suggest import fix_command, suggestions
-
+    if project is not None and project.is_dir() and result.findings:  # the fix engine, for SARIF and Markdown only
         if fmt is ReportFormat.sarif:
+            from auditor.fix import fix_project
+
             options["fixes"] = fix_project(result, project, "keep-old")
         elif fmt is ReportFormat.markdown:
+            from auditor.report.suggest import fix_command, suggestions
+
             options["suggested"] = suggestions(result, project, "keep-old",
                                                command=fix_command(result, str(project), "keep-old", shown))
     with destination(output) as out:

@@ -17,7 +17,6 @@ from dataclasses import dataclass, replace
 
 from packaging.version import Version
 
-from auditor.fix import rewrite_probe
 from auditor.models import FIX_MODES, FixCheck, FixMode, SpecChange, Transform, Transition, release
 from auditor.probe.normalize import normalise
 from auditor.probe.runner import ProbeResult
@@ -58,6 +57,9 @@ def rewrites(entry: SpecChange) -> tuple[ProbeRewrite, ...]:
     no fix or no probe, or its fix says the probe cannot be rewritten (`probe = false`)."""
     if entry.fix is None or entry.probe is None or not entry.fix.probe:
         return ()
+    # imported here: the fix engine loads libcst (a tenth of a second), which a scan never needs
+    from auditor.fix import rewrite_probe
+
     found: list[ProbeRewrite] = []
     for mode in FIX_MODES:
         if not entry.fix.transforms(mode):

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
 
 from auditor import __version__
-from auditor.fix.model import FixResult
 from auditor.models import AuditResult, Finding, SpecChange, rank
 from auditor.report import json as json_report
 from auditor.report.serialize import transition
 from auditor.report.suggest import Replacement, site_fixes
+
+if TYPE_CHECKING:  # not loaded with every report: the fix engine brings libcst
+    from auditor.fix.model import FixResult
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {"high": "error", "medium": "warning", "low": "note"}

@@ -11,10 +11,12 @@ import difflib
 import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from auditor.fix import fix_project, unified_diff
-from auditor.fix.model import FileRewrite, FixResult
 from auditor.models import AuditResult, FixMode
+
+if TYPE_CHECKING:  # the fix engine (libcst, a tenth of a second) is loaded when a suggestion is made
+    from auditor.fix.model import FileRewrite, FixResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,8 @@ def suggestions(
 ) -> dict[str, Suggestion]:
     """Per crossed change with at least one call site the fix rewrites: its own diff (only its
     call sites rewritten, so each block applies alone)."""
+    from auditor.fix import fix_project, unified_diff
+
     found: dict[str, Suggestion] = {}
     for change in dict.fromkeys(f.change for f in result.findings):
         alone = replace(result, findings=tuple(f for f in result.findings if f.change == change))

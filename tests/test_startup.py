@@ -1,0 +1,34 @@
+"""What every scan pays before it reads a file: the modules it imports. The fix engine's libcst
+takes a tenth of a second to import; a scan that suggests no fix must not load it."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RUN = """
+import sys
+from auditor import cli
+sys.argv = ["auditor", *sys.argv[1:]]
+try:
+    cli.main()
+except SystemExit:
+    pass
+print("libcst loaded" if "libcst" in sys.modules else "libcst not loaded", file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("fmt", ["json", "text", "github"])  # SARIF and Markdown carry fixes
+def test_a_scan_does_not_load_the_fix_engine(tmp_path: Path, fmt: str) -> None:
+    (tmp_path / "train.py").write_text("import torch\n\nprint(torch.arange(5) // 2)\n", "utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, "scan", str(tmp_path), "--from", "1.10", "--to", "2.15", "--format", fmt,
+         "--no-cache", "--fail-on", "none"],
+        capture_output=True, text=True, env=env, cwd=tmp_path,
+    )
+    assert "torch-floor-divide" in done.stdout or fmt == "github" and "floor" in done.stdout
+    assert done.stderr.strip().splitlines()[-1] == "libcst not loaded"
