@@ -165,14 +165,22 @@ def index(project: Mapping[str, Facts], modules: ProjectModules) -> dict[str, Fe
     `modules` finds the file of a called function's module (`ProjectModules.find`: beside the
     calling file first, else the one file of the project whose path ends so)."""
     seen: dict[str, dict[tuple[str, str], list[Tag | None]]] = {}
+    # (callee, caller's folder) -> the module's file and the function's name; the module's file
+    # is not a dependency of the caller's result (what a module is fed is in its second key)
+    targets: dict[tuple[str, str], tuple[str | None, str]] = {}
+    files: dict[tuple[str, str], str | None] = {}  # (module, near) -> its file
 
     def target(callee: str, caller: str) -> tuple[str, str] | None:
-        qualified = _absolute(callee, caller)
-        if qualified is None:
-            return None  # the dots climb above the scanned folder
-        module, _, function = qualified.rpartition(".")
-        near = "" if callee.startswith(".") else caller.rpartition("/")[0]  # a relative import is exact
-        path = modules.find(module, near)
+        folder = caller.rpartition("/")[0]
+        found = targets.get((callee, folder))
+        if found is None:
+            qualified = _absolute(callee, caller)  # None: the dots climb above the scanned folder
+            module, _, function = (qualified or "").rpartition(".")
+            near = "" if callee.startswith(".") else folder  # a relative import is exact
+            if qualified and (module, near) not in files:
+                files[module, near] = modules.locate(module, near)
+            found = targets[callee, folder] = (files[module, near] if qualified else None), function
+        path, function = found
         if path is None or path == caller or path not in project or function not in project[path].defines:
             return None
         return path, function

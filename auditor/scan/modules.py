@@ -211,6 +211,12 @@ class ProjectModules:
         known = self.consulted.get(request)
         if known is not None:
             return known.relative
+        found = self.locate(module, near)
+        self.consulted[request] = Dependency(request, found, self.digest(found) if found else None)
+        return found
+
+    def locate(self, module: str, near: str = "") -> str | None:
+        """`find`, without noting the lookup as a dependency of the file being scanned."""
         path = module.replace(".", "/")
         found: str | None = None
         places = [f"{near}/{path}", path] if near else [path]
@@ -221,7 +227,6 @@ class ProjectModules:
         if found is None:
             matches = self._index().get(module, [])
             found = matches[0] if len(matches) == 1 else None
-        self.consulted[request] = Dependency(request, found, self.digest(found) if found else None)
         return found
 
     def digest(self, relative: str) -> str | None:

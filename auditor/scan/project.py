@@ -111,7 +111,6 @@ def _feed(
     cache keeps each under the file's key and what it was fed."""
     project = {relatives[i]: r[2] for i, r in enumerate(results) if r is not None and r[2] is not None}
     fed_all = feeds.index(project, work.modules)
-    work.modules.take()  # the index's lookups: what a module is fed is part of its second result's key
     todo: dict[int, feeds.Fed] = {}
     for i, result in enumerate(results):
         if result is not None and result[2] is not None and relatives[i] in fed_all:
