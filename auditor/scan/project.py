@@ -14,6 +14,7 @@ import os
 import signal
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,14 +69,15 @@ def scan_tree(
     try:
         todo, keys, sizes = _from_cache(files, relatives, results, cache, progress, modules)
         work = _Work(changes, known, ends, modules, options.workers)
-        for i, result, dependencies in _scan(files, relatives, todo, sizes, work):
-            results[i] = result
-            if cache is not None and i in keys:
-                key, stamp = keys[i]
-                if _stamp(files[i]) == stamp:  # not edited while it was scanned
-                    cache.put(key, result, dependencies)
-            progress.advance()
-        _feed(files, relatives, results, keys, work, cache)
+        with closing(_Pool(work)) as pool:
+            for i, result, dependencies in _scan(files, relatives, todo, sizes, work, pool):
+                results[i] = result
+                if cache is not None and i in keys:
+                    key, stamp = keys[i]
+                    if _stamp(files[i]) == stamp:  # not edited while it was scanned
+                        cache.put(key, result, dependencies)
+                progress.advance()
+            _feed(files, relatives, results, keys, work, cache, pool)
     finally:
         if cache is not None:
             cache.close()
@@ -105,10 +107,12 @@ def _feed(
     keys: dict[int, tuple[bytes, Stamp]],
     work: _Work,
     cache: ScanCache | None,
+    pool: _Pool,
 ) -> None:
     """Analyse again, with what the project's other modules pass their functions (`feeds`),
     the modules that asked about such parameters; their results replace the first ones. The
-    cache keeps each under the file's key and what it was fed."""
+    cache keeps each under the file's key and what it was fed. The first pass's processes, if
+    it had any, share the work out."""
     project = {relatives[i]: r[2] for i, r in enumerate(results) if r is not None and r[2] is not None}
     fed_all = feeds.index(project, work.modules)
     todo: dict[int, feeds.Fed] = {}
@@ -121,7 +125,7 @@ def _feed(
         return
     fed_keys = {i: cache.fed_key(keys[i][0], feeds.digest(fed)) for i, fed in todo.items() if cache and i in keys}
     found = cache.get_many(list(fed_keys.values())) if cache is not None else {}
-    index: RuleIndex | None = None
+    again: list[tuple[int, str, str, feeds.Fed]] = []
     for i, fed in todo.items():
         first = results[i]
         assert first is not None
@@ -134,13 +138,24 @@ def _feed(
                     continue
             except (ValueError, TypeError, RecursionError):
                 pass  # damaged: analysed again, and stored again
-        index = index or RuleIndex.build(work.changes, work.known, work.ends)
-        work.modules.take()
-        findings, skipped, _ = scan_module(files[i], relatives[i], index, fed, work.modules)
+        again.append((i, str(files[i]), relatives[i], fed))
+    if pool.executor is not None and len(again) > 1:
+        futures = [pool.executor.submit(_scan_fed, *item) for item in again]
+        done = [future.result() for future in futures]
+    else:
+        index = RuleIndex.build(work.changes, work.known, work.ends) if again else None
+        done = []
+        for i, path, relative, fed in again:
+            assert index is not None
+            work.modules.take()
+            done.append((i, scan_module(Path(path), relative, index, fed, work.modules), work.modules.take()))
+    for i, (findings, skipped, _), dependencies in done:
+        first = results[i]
+        assert first is not None
         second: FileResult = (findings, skipped, first[2])
         results[i] = second
         if cache is not None and i in fed_keys and _stamp(files[i]) == keys[i][1]:
-            cache.put(fed_keys[i], second, work.modules.take())
+            cache.put(fed_keys[i], second, dependencies)
 
 
 def _stamp(file: Path) -> Stamp | None:
@@ -221,6 +236,7 @@ def _scan(
     todo: list[int],
     sizes: dict[int, int],
     work: _Work,
+    pool: _Pool,
 ) -> Iterator[Scanned]:
     """(index, result, the other modules it rests on) for each file of `todo`, in no particular order."""
     if not todo:
@@ -239,21 +255,40 @@ def _scan(
             yield i, result, modules.take()
         return
     chunks = _chunks([(i, str(files[i]), relatives[i], sizes[i]) for i in todo])
-    with ProcessPoolExecutor(
-        max_workers=min(cores, len(chunks)), initializer=_start_worker,
-        initargs=(work.changes, work.known, work.ends, str(modules.base), modules.relatives),
-    ) as pool:
-        pending: set[Future[list[Scanned]]] = {
-            pool.submit(_scan_chunk, [(i, path, relative) for i, path, relative, _ in chunk]) for chunk in chunks
-        }
-        try:
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    yield from future.result()
-        finally:
-            for future in pending:
-                future.cancel()
+    executor = pool.start(min(cores, len(chunks)))
+    pending: set[Future[list[Scanned]]] = {
+        executor.submit(_scan_chunk, [(i, path, relative) for i, path, relative, _ in chunk]) for chunk in chunks
+    }
+    try:
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield from future.result()
+    finally:
+        for future in pending:
+            future.cancel()
+
+
+class _Pool:
+    """The processes of a scan, started when the first pass shares its files out, kept for the
+    second analyses (`_feed`), stopped when the scan ends."""
+
+    def __init__(self, work: _Work):
+        self.work = work
+        self.executor: ProcessPoolExecutor | None = None
+
+    def start(self, workers: int) -> ProcessPoolExecutor:
+        if self.executor is None:
+            modules = self.work.modules
+            self.executor = ProcessPoolExecutor(
+                max_workers=workers, initializer=_start_worker,
+                initargs=(self.work.changes, self.work.known, self.work.ends, str(modules.base), modules.relatives),
+            )
+        return self.executor
+
+    def close(self) -> None:
+        if self.executor is not None:
+            self.executor.shutdown(wait=True, cancel_futures=True)
 
 
 def _chunks(items: list[tuple[int, str, str, int]]) -> list[list[tuple[int, str, str, int]]]:
@@ -300,6 +335,14 @@ def _start_worker(
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _index = RuleIndex.build(changes, known, ends)
     _modules = ProjectModules(Path(base), relatives)
+
+
+def _scan_fed(i: int, path: str, relative: str, fed: feeds.Fed) -> Scanned:
+    """One module analysed again with what it is fed (`_feed`)."""
+    assert _index is not None and _modules is not None
+    _modules.take()
+    result = scan_module(Path(path), relative, _index, fed, _modules)
+    return i, result, _modules.take()
 
 
 def _scan_chunk(chunk: list[tuple[int, str, str]]) -> list[Scanned]:

@@ -95,3 +95,24 @@ def test_a_caller_edit_reanalyses_the_callee_through_the_cache(tmp_path: Path, f
     _write(root, {"train.py": "import torch\nfrom utils import bucket\n\nprint(bucket(torch.arange(5)))\n"})
     assert _sites(root, floor, cache) == [("utils.py", 5)]
     assert _sites(root, floor, cache) == _sites(root, floor)  # cached and uncached agree
+
+
+def test_the_second_analyses_share_the_first_pass_processes(tmp_path: Path, floor: list[SpecChange]) -> None:
+    # Two modules fed by a third: with processes, the first pass's pool analyses them again
+    # (`project._Pool`); the findings, cold and from the cache, are those of one process.
+    root = _write(tmp_path / "project", {
+        "a.py": UTILS,
+        "b.py": UTILS.replace("bucket", "halve"),
+        "train.py": "import torch\nfrom a import bucket\nfrom b import halve\n\n"
+                    "print(bucket(torch.arange(5)), halve(torch.arange(3)))\n",
+    })
+    cache = tmp_path / "cache"
+
+    def sites(workers: int, cache_dir: Path | None = None) -> list[tuple[str, int]]:
+        findings, _ = scan_project(root, floor, options=ScanOptions(cache_dir=cache_dir, workers=workers))
+        return [(f.path, f.line) for f in findings]
+
+    assert sites(1) == [("a.py", 5), ("b.py", 5)]
+    assert sites(2) == sites(1)
+    assert sites(2, cache) == sites(1)
+    assert sites(2, cache) == sites(1)  # warm: the second results from the cache
