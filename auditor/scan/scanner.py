@@ -108,7 +108,8 @@ def scan_module(
     file: Path, relative: str, index: RuleIndex, fed: Fed | None = None, modules: ProjectModules | None = None
 ) -> tuple[list[Finding], list[Skipped], Facts | None]:
     """`scan_file`, fed what the project's other modules pass its functions, with the module's
-    facts for the project's index (None for a notebook, or a file not analysed)."""
+    facts for the project's index (None for a file not analysed). A notebook's cells, read
+    together, have facts too: its calls feed the project's modules (no module imports it)."""
     try:
         text = file.read_text("utf-8-sig")  # a byte-order mark is not Python
     except UnicodeDecodeError:
@@ -130,27 +131,27 @@ def scan_module(
         cells = code_cells(text)
     except NotebookError as exc:
         return [], [Skipped(relative, str(exc))], None
-    return (*_scan_notebook(cells, relative, index, modules), None)
+    return _scan_notebook(cells, relative, index, modules)
 
 
 def _scan_notebook(
     cells: list[Cell], relative: str, index: RuleIndex, modules: ProjectModules | None = None
-) -> tuple[list[Finding], list[Skipped]]:
+) -> tuple[list[Finding], list[Skipped], Facts | None]:
     joined = join_cells(cells)
     skipped = [Skipped(relative, problem) for problem in joined.problems]
     ignores = read_ignores(joined.source, index.known)
     skipped += _unknown(relative, ignores, lambda line: "cell {}, line {}".format(*joined.origin[line - 1]))
     try:
-        found = scan_source(joined.source, relative, index, ignores, modules)
+        found, module_facts = analyse_source(joined.source, relative, index, ignores, modules=modules)
     except TooDeep:
-        return [], [*skipped, Skipped(relative, "nested too deeply to analyse")]
+        return [], [*skipped, Skipped(relative, "nested too deeply to analyse")], None
     except (SyntaxError, ValueError, RecursionError) as exc:  # cells that parse alone but not together
-        return [], [*skipped, Skipped(relative, f"cannot read the cells together: {exc}")]
+        return [], [*skipped, Skipped(relative, f"cannot read the cells together: {exc}")], None
     findings = []
     for finding in found:
         cell_index, line = joined.origin[finding.line - 1]
         findings.append(replace(finding, cell=cell_index, line=line))
-    return findings, skipped
+    return findings, skipped, module_facts
 
 
 def _unknown(relative: str, ignores: Ignores, where: Callable[[int], str]) -> list[Skipped]:

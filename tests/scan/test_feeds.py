@@ -116,3 +116,42 @@ def test_the_second_analyses_share_the_first_pass_processes(tmp_path: Path, floo
     assert sites(2) == sites(1)
     assert sites(2, cache) == sites(1)
     assert sites(2, cache) == sites(1)  # warm: the second results from the cache
+
+
+def _notebook(path: Path, *cells: str) -> None:
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_markdown_cell("# analysis"), *(nbformat.v4.new_code_cell(c) for c in cells)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, str(path))
+
+
+def test_a_notebook_feeds_the_module_it_imports(tmp_path: Path, floor: list[SpecChange]) -> None:
+    # Research code calls the package's helpers from notebooks: the cells, read together, are
+    # a caller like any module (no module imports a notebook, so nothing feeds it).
+    root = _write(tmp_path / "project", {"lib/utils.py": UTILS})
+    _notebook(root / "lib" / "explore.ipynb", "import torch\nfrom utils import bucket", "bucket(torch.arange(5))")
+    assert _sites(root, floor) == [("lib/utils.py", 5)]
+    assert _sites(root, floor, tmp_path / "cache") == [("lib/utils.py", 5)]
+    assert _sites(root, floor, tmp_path / "cache") == [("lib/utils.py", 5)]  # warm
+
+
+def test_a_notebook_passing_something_else_rules_the_parameter_out(tmp_path: Path, floor: list[SpecChange]) -> None:
+    root = _write(tmp_path, {
+        "utils.py": UTILS,
+        "train.py": "import torch\nfrom utils import bucket\n\nbucket(torch.arange(5))\n",
+    })
+    _notebook(root / "explore.ipynb", "import torch\nfrom utils import bucket", "bucket(7)")
+    assert _sites(root, floor) == []
+
+
+def test_a_method_fed_by_its_class(tmp_path: Path, floor: list[SpecChange]) -> None:
+    # `self.helper(t)` with a tensor: the method's parameter meets `//` as a tensor; fed a
+    # number by one call, it is not.
+    method = (
+        "import torch\n\n\nclass Pool:\n    def helper(self, t):\n        return t // 2\n\n"
+        "    def forward(self):\n        return self.helper({})\n"
+    )
+    root = _write(tmp_path, {"a.py": method.format("torch.arange(4)"), "b.py": method.format("3")})
+    assert _sites(root, floor) == [("a.py", 6)]
