@@ -237,7 +237,9 @@ FIX_MODES: tuple[FixMode, ...] = ("keep-old", "adopt-new")
 # What a finding's matcher saw (Finding.shape) and what a transform rewrites (Transform.on).
 Shape = Literal["call", "method", "operator", "import", "attribute", "assign", "class", "decorator", "partial"]
 FIX_SHAPES = ("call", "method", "operator", "import", "attribute")  # the shapes a transform may name
-FIX_ACTIONS = ("set-keyword", "rename-call", "template", "replace-import", "replace-attribute")
+FIX_ACTIONS = (
+    "set-keyword", "rename-call", "template", "replace-import", "replace-attribute", "replace-module", "map-keyword",
+)
 # The fields each action reads, besides `on`, `action`, `note`, `requires` and `symbols`.
 ACTION_FIELDS: dict[str, tuple[str, ...]] = {
     "set-keyword": ("keyword", "value", "replace"),
@@ -245,6 +247,8 @@ ACTION_FIELDS: dict[str, tuple[str, ...]] = {
     "template": ("template", "augmented", "max_positional", "min_positional"),
     "replace-import": ("module", "name"),
     "replace-attribute": ("to",),
+    "replace-module": ("module", "to"),
+    "map-keyword": ("keyword", "keywords", "map", "replace", "max_positional", "min_positional"),
 }
 
 
@@ -269,6 +273,18 @@ class Transform:
     symbols: tuple[str, ...] = ()  # the qualified names it applies to (empty: every symbol of its shape)
     max_positional: int | None = None  # refuse a call passing more positional arguments (they would move)
     min_positional: int | None = None  # refuse a call passing fewer (another form of the call)
+    keywords: tuple[str, ...] = ()  # map-keyword: the keywords read (and dropped)
+    map: tuple[KeywordRow, ...] = ()  # map-keyword: the rows tried in order
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordRow:
+    """A row of a map-keyword table: when each named keyword has one of these literal values
+    (Python sources; a keyword the call does not give reads as None), write `value`; a keyword
+    the row does not name may have any value. `value` None: no rewrite keeps this case."""
+
+    when: tuple[tuple[str, tuple[str, ...]], ...]
+    value: str | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from auditor.fix.model import Applied, FileRewrite, FixResult, LeftAlone, Rewrite
+from auditor.fix.moves import ImportTable, Move, move_imports
 from auditor.fix.notebook import cell_sources, mask, replace_sources
 from auditor.fix.plan import Versions, plan
 from auditor.fix.transforms import apply_edits, bound_names
@@ -28,16 +29,20 @@ def rewrite_source(
     min_confidence: str = "high",
     versions: Mapping[str, Versions] | None = None,
     bound: frozenset[str] = frozenset(),
+    table: ImportTable | None = None,
+    deferred: list[Move] | None = None,
 ) -> Rewrite:
     """`source` (a module, or a notebook cell with its IPython lines masked) with the fixes of
-    `mode` applied to `findings` (the scan's findings in this source)."""
+    `mode` applied to `findings` (the scan's findings in this source). A notebook cell passes
+    the `table` of the notebook's imports and a `deferred` list for the import lines to rewrite
+    (moves.py), which may be in another cell."""
     by_id = _entries(entries)
     edits, left = [], []
     for package, group in _by_package(findings, by_id).items():
         planned, refused = plan(group, by_id, mode, min_confidence, (versions or {}).get(package))
         edits += planned
         left += refused
-    new, applied, refused_here = apply_edits(source, edits, bound)
+    new, applied, refused_here = apply_edits(source, edits, bound, table, deferred)
     return Rewrite(new, tuple(applied), tuple(_ordered(left + refused_here)))
 
 
@@ -97,25 +102,39 @@ def _rewrite_notebook(
     sources = cell_sources(text)
     masked = {cell: mask(source) for cell, (_, source) in sources.items()}
     bound = frozenset().union(*(bound_names(m[0]) for m in masked.values() if m is not None))
+    table = ImportTable.of(m[0] for m in masked.values() if m is not None)
+    moves: list[Move] = []
     by_cell: dict[int | None, list[Finding]] = defaultdict(list)
     for f in findings:
         by_cell[f.cell].append(f)
     applied: list[Applied] = []
     left: list[LeftAlone] = []
     edits: dict[int, str] = {}
+    codes: dict[int, str] = {}  # the cells rewritten, masked
     cells = []
     for cell, group in sorted(by_cell.items(), key=lambda item: item[0] or 0):
         found = masked.get(cell) if cell is not None else None
         if found is None:
             left += [LeftAlone(f, "not-found", f"no Python code cell {cell} in {relative}") for f in group]
             continue
-        code, unmask = found
-        done = rewrite_source(code, group, entries, mode, min_confidence=min_confidence, versions=versions, bound=bound)
+        code = found[0]
+        done = rewrite_source(code, group, entries, mode, min_confidence=min_confidence, versions=versions, bound=bound,
+                              table=table, deferred=moves)
         applied += done.applied
         left += done.left_alone
         if done.new_source != code:
             assert cell is not None
-            edits[cell] = unmask(done.new_source)
+            codes[cell] = done.new_source
+    if moves:  # the import lines of moved names, in whichever cell they are
+        now = ImportTable.of(codes.get(c, m[0]) for c, m in masked.items() if m is not None)
+        for cell, found in masked.items():
+            if found is not None:
+                codes[cell] = move_imports(codes.get(cell, found[0]), moves, now)
+    for cell, new in sorted(codes.items()):
+        found = masked[cell]
+        assert found is not None
+        if new != found[0]:
+            edits[cell] = found[1](new)
             cells.append((cell, sources[cell][1], edits[cell]))
     new_text = replace_sources(text, edits) if edits else text
     return FileRewrite(relative, text, new_text, tuple(applied), tuple(left), tuple(cells))

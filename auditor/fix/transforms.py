@@ -20,6 +20,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from auditor.fix.model import Applied, LeftAlone, LeftAloneKind
+from auditor.fix.moves import ImportTable, Move, NoMove, move_imports, plan_import, plan_site
 from auditor.knowledge.loader import PLACEHOLDER
 from auditor.models import Finding, Transform
 
@@ -60,19 +61,27 @@ def code(node: cst.CSTNode) -> str:
     return _EMPTY.code_for_node(node)
 
 
-def apply_edits(source: str, edits: Sequence[Edit], bound: frozenset[str] = frozenset()) -> tuple[str, list[Applied], list[LeftAlone]]:
+def apply_edits(
+    source: str, edits: Sequence[Edit], bound: frozenset[str] = frozenset(),
+    table: ImportTable | None = None, deferred: list[Move] | None = None,
+) -> tuple[str, list[Applied], list[LeftAlone]]:
     """`source` with every edit that fits applied. `bound`: names bound elsewhere (a notebook's
-    other cells), so no import of them is added."""
+    other cells), so no import of them is added. `table`: the imports the sites may reach their
+    names through (a notebook's cells; default: this source's). `deferred`: when given, the import
+    lines a replace-module asks to rewrite are added to it, not rewritten here (they may be in
+    another cell: see moves.move_imports)."""
     if not edits:
         return source, [], []
     try:
-        return _apply_edits(source, edits, bound)
+        return _apply_edits(source, edits, bound, table, deferred)
     except (cst.ParserSyntaxError, RecursionError) as exc:  # libcst reads less than ast, or nests deeper
         text = str(exc).splitlines()[0] if str(exc) else "nested too deeply"
         return source, [], [LeftAlone(e.finding, "unparsable", f"libcst cannot read this source: {text}") for e in edits]
 
 
-def _apply_edits(source: str, edits: Sequence[Edit], bound: frozenset[str]) -> tuple[str, list[Applied], list[LeftAlone]]:
+def _apply_edits(
+    source: str, edits: Sequence[Edit], bound: frozenset[str], table: ImportTable | None, deferred: list[Move] | None,
+) -> tuple[str, list[Applied], list[LeftAlone]]:
     wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
     starts: dict[tuple[int, int], Found] = {}  # the nodes starting at each (line, column)
     for node, where in wrapper.resolve(PositionProvider).items():
@@ -88,13 +97,17 @@ def _apply_edits(source: str, edits: Sequence[Edit], bound: frozenset[str]) -> t
             continue
         for node in nodes:
             targets.setdefault(id(node), []).append(edit)
-    rewriter = _Rewriter(targets)
+    rewriter = _Rewriter(targets, table if table is not None else ImportTable.of([source]))
     new_module = wrapper.module.visit(rewriter)
     left += rewriter.left
     applied = list(dict.fromkeys(rewriter.applied))
     if applied:
         new_module = _add_imports(new_module, rewriter.needs, bound)
-    return new_module.code, applied, left
+    moves = list(dict.fromkeys(rewriter.moves))
+    if deferred is not None:
+        deferred += moves
+        return new_module.code, applied, left
+    return move_imports(new_module.code, moves), applied, left
 
 
 # --- finding the node --------------------------------------------------------------------------
@@ -153,7 +166,9 @@ def _last_name(node: cst.CSTNode) -> str | None:
 @dataclass
 class _Rewriter(cst.CSTTransformer):
     targets: dict[int, list[Edit]]
+    table: ImportTable
     applied: list[Applied] = field(default_factory=list)
+    moves: list[Move] = field(default_factory=list)  # replace-module: the import lines to rewrite
     left: list[LeftAlone] = field(default_factory=list)
     needs: set[str] = field(default_factory=set)  # root names the rewrites use (torch of torch.div)
 
@@ -173,8 +188,12 @@ class _Rewriter(cst.CSTTransformer):
             for transform in (edit.transform, *edit.fallbacks):
                 attempt = Edit(edit.finding, transform)
                 needs: set[str] = set()
+                moves: list[Move] = []
                 try:
-                    rewritten = _ACTIONS[transform.action](updated, attempt, needs)
+                    if transform.action == "replace-module":
+                        rewritten = _replace_module(updated, attempt, needs, self.table, moves)
+                    else:
+                        rewritten = _ACTIONS[transform.action](updated, attempt, needs)
                 except Refused as refused:
                     refusals.append((refused.kind, refused.reason))
                     continue
@@ -183,6 +202,7 @@ class _Rewriter(cst.CSTTransformer):
                     continue
                 updated = rewritten
                 self.needs |= needs
+                self.moves += moves
                 self.applied.append(Applied(edit.finding, transform))
                 done = True
                 break
@@ -347,6 +367,90 @@ def _replace_import(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNo
     return node.with_changes(names=[node.names[0].with_changes(name=module)])
 
 
+def _map_keyword(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:
+    """The keywords read replaced by the keyword written, with the value of the first row of the
+    table that the literal values at the call site fit (a keyword not given reads as None)."""
+    t = edit.transform
+    assert isinstance(node, cst.Call) and t.keyword is not None
+    _check_positional(node, edit)
+    if any(a.star == "**" for a in node.args):
+        raise Refused("kwargs-spread", f"a **kwargs spread may hold {' or '.join(f'{k}=' for k in t.keywords)}")
+    given = {a.keyword.value: i for i, a in enumerate(node.args) if a.keyword is not None}
+    if t.keyword in given and t.keyword not in t.keywords and not t.replace:
+        raise Refused("keyword-given", f"the call already gives {t.keyword}=")
+    values: dict[str, object] = {}
+    for name in t.keywords:
+        if name not in given:
+            values[name] = None
+            continue
+        written = code(node.args[given[name]].value)
+        try:
+            values[name] = ast.literal_eval(written)
+        except (ValueError, SyntaxError, TypeError):
+            raise Refused("unknown-value", f"{name}={written} is not a literal: which {t.keyword}= it means is not known here") from None
+    shown = ", ".join(f"{k}={values[k]!r}" for k in t.keywords if k in given)
+    row = next((r for r in t.map if all(_literal_in(values[k], sources) for k, sources in r.when)), None)
+    if row is None:
+        raise Refused("unknown-value", f"no row of the fix's table maps {shown}")
+    if row.value is None:
+        raise Refused("no-fix", f"no rewrite keeps {shown}")
+    value = _expression(row.value, "value")
+    _uses(row.value, needs)
+    drop = sorted({given[k] for k in (*t.keywords, t.keyword) if k in given})
+    args = list(node.args)
+    new = cst.Arg(value=value, keyword=cst.Name(t.keyword), equal=cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+    if not drop:
+        return node.with_changes(args=_append(node, new))
+    first = args[drop[0]]
+    args[drop[0]] = first.with_changes(keyword=new.keyword, value=value)
+    kept = [a for i, a in enumerate(args) if i not in drop[1:]]
+    if drop[-1] == len(args) - 1 and len(drop) > 1:  # the last argument went: its comma and spacing stay last
+        last = args[-1]
+        kept[-1] = kept[-1].with_changes(comma=last.comma, whitespace_after_arg=last.whitespace_after_arg)
+    return node.with_changes(args=kept)
+
+
+def _literal_in(value: object, sources: Sequence[str]) -> bool:
+    """Whether `value` is one of the literals (True is not 1 here: the types must agree)."""
+    return any(type(value) is type(v) and value == v for v in map(ast.literal_eval, sources))
+
+
+def _chain(node: cst.CSTNode) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        head = _chain(node.value)
+        return None if head is None else f"{head}.{node.attr.value}"
+    return None
+
+
+def _replace_module(node: cst.CSTNode, edit: Edit, needs: set[str], table: ImportTable, moves: list[Move]) -> cst.CSTNode:
+    """A site of a moved name (moves.py): its import line is to be rewritten (`moves`), or the
+    site itself when it reaches the name through an import above it."""
+    if table.unreadable:
+        raise Refused("unparsable", "a source of this file does not parse: its imports are not known")
+    try:
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            moves += plan_import(node, edit.transform, table)
+            return node
+        reference = node.func if isinstance(node, cst.Call) else node
+        chain = _chain(reference)
+        if chain is None:
+            raise NoMove(f"{code(reference)} is not a dotted name")
+        plan = plan_site(chain, edit.transform, table)
+    except NoMove as exc:
+        raise Refused("import-form", str(exc)) from exc
+    if isinstance(plan, Move):
+        moves.append(plan)
+        return node
+    new, module = plan
+    needs.add(module)
+    if isinstance(node, cst.Call):
+        return node.with_changes(func=_keep_parens(node.func, _expression(new, "new name")))
+    return _keep_parens(node, _expression(new, "new name"))
+
+
 def _template(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:
     t = edit.transform
     assert t.template is not None
@@ -509,6 +613,7 @@ _ACTIONS = {
     "template": _template,
     "replace-import": _replace_import,
     "replace-attribute": _replace_attribute,
+    "map-keyword": _map_keyword,
 }
 
 
@@ -540,7 +645,10 @@ def bound_names(source: str) -> frozenset[str]:
 def _add_imports(module: cst.Module, needs: set[str], bound: frozenset[str]) -> cst.Module:
     """`import X` for each name the rewrites use that the module does not bind: placed after a
     docstring, `from __future__` imports and a notebook's magic lines."""
-    missing = sorted(n for n in needs - bound - bound_names(module.code) - _BUILTINS if n != "_")
+    have = _imported_modules(module.code)
+    plain = {n for n in needs if "." not in n}
+    missing = sorted(n for n in plain - bound - bound_names(module.code) - _BUILTINS if n != "_")
+    missing += sorted(n for n in needs - plain if n not in have)  # a module by its dotted name
     if not missing:
         return module
     body = list(module.body)
@@ -549,6 +657,15 @@ def _add_imports(module: cst.Module, needs: set[str], bound: frozenset[str]) -> 
         at += 1
     new = [cst.parse_statement(f"import {name}\n") for name in missing]
     return module.with_changes(body=[*body[:at], *new, *body[at:]])
+
+
+def _imported_modules(source: str) -> set[str]:
+    """The dotted modules an `import M` without `as` binds."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return set()
+    return {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names if a.asname is None}
 
 
 def _stays_first(statement: cst.BaseStatement, module: cst.Module) -> bool:

@@ -23,6 +23,7 @@ from auditor.models import (
     HAZARD_OF_KIND,
     Docs,
     Fix,
+    KeywordRow,
     Match,
     Probe,
     SpecChange,
@@ -189,7 +190,10 @@ ACTION_SHAPES: dict[str, tuple[str, ...]] = {
     "template": ("call", "method", "operator"),
     "replace-import": ("import",),
     "replace-attribute": ("attribute",),
+    "replace-module": ("call", "attribute", "import"),
+    "map-keyword": ("call", "method"),
 }
+_MOVED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*(:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*)?$")  # module or module:attr
 PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 # placeholders a template may use, per shape: {arg0}.., {kw:NAME} and {args:-NAME} on calls too
 _SHAPE_PLACEHOLDERS = {
@@ -207,7 +211,8 @@ def _fix(raw: dict[str, Any]) -> Fix:
             name=t.get("name"), note=t.get("note"),
             requires=SpecifierSet(t["requires"]) if "requires" in t else None,
             symbols=tuple(t.get("symbols", ())), max_positional=t.get("max_positional"),
-            min_positional=t.get("min_positional"),
+            min_positional=t.get("min_positional"), keywords=tuple(t.get("keywords", ())),
+            map=tuple(_row(r) for r in t.get("map", ())),
         )
 
     return Fix(
@@ -216,6 +221,38 @@ def _fix(raw: dict[str, Any]) -> Fix:
         probe=raw.get("probe", True),
         probe_reason=raw.get("probe_reason"),
     )
+
+
+def _row(raw: dict[str, Any]) -> KeywordRow:
+    when = tuple((k, (v,) if isinstance(v, str) else tuple(v)) for k, v in raw.items() if k != "to")
+    return KeywordRow(when, raw.get("to"))
+
+
+def _literal(source: str) -> str | None:
+    """Why `source` is not a Python literal, or None when it is one."""
+    try:
+        ast.literal_eval(source)
+    except (ValueError, SyntaxError, TypeError):
+        return f"{source!r} is not a Python literal"
+    return None
+
+
+def _map_problems(t: dict[str, Any]) -> list[tuple[str, str]]:
+    found = []
+    if "to" in t.get("keywords", ()):
+        found.append(("keywords", "`to` names a row's result and cannot be a keyword read"))
+    for index, row in enumerate(t.get("map", ())):
+        for key, values in row.items():
+            if key == "to":
+                if problem := _python(values):
+                    found.append(("map", f"[{index}].to: {problem}"))
+                continue
+            if key not in t.get("keywords", ()):
+                found.append(("map", f"[{index}]: {key} is not one of the keywords read ({', '.join(t.get('keywords', ()))})"))
+            for value in [values] if isinstance(values, str) else values:
+                if problem := _literal(value):
+                    found.append(("map", f"[{index}].{key}: {problem}"))
+    return found
 
 
 def _python(source: str, mode: str = "eval") -> str | None:
@@ -254,8 +291,14 @@ def _transform_problems(t: dict[str, Any]) -> list[tuple[str, str]]:
         except InvalidSpecifier:
             found.append(("requires", f"invalid specifier {t['requires']!r}"))
     for key in ("value", "to"):
-        if key in t and (problem := _python(t[key])):
+        if key in t and action != "replace-module" and (problem := _python(t[key])):
             found.append((key, problem))
+    if action == "replace-module":
+        for key in ("module", "to"):
+            if key in t and not _MOVED.match(t[key]) or key == "module" and ":" in t.get(key, ""):
+                found.append((key, f"{t[key]!r} is not a dotted module name" + (" (or module:attribute)" if key == "to" else "")))
+    if action == "map-keyword":
+        found += _map_problems(t)
     for index, source in enumerate(t.get("prepend", ())):
         if problem := _python(source):
             found.append(("prepend", f"[{index}] {problem}"))
