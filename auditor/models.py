@@ -243,8 +243,8 @@ FIX_ACTIONS = (
 # The fields each action reads, besides `on`, `action`, `note`, `requires` and `symbols`.
 ACTION_FIELDS: dict[str, tuple[str, ...]] = {
     "set-keyword": ("keyword", "value", "replace"),
-    "rename-call": ("to", "prepend", "max_positional", "min_positional"),
-    "template": ("template", "augmented", "max_positional", "min_positional"),
+    "rename-call": ("to", "prepend", "max_positional", "min_positional", "keyword_absent", "not_literal"),
+    "template": ("template", "augmented", "max_positional", "min_positional", "keyword_absent", "not_literal"),
     "replace-import": ("module", "name"),
     "replace-attribute": ("to",),
     "replace-module": ("module", "to"),
@@ -273,6 +273,8 @@ class Transform:
     symbols: tuple[str, ...] = ()  # the qualified names it applies to (empty: every symbol of its shape)
     max_positional: int | None = None  # refuse a call passing more positional arguments (they would move)
     min_positional: int | None = None  # refuse a call passing fewer (another form of the call)
+    keyword_absent: tuple[str, ...] = ()  # rename-call, template: refuse a call giving one of these keywords
+    not_literal: tuple[int, ...] = ()  # rename-call, template: refuse a call whose positional argument N is a number literal
     keywords: tuple[str, ...] = ()  # map-keyword: the keywords read (and dropped)
     map: tuple[KeywordRow, ...] = ()  # map-keyword: the rows tried in order
 

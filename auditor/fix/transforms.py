@@ -303,6 +303,17 @@ def _append(node: cst.Call, new: cst.Arg) -> list[cst.Arg]:
 def _check_positional(node: cst.Call, edit: Edit) -> None:
     """Refuse a call passing more positional arguments than the transform's `max_positional`
     (in the new callee they would bind to other parameters) or fewer than its `min_positional`."""
+    given_keywords = [a.keyword.value for a in node.args if a.keyword is not None]
+    for name in edit.transform.keyword_absent:
+        if name in given_keywords:
+            raise Refused("keyword-given", f"the call gives {name}=, which this rewrite does not keep")
+    positional = [a for a in node.args if a.keyword is None and not a.star]
+    for index in edit.transform.not_literal:
+        value = positional[index].value if index < len(positional) else None
+        if isinstance(value, cst.UnaryOperation):
+            value = value.expression
+        if isinstance(value, (cst.Integer, cst.Float)):
+            raise Refused("positional", f"positional argument {index} is the number {code(positional[index].value)}: another form of the call")
     limit, least = edit.transform.max_positional, edit.transform.min_positional
     if limit is None and least is None:
         return

@@ -212,6 +212,7 @@ def _fix(raw: dict[str, Any]) -> Fix:
             requires=SpecifierSet(t["requires"]) if "requires" in t else None,
             symbols=tuple(t.get("symbols", ())), max_positional=t.get("max_positional"),
             min_positional=t.get("min_positional"), keywords=tuple(t.get("keywords", ())),
+            keyword_absent=tuple(t.get("keyword_absent", ())), not_literal=tuple(t.get("not_literal", ())),
             map=tuple(_row(r) for r in t.get("map", ())),
         )
 
@@ -282,7 +283,7 @@ def _transform_problems(t: dict[str, Any]) -> list[tuple[str, str]]:
         found.append((key, f"not a field of {action} (it reads: {', '.join(ACTION_FIELDS[action])})"))
     if on not in ACTION_SHAPES[action]:
         found.append(("on", f"{action} cannot rewrite a {on} (it rewrites: {', '.join(ACTION_SHAPES[action])})"))
-    for key in ("max_positional", "min_positional"):
+    for key in ("max_positional", "min_positional", "keyword_absent", "not_literal"):
         if key in t and on not in ("call", "method"):
             found.append((key, f"counts a call's positional arguments; a {on} has none"))
     if "requires" in t:
