@@ -28,6 +28,10 @@ left alone when it is not given), {args:-NAME} (the arguments without keyword NA
 comma with it. A transform may name the `symbols` it rewrites and bound the call's positional
 arguments (`min_positional`, `max_positional`); a transform the call site refuses gives way to
 the next one of the mode that fits, and a template writing a non-plain argument twice is refused.
+
+Two more actions: `replace-module` (moves.py: a name that moved to another module; the import
+line the site reaches it through is rewritten, or the site's dotted name) and `map-keyword`
+(keywords replaced by one whose value a table of literal values gives).
 """
 
 from auditor.fix.apply import (
