@@ -36,6 +36,7 @@ class Binding:
     local: str  # the name bound
     qualified: str  # what it refers to: torch.func.vmap; torch for `import torch.func`
     written: str  # the dotted module of `import M` (torch.func), else the qualified name
+    plain: bool = False  # `import M` without `as`: the code names the module by its dotted name
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +82,7 @@ class ImportTable:
                         self.bindings[a.asname].append(Binding(a.asname, a.name, a.name))
                     else:
                         root = a.name.split(".")[0]
-                        self.bindings[root].append(Binding(root, root, a.name))
+                        self.bindings[root].append(Binding(root, root, a.name, plain=True))
             elif isinstance(node, ast.ImportFrom):
                 for a in node.names:
                     local = a.asname or a.name
@@ -168,7 +169,8 @@ def plan_site(chain: str, transform: Transform, table: ImportTable) -> tuple[str
         raise NoMove(f"{chain} is {qualified}, not under {old}")
     if not covered(qualified, transform.symbols):
         raise NoMove(f"{qualified} is not one of the names this fix moves")
-    if moved(binding.qualified, old, new) is None:  # bound above the moved name: rewrite the site
+    if binding.plain or moved(binding.qualified, old, new) is None:
+        # bound above the moved name, or by `import M` and named by its dotted name: rewrite the site
         return expression(target), module_of(new)
     if transform.symbols and not covered(binding.qualified, transform.symbols):
         # a module binding (import torch.func as tf): every use must be a name the fix moves
@@ -305,11 +307,11 @@ class _Imports(cst.CSTTransformer):
                             extra.append(_statement(f"from {target.split(':')[0]} import {_alias(_last(target), _code(alias.asname.name))}"))
                             continue
                         alias = alias.with_changes(name=cst.parse_expression(target))
-                elif any(moved(written, m.old, m.new) is not None for m in self.moves) and "." in written and not self._still_used(written):
-                    changed = True
+                elif any(moved(written, m.old, m.new) is not None for m in self.moves) and not self._still_used(written):
+                    changed = True  # nothing refers through `import torch.func` (`import functorch`) any more
                     root = written.split(".")[0]
-                    if any(b.written == root for b in self.now.bindings.get(root, ())):
-                        continue  # `import torch` is there already
+                    if root == written or any(b.written == root for b in self.now.bindings.get(root, ())):
+                        continue  # `import functorch` goes; `import torch` is there already
                     alias = alias.with_changes(name=cst.Name(root))
                 names.append(alias)
             if not changed:

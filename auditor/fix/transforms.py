@@ -457,6 +457,8 @@ def _replace_module(node: cst.CSTNode, edit: Edit, needs: set[str], table: Impor
         return node
     new, module = plan
     needs.add(module)
+    assert edit.transform.module is not None and edit.transform.to is not None
+    moves.append(Move("", "", edit.transform.module, edit.transform.to, edit.transform.symbols))  # `import M` left unused goes
     if isinstance(node, cst.Call):
         return node.with_changes(func=_keep_parens(node.func, _expression(new, "new name")))
     return _keep_parens(node, _expression(new, "new name"))

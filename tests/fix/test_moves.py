@@ -205,3 +205,40 @@ def test_import_lines_in_one_cell_move_for_sites_in_other_cells(tmp_path: Path) 
     )
     assert "".join(cells[2]["source"]) == "out = vmap(f)(x)" and cells[2]["outputs"] == json.loads(done.old_text)["cells"][2]["outputs"]
     assert [c[0] for c in done.cells] == [1]
+
+
+def test_a_plain_import_of_the_moved_module_is_replaced_where_nothing_else_uses_it() -> None:
+    back = entry("""
+        symbols = ["functorch.vmap", "functorch.make_functional"]
+        [[match]]
+        call = "functorch.vmap"
+        [[match]]
+        call = "functorch.make_functional"
+        [[fix.adopt_new]]
+        on = "call"
+        action = "replace-module"
+        module = "functorch"
+        to = "torch.func"
+        symbols = ["functorch.vmap"]
+    """, introduced="2.0.0")
+    done = rewrite('''
+        """A module docstring."""
+        import functorch
+        out = functorch.vmap(f)(x)
+    ''', [back], "adopt-new")
+    assert done.new_source == textwrap.dedent('''
+        """A module docstring."""
+        import torch.func
+        out = torch.func.vmap(f)(x)
+    ''')
+    done = rewrite('''
+        import functorch
+        out = functorch.vmap(f)(x)
+        model = functorch.make_functional(m)
+    ''', [back], "adopt-new")
+    assert done.new_source == textwrap.dedent('''
+        import torch.func
+        import functorch
+        out = torch.func.vmap(f)(x)
+        model = functorch.make_functional(m)
+    ''')  # functorch is still used: its import stays
