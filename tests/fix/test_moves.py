@@ -242,3 +242,47 @@ def test_a_plain_import_of_the_moved_module_is_replaced_where_nothing_else_uses_
         out = torch.func.vmap(f)(x)
         model = functorch.make_functional(m)
     ''')  # functorch is still used: its import stays
+
+
+def test_imports_inside_functions_and_on_one_line_with_other_statements_move() -> None:
+    done = rewrite('''
+        def f():
+            from torch.func import (
+                vmap,
+                functional_call,
+            )
+            import torch.func as tf; x = 1
+            return vmap(g), tf.grad(h)
+    ''', [FUNC])
+    assert done.new_source == textwrap.dedent('''
+        def f():
+            from torch.func import functional_call
+            from functorch import vmap
+            import functorch as tf; x = 1
+            return vmap(g), tf.grad(h)
+    ''')
+
+
+def test_an_import_finding_moves_the_names_of_its_statement_under_the_moved_one() -> None:
+    imports = entry("""
+        symbols = ["torch._six"]
+        [[match]]
+        module = "torch._six"
+        [[fix.keep_old]]
+        on = "import"
+        action = "replace-module"
+        module = "torch._six.container_abcs"
+        to = "collections.abc"
+    """, introduced="2.0.0")
+    done = rewrite('''
+        from torch._six import container_abcs, inf
+        import torch._six as six
+    ''', [imports], min_confidence="low")
+    assert done.new_source == textwrap.dedent('''
+        from torch._six import inf
+        from collections import abc as container_abcs
+        import torch._six as six
+    ''')
+    [left] = done.left_alone
+    assert (left.finding.line, left.kind) == (3, "import-form")
+    assert left.reason == "binds nothing under torch._six.container_abcs that an import line can move"
