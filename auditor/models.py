@@ -248,7 +248,7 @@ ACTION_FIELDS: dict[str, tuple[str, ...]] = {
     "replace-import": ("module", "name"),
     "replace-attribute": ("to",),
     "replace-module": ("module", "to"),
-    "map-keyword": ("keyword", "keywords", "map", "replace", "max_positional", "min_positional"),
+    "map-keyword": ("keyword", "keywords", "map", "replace", "to", "max_positional", "min_positional"),
 }
 
 

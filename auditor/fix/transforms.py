@@ -411,6 +411,9 @@ def _map_keyword(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:
     args = list(node.args)
     new = cst.Arg(value=value, keyword=cst.Name(t.keyword), equal=cst.AssignEqual(
         whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+    if t.to is not None:  # the call itself is renamed too (sdp_kernel(flags) -> sdpa_kernel(backends=...))
+        node = node.with_changes(func=_expression(t.to, "new name"))
+        _uses(t.to, needs)
     if not drop:
         return node.with_changes(args=_append(node, new))
     first = args[drop[0]]

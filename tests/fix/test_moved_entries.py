@@ -168,3 +168,36 @@ def test_kl_div_mean_keeps_its_value_through_none_then_mean(kb: KnowledgeBase) -
         exec(textwrap.dedent(source), old_ns)
         exec(new, new_ns)
     assert torch.equal(old_ns["a"], new_ns["a"]) and torch.equal(old_ns["b"], new_ns["b"])  # type: ignore[arg-type]
+
+
+def test_sdp_kernel_flags_become_the_backend_list_it_passes_itself(kb: KnowledgeBase) -> None:
+    entry = kb.get("torch-sdp-kernel-deprecated")
+    calls = [
+        "torch.backends.cuda.sdp_kernel()",
+        "torch.backends.cuda.sdp_kernel(enable_flash=False)",
+        "torch.backends.cuda.sdp_kernel(enable_math=False, enable_mem_efficient=True)",
+        "torch.backends.cuda.sdp_kernel(enable_flash=True, enable_math=False, enable_mem_efficient=False, enable_cudnn=False)",
+        "torch.backends.cuda.sdp_kernel(enable_flash=False, enable_math=False, enable_mem_efficient=False, enable_cudnn=False)",
+    ]
+    probe = "import torch\nb = torch.backends.cuda\nwith {call}:\n    on = (b.flash_sdp_enabled(), b.mem_efficient_sdp_enabled(), b.math_sdp_enabled(), b.cudnn_sdp_enabled())\n"
+    for call in calls:
+        source = probe.format(call=call)
+        new, left = _rewrite(source, entry, "adopt-new", ("2.2.2", "2.3.0"))
+        assert not left and "sdp_kernel" not in new and "torch.nn.attention.sdpa_kernel(backends=[" in new, new
+        old_ns: dict[str, object] = {}
+        new_ns: dict[str, object] = {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            exec(source, old_ns)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no FutureWarning from the rewrite
+            exec(new, new_ns)
+        assert old_ns["on"] == new_ns["on"], (call, new)
+    _, left = _rewrite("import torch\ntorch.backends.cuda.sdp_kernel(flash)\nwith torch.backends.cuda.sdp_kernel(enable_math=on):\n    pass\n",
+                       entry, "adopt-new", ("2.2.2", "2.3.0"))
+    assert left == [
+        "positional: 1 positional arguments given, at most 0 keep their place: positional arguments would move",
+        "unknown-value: enable_math=on is not a literal: which backends= it means is not known here",
+    ]
+    _, left = _rewrite("import torch\ntorch.backends.cuda.sdp_kernel()\n", entry, "keep-old", ("2.2.2", "2.3.0"))
+    assert left == ["requires: the rewrite needs torch>=2.3, which 2.2.2 is not"]  # keep-old must run on both ends
