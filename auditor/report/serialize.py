@@ -73,6 +73,8 @@ def transform(t: Transform) -> dict[str, Any]:
     fields: dict[str, Any] = {"on": t.on, "action": t.action, "note": t.note, "requires": str(t.requires) if t.requires else None}
     for name in ACTION_FIELDS[t.action]:
         value = getattr(t, name)
+        if name == "map":  # map-keyword rows as written: {KEYWORD: [literal, ...], ..., "to": source}
+            value = [{**{k: list(v) for k, v in row.when}, "to": row.value} for row in value]
         fields[name] = list(value) if isinstance(value, tuple) else value
     return fields
 

@@ -114,3 +114,19 @@ def test_the_loader_refuses_a_row_that_is_not_a_literal_or_names_another_keyword
     assert parsed is None
     assert any("map: [0].size_average: 'flag' is not a Python literal" in p for p in problems), problems
     assert any("map: [1]: reduce is not one of the keywords read (size_average)" in p for p in problems), problems
+
+
+def test_kb_show_and_scan_json_give_the_rows_as_written() -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from auditor.cli import app
+
+    result = CliRunner().invoke(app, ["kb", "show", "torch-loss-size-average-reduce-deprecated", "-f", "json"])
+    assert result.exit_code == 0, result.output
+    [first, *_] = json.loads(result.output)["entry"]["fix_transforms"]["keep_old"]
+    assert first["action"] == "map-keyword" and first["keywords"] == ["size_average", "reduce"]
+    assert first["map"][1] == {"reduce": ["True", "None"], "size_average": ["False"], "to": "'sum'"}
+    text = CliRunner().invoke(app, ["kb", "show", "torch-sdp-kernel-deprecated"]).output
+    assert "- adopt-new, call: map-keyword (keyword=`backends`, keywords=`['enable_flash'" in text
