@@ -244,13 +244,18 @@ def _expression(source: str, what: str) -> cst.BaseExpression:
 
 
 def _uses(source: str, needs: set[str]) -> None:
-    """The root names of the dotted names in `source` (torch of `torch.div(...)`)."""
+    """The root names of the dotted names in `source` (torch of `torch.div(...)`), not the names
+    the source binds itself (a lambda's parameters, a comprehension's targets: `Vh` of
+    `lambda U, S, Vh: Vh.mH`)."""
     try:
         tree = ast.parse(PLACEHOLDER.sub("_", source))
     except SyntaxError:
         return
+    bound = {a.arg for n in ast.walk(tree) if isinstance(n, ast.Lambda) for a in ast.walk(n.args) if isinstance(a, ast.arg)}
+    bound |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     needs.update(
-        n.value.id for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+        n.value.id for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id not in bound
     )
 
 

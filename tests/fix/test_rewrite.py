@@ -292,3 +292,23 @@ def test_keep_old_on_a_downgrade_keeps_the_changes_new_behaviour(kb: KnowledgeBa
     exec(compile(done.new_source, "<rewritten>", "exec"), rewritten)  # noqa: S102
     assert original["result"] == rewritten["result"] == [-4, -2, 2]
     assert "rounding_mode='trunc'" in rewrite(source, [floor], "adopt-new", versions=down).new_source
+
+
+def test_a_template_lambda_parameter_is_not_taken_for_a_module_to_import() -> None:
+    """`Vh.mH` inside the template's own lambda is not a module `Vh` to import; `torch` is."""
+    svd = entry("""
+        symbols = ["torch.svd"]
+        [[match]]
+        call = "torch.svd"
+        [[fix.adopt_new]]
+        on = "call"
+        action = "template"
+        template = "(lambda U, S, Vh: (U, S, Vh.mH))(*torch.linalg.svd({args}, full_matrices=False))"
+    """)
+    done = rewrite('''
+        from torch import svd
+        u, s, v = svd(a)
+    ''', [svd], mode="adopt-new")
+    assert "import Vh" not in done.new_source and "import U" not in done.new_source
+    assert "import torch\n" in done.new_source
+    assert "(lambda U, S, Vh: (U, S, Vh.mH))(*torch.linalg.svd(a, full_matrices=False))" in done.new_source
