@@ -6,6 +6,7 @@ import ast
 import hashlib
 from dataclasses import replace
 
+from auditor.harvest.generate import RESOLVED
 from auditor.harvest.guards import simplify
 from auditor.harvest.model import UNKNOWN_DEFAULT, Candidate, Evidence, Release, Site, Symbol
 from auditor.harvest.surface import is_private
@@ -94,6 +95,7 @@ def _removed(old: Release, new: Release, before: dict[str, Symbol], after: dict[
     absent = [s for name, s in before.items() if name not in after and _known(s, new)]
     gone_names = {s.name for s in absent}
     gone = [s for s in absent if not _leaked(s, before) and s.name not in reached]
+    owners = {s.name: s for s in after.values() if s.kind == "class" and s.dynamic}
     errors = {s.symbol for s in new.sites if s.kind in _ERRORS} | {
         s.symbol for s in new.sites if s.kind == "getattr"}
     out = []
@@ -101,10 +103,14 @@ def _removed(old: Release, new: Release, before: dict[str, Symbol], after: dict[
         parent = s.name.rsplit(".", 1)[0]
         if parent in gone_names or s.name in errors:
             continue  # reported with its module or class, or by the stub that replaced it
+        owner = owners.get(parent)
+        waived = None if owner is None else (
+            f"{parent} defines __getattr__ in {new.version} ({owner.dynamic}): the member may still be reached")
         out.append(Candidate(
             candidate_id(new.package, new.version, "symbol-removed", s.name), new.package, old.version,
             new.version, "symbol-removed", s.name, f"{s.kind} defined in {old.version}, absent from {new.version}",
             evidence=(Evidence(old.version, s.file, s.line, f"{s.kind} {s.name} defined here"),), symbol_kind=s.kind,
+            waived=waived,
         ))
     return out
 
@@ -150,11 +156,45 @@ def _parameters(old: Release, new: Release, before: dict[str, Symbol], after: di
                   and not p.default.endswith("...") and not q.default.endswith("...")
                   and not same_value(p.default, q.default)):
                 detail = f"default of {p.name}: {p.default} -> {q.default}"
+                waived = None
+                if q.default == "None":
+                    detail, waived = _sentinel(detail, p.default, p.name, b)
                 out.append(Candidate(
                     candidate_id(new.package, new.version, "default-changed", name, p.name), new.package,
                     old.version, new.version, "default-changed", name, detail, parameter=p.name,
-                    evidence=evidence(detail), symbol_kind=a.kind, params=b.params))
+                    evidence=evidence(detail), symbol_kind=a.kind, params=b.params, waived=waived))
     return out
+
+
+# A stub's `= None` that the C++ signature behind it resolves to the old default (the Python arg
+# parser passes None on as an empty optional): (parameter, old default) -> what None means there.
+NATIVE_NONES = {
+    ("layout", "strided"): "Layout? layout=None, which the factory resolves to torch.strided",
+    ("min", "-inf"): "Scalar? min=None: no lower bound, as -inf was",
+    ("max", "inf"): "Scalar? max=None: no upper bound, as inf was",
+    ("dim", "()"): "int[1]? dim=None: every dimension, as () was",
+}
+
+
+def _sentinel(detail: str, old: str, parameter: str, new: Symbol) -> tuple[str, str | None]:
+    """A new default of None read against the body (or the native signature) that gives it a
+    value: the detail to show, and the waiver's reason when the value is the old default."""
+    put = next(((value, line) for name, value, line in new.resolved if name == parameter), None)
+    if put is not None:
+        value, line = put
+        if value == old or same_value(old, value) or _same_name(old, value):
+            return detail, f"the body resolves None to the old default ({parameter} = {value}, {new.file}:{line})"
+        return f"{detail} {RESOLVED}{value} in for None, {new.file}:{line})", None
+    native = NATIVE_NONES.get((parameter, old))
+    if new.source != "py" and native is not None:
+        return detail, f"stub default only: the C++ signature is {native} ({new.file}:{new.line})"
+    return detail, None
+
+
+def _same_name(old: str, new: str) -> bool:
+    """`default_collate` and `_utils.collate.default_collate`: one name reached two ways."""
+    a, b = old.split("."), new.split(".")
+    return all(part.isidentifier() for part in a + b) and a[-1] == b[-1]
 
 
 def same_value(old: str, new: str) -> bool:

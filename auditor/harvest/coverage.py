@@ -43,6 +43,8 @@ class Coverage:
 def stand(c: Candidate, covering: dict[str, str], waivers: list[Waiver]) -> Standing:
     if c.id in covering:
         return Standing(c, "covered", covering[c.id])
+    if c.waived is not None:  # the harvest's own evidence: the reason names its file and line
+        return Standing(c, "waived", c.waived)
     for w in waivers:
         if w.waives(c):
             return Standing(c, "waived", w.reason)

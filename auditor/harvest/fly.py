@@ -79,7 +79,7 @@ def harvest_beyond(transitions: Iterable[Transition], knowledge: Path, horizon: 
         waivers = read_waivers(knowledge, package)
         generated = waived = left = 0
         for c in done.candidates:
-            if c.id in covered or any(w.waives(c) for w in waivers):
+            if c.id in covered or c.waived is not None or any(w.waives(c) for w in waivers):
                 waived += 1
                 continue
             found = matches(c)

@@ -3,8 +3,11 @@ allows, or left open with the reason none is narrow enough.
 
 - a removed symbol: its calls, references and imports (a Tensor method: the method on tensors);
 - a removed or renamed parameter: the keyword given;
-- a changed default: the keyword not given, the positional slot not filled (not a new default
-  of None: the body most often puts the old value back, which the evidence cannot show);
+- a changed default: the keyword not given, the positional slot not filled (a new default of
+  None only when the body's top-level statements put another value in for it; when they put
+  the old one back the harvest waives the candidate with that line);
+- a method of a class other than Tensor: keyed by the class's symbol, so the scanner matches it
+  only on a receiver it knows is of that class;
 - a deprecation or removal stub: the whole symbol when the warning is unconditional, else the
   guard said as argument conditions (`dim is None`, `size_average is not None or ...`).
   A guard that cannot be said so, or a warning that also depends on something else, is never
@@ -27,6 +30,7 @@ from auditor.harvest.related import unshown_default
 from auditor.models import HAZARD_OF_KIND, Condition, Confidence, Docs, Harvested, Match, SpecChange
 
 NOT_VERIFIED = "from {package}'s own source, not probe-verified"
+RESOLVED = "(the body puts "  # a new default of None the body replaces with another value (`candidates`)
 # Every hit of a generated change is low confidence: listed apart and not counted by default
 # (docs/precision.md has the sample of generated findings this rests on).
 CONFIDENCE: Confidence = "low"
@@ -65,9 +69,9 @@ def matches(c: Candidate) -> tuple[Match, ...] | Open:
     if c.kind in ("parameter-removed", "parameter-renamed") and c.parameter:
         return (match(Condition(keyword_present=(c.parameter,))),)
     if c.kind == "default-changed" and c.parameter:
-        if any(p.name == c.parameter and p.default == "None" for p in c.params):
-            return Open("the new default is None, most often a sentinel the body replaces with the old value "
-                        "(layout=strided in the stubs, pickle_module=pickle): the evidence shows no change")
+        if any(p.name == c.parameter and p.default == "None" for p in c.params) and RESOLVED not in c.detail:
+            return Open("the new default is None and no top-level statement of the body puts a value in for it "
+                        "(a sentinel read further in, or a native default): the evidence shows no change")
         slot = _position(c.params, c.parameter)
         return (match(Condition(keyword_absent=(c.parameter,), max_positional=slot)),)
     if c.conditional:
@@ -84,7 +88,12 @@ def _target(c: Candidate) -> tuple[str | None, tuple[str, ...]] | Open:
     if c.symbol.startswith("torch.Tensor.") and c.symbol.count(".") == 2:
         return None, (c.symbol.rsplit(".", 1)[1],)
     if c.symbol_kind == "method":
-        return Open("a method of a class other than Tensor: the receiver's type is not known at the call")
+        owner = c.symbol.rsplit(".", 1)[0]
+        if not owner.rsplit(".", 1)[-1][:1].isupper():
+            return Open("a method of a class whose name the scanner cannot tell from a module's")
+        # keyed by the class's own symbol: matched only on a receiver known to be of that class
+        # (constructed or annotated in view, or a project subclass), never by the bare method name
+        return c.symbol, ()
     if c.symbol_kind is None and c.kind != "removal-stub-added":
         return Open("the symbol's kind is unknown in the release")
     return c.symbol, ()

@@ -32,6 +32,13 @@ class Symbol:
     # still imports from the module). Neither is on the surface; both keep a name from "removed".
     bases: tuple[str, ...] = ()
     fields: tuple[str, ...] = ()
+    # Callables: the parameters whose default of None the body replaces with a value
+    # (`if p is None: p = value`): (parameter, the value's source text, line).
+    resolved: tuple[tuple[str, str, int], ...] = ()
+    # Classes: where the nearest `__getattr__` of the class or its bases is defined ("file:line";
+    # empty: none, or nn.Module's, which only finds parameters, buffers and submodules). A member
+    # gone from such a class may still be reached through it.
+    dynamic: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +102,9 @@ class Candidate:
     conditional: bool = False  # the warning also depends on something the guard does not say
     params: tuple[Param, ...] = ()  # the symbol's parameters, for a guard to be read against
     until: str | None = None  # a later release that undoes it (the symbol or parameter is back)
+    # Set by the harvest when its own evidence shows users are not affected (the body puts the
+    # old default back in for None): the one-line reason, with file and line.
+    waived: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

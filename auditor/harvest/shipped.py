@@ -59,6 +59,8 @@ def pair_text(package: str, before: str, after: str, candidates: list[Candidate]
         if c.until is not None:
             lines.append(f"until = {_s(c.until)}")
         lines.append(f"detail = {_s(c.detail)}")
+        if c.waived is not None:
+            lines.append(f"waived = {_s(c.waived)}")
         if c.params:
             shown = ", ".join(
                 "{" + f"name = {_s(p.name)}, kind = {_s(p.kind)}"
@@ -124,6 +126,7 @@ def read_candidates(knowledge: Path, package: str) -> list[Candidate]:
                     symbol_kind=raw.get("symbol_kind"), conditional=raw.get("conditional", False),
                     params=tuple(Param(p["name"], p["kind"], p.get("default")) for p in raw.get("params", [])),
                     until=raw.get("until"),
+                    waived=raw.get("waived"),
                 ))
             except (KeyError, TypeError) as exc:
                 problems.append(f"{path}: candidate[{index}]: missing or malformed {exc}")

@@ -19,6 +19,9 @@ VIRTUAL_STARS: dict[str, tuple[str, ...]] = {
     "torch": ("torch._C._VariableFunctions",),
 }
 _MAX_DEPTH = 12
+# Classes whose `__getattr__` never finds a method: nn.Module's looks in its parameters, buffers
+# and submodules only.
+STATIC_GETATTR = frozenset({"torch.nn.modules.module.Module"})
 _DEFAULT_WIDTH = 80
 
 
@@ -185,6 +188,7 @@ class _Def:
     params: tuple[Param, ...] = ()
     nodes: tuple[ast.ClassDef, ...] = ()
     module: str = ""
+    resolved: tuple[tuple[str, str, int], ...] = ()
 
 
 class Surface:
@@ -223,12 +227,15 @@ class Surface:
         source = "py" if path.endswith(".py") else path
         if name in ns.classes:
             nodes = tuple(ns.classes[name])
-            return _Def(f"{module}.{name}", "class", path, nodes[0].lineno, source,
-                        self._init_params(nodes, module, depth), nodes, module)
+            init = _init(nodes)
+            params = params_of(init, method=True) if init is not None else ()
+            return _Def(f"{module}.{name}", "class", path, nodes[0].lineno, source, params, nodes, module,
+                        resolved_nones(init, params) if init is not None else ())
         if name in ns.defs:
             nodes_ = sorted(ns.defs[name], key=_is_overload)  # the implementation's defaults first
             params = merge_overloads(params_of(n, method=False) for n in nodes_)
-            return _Def(f"{module}.{name}", "function", path, nodes_[0].lineno, source, params, (), module)
+            return _Def(f"{module}.{name}", "function", path, nodes_[0].lineno, source, params, (), module,
+                        resolved_nones(nodes_[0], params))
         if name in ns.imports:
             return self.resolvedotted_name(ns.imports[name], depth + 1)
         if name in ns.assigns:
@@ -285,22 +292,16 @@ class Surface:
                 return found
         return None
 
-    def _init_params(self, nodes: tuple[ast.ClassDef, ...], module: str, depth: int) -> tuple[Param, ...]:
-        for node in nodes:
-            for item in node.body:
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "__init__":
-                    return params_of(item, method=True)
-        return ()
-
     def member(self, cls: _Def, name: str) -> _Def | None:
         for node in cls.nodes:
             for item in node.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name:
                     same = [i for i in node.body
                             if isinstance(i, (ast.FunctionDef, ast.AsyncFunctionDef)) and i.name == name]
-                    params = merge_overloads(params_of(i, method=True) for i in sorted(same, key=_is_overload))
+                    ordered = sorted(same, key=_is_overload)
+                    params = merge_overloads(params_of(i, method=True) for i in ordered)
                     return _Def(f"{cls.qualname}.{name}", "method", cls.file, item.lineno, cls.source, params,
-                                (), cls.module)
+                                (), cls.module, resolved_nones(ordered[0], params))
         return None
 
     def exported(self, module: str) -> list[str]:
@@ -371,6 +372,23 @@ class Surface:
                 todo += self.bases(base)
         return list(out)
 
+    def dynamic(self, cls: _Def) -> str:
+        """Where the nearest `__getattr__` of `cls` or its bases is defined ("file:line"); empty
+        when there is none, or when it is nn.Module's (it finds parameters, buffers and
+        submodules, never a method)."""
+        todo, seen = [cls], set()
+        while todo and len(seen) < 4 * _MAX_DEPTH:
+            current = todo.pop(0)
+            if current.qualname in seen:
+                continue
+            seen.add(current.qualname)
+            for node in current.nodes:
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "__getattr__":
+                        return "" if current.qualname in STATIC_GETATTR else f"{current.file}:{item.lineno}"
+            todo += self.bases(current)
+        return ""
+
     def bases(self, cls: _Def) -> Iterator[_Def]:
         """The direct base classes the sources define (in this module, imported, or re-exported;
         C-extension bases from the stubs); bases from elsewhere (`object`, `enum.Enum`) are skipped."""
@@ -407,14 +425,79 @@ class Surface:
                 out[qualified] = _symbol(qualified, found)
                 if found.kind == "class":
                     out[qualified] = replace(out[qualified], bases=tuple(self.ancestors(found)),
-                                             fields=tuple(self.fields(found)))
+                                             fields=tuple(self.fields(found)), dynamic=self.dynamic(found))
                     for member_name, member in self.members(found).items():
                         out[f"{qualified}.{member_name}"] = _symbol(f"{qualified}.{member_name}", member)
         return sorted(out.values(), key=lambda s: s.name)
 
 
 def _symbol(name: str, d: _Def) -> Symbol:
-    return Symbol(name, d.kind, d.file, d.line, d.source, d.params, d.qualname)
+    return Symbol(name, d.kind, d.file, d.line, d.source, d.params, d.qualname, resolved=d.resolved)
+
+
+def _init(nodes: tuple[ast.ClassDef, ...]) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    for node in nodes:
+        for item in node.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "__init__":
+                return item
+    return None
+
+
+def resolved_nones(node: ast.FunctionDef | ast.AsyncFunctionDef,
+                   params: tuple[Param, ...]) -> tuple[tuple[str, str, int], ...]:
+    """The parameters with a default of None that the body's own top-level statements replace
+    with a value, whatever the call: `if p is None: p = value`, `p = value if p is None else p`,
+    `p = p or value`. An assignment further in (under another `if`) depends on more than the
+    call leaving `p` out, and is not read."""
+    nones = {p.name for p in params if p.default == "None"}
+    found: dict[str, tuple[str, str, int]] = {}
+    for statement in node.body:
+        for name, value, line in _fills(statement):
+            if name in nones and name not in found:
+                found[name] = (name, ast.unparse(value), line)
+    return tuple(found.values())
+
+
+def _fills(statement: ast.stmt) -> Iterator[tuple[str, ast.expr, int]]:
+    if isinstance(statement, ast.If) and not statement.orelse and _none_test(statement.test, ast.Is):
+        name = statement.test.left.id  # type: ignore[attr-defined]
+        for inner in statement.body:
+            if _assigns(inner) == name:
+                yield name, inner.value, inner.lineno  # type: ignore[attr-defined, misc]
+                return
+        return
+    name = _assigns(statement)
+    value = statement.value if name is not None else None  # type: ignore[attr-defined]
+    if name is None or value is None:
+        return
+    if isinstance(value, ast.IfExp) and _none_test(value.test, ast.Is) and _is_name(value.orelse, name) \
+            and value.test.left.id == name:  # type: ignore[attr-defined]
+        yield name, value.body, statement.lineno
+    elif isinstance(value, ast.IfExp) and _none_test(value.test, ast.IsNot) and _is_name(value.body, name) \
+            and value.test.left.id == name:  # type: ignore[attr-defined]
+        yield name, value.orelse, statement.lineno
+    elif (isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) and len(value.values) == 2
+          and _is_name(value.values[0], name)):
+        yield name, value.values[1], statement.lineno
+
+
+def _assigns(statement: ast.stmt) -> str | None:
+    """The plain name a one-target assignment binds."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+        return statement.targets[0].id
+    if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value is not None:
+        return statement.target.id
+    return None
+
+
+def _none_test(test: ast.expr, op: type[ast.cmpop]) -> bool:
+    return (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], op)
+            and isinstance(test.left, ast.Name) and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is None)
+
+
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def _is_type_helper(node: ast.Assign | ast.AnnAssign | None) -> bool:
