@@ -376,7 +376,7 @@ class Surface:
         """Where the nearest `__getattr__` of `cls` or its bases is defined ("file:line"); empty
         when there is none, or when it is nn.Module's (it finds parameters, buffers and
         submodules, never a method)."""
-        todo, seen = [cls], set()
+        todo, seen = [cls], set[str]()
         while todo and len(seen) < 4 * _MAX_DEPTH:
             current = todo.pop(0)
             if current.qualname in seen:
@@ -463,7 +463,7 @@ def _fills(statement: ast.stmt) -> Iterator[tuple[str, ast.expr, int]]:
         name = statement.test.left.id  # type: ignore[attr-defined]
         for inner in statement.body:
             if _assigns(inner) == name:
-                yield name, inner.value, inner.lineno  # type: ignore[attr-defined, misc]
+                yield name, inner.value, inner.lineno  # type: ignore[attr-defined]
                 return
         return
     name = _assigns(statement)

@@ -40,8 +40,13 @@ OBJECT_CLASSES: tuple[tuple[str, str], ...] = (
     ("torch.optim.", "torch.optim.Optimizer"),
 )
 
+# torch classes whose call gives something other than an instance of themselves.
+NOT_INSTANCE_CLASSES: dict[str, Tag] = {"torch.autograd.Variable": TENSOR, "torch.autograd.variable.Variable": TENSOR}
+
 # The classes whose instances the resolver can tell: a method call on one of them is matched
-# against the matchers about that class (see `tags.owner_of`).
+# against the matchers about that class (see `tags.owner_of`). An instance of any other torch
+# class constructed or annotated in view carries its class too, for the matchers keyed by that
+# class's own methods (`torch.cuda.Stream.priority`).
 TYPED_CLASSES = frozenset(
     {"torch.Tensor", "torch.nn.Module", "numpy.ndarray", *(owner for _, owner in OBJECT_CLASSES)}
 )

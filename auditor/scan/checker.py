@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from auditor.models import Condition, Confidence, Finding, Shape
 from auditor.scan import conditions
+from auditor.scan.apis import TYPED_CLASSES
 from auditor.scan.collect import (
     ASSIGN,
     ATTRIBUTE,
@@ -34,7 +35,8 @@ from auditor.scan.modules import ModuleTable, ProjectModules
 from auditor.scan.names import Resolver
 from auditor.scan.rules import OPERATOR_SYMBOLS, Rule, RuleIndex
 from auditor.scan.scopes import Scope, enclosing_class, key_of
-from auditor.scan.tags import INT_TENSOR, Tag, is_tensor, owner_of
+from auditor.scan.tagging import classes_of
+from auditor.scan.tags import INT_TENSOR, Tag, is_tensor
 from auditor.scan.usage import Usages
 
 # Method names that numpy arrays, pandas objects or Python builtins also have: on a receiver of
@@ -186,8 +188,24 @@ class Checker:
                     confidence = check(rule.match, _drop_first(node), self.resolver, self.scope, input_tag, method=True, dicts=self.dicts, usages=self.usages)
                     if confidence:
                         self._report(rule, qualified, node, confidence, "call")
-        elif isinstance(func, ast.Attribute) and (func.attr in self.index.methods or func.attr in self.index.owned):
-            self._method_call(node, func)
+        else:
+            if isinstance(func, ast.Attribute) and (func.attr in self.index.methods or func.attr in self.index.owned):
+                self._method_call(node, func)
+            if self.index.forwards:
+                self._module_call(node, func)
+
+    def _module_call(self, node: ast.Call, func: ast.expr) -> None:
+        """`attn(q, k, v)` on a module known to be a `torch.nn.MultiheadAttention`: its `forward`'s
+        matchers, read against the call's arguments."""
+        callee = self.resolver.tag(func, self.scope)
+        if callee is None or callee.kind != "module":
+            return
+        for owner in classes_of(callee):
+            symbol = f"{owner}.forward"
+            for rule in self.index.calls.get(symbol, []) if owner in self.index.forwards else []:
+                confidence = self._check(rule, node, callee)
+                if confidence:
+                    self._report(rule, symbol, node, confidence, "call")
 
     def _partial(self, node: ast.Call) -> None:
         """`partial(torch.load, map_location="cpu")`: the arguments bound so far decide what they
@@ -213,10 +231,12 @@ class Checker:
         methods (`opt.zero_grad()` is the optimizer's, `a.ptp()` the array's); on one of
         unknown type, the matchers of tensor methods whose names are torch's alone."""
         receiver = self.resolver.tag(func.value, self.scope)
-        owner = owner_of(receiver)
-        if owner is not None:
-            self._owned_method_call(node, func, owner, receiver)
-            return
+        owners = classes_of(receiver)
+        if owners:
+            known = self._owned_method_call(node, func, owners, receiver)
+            if known or not _unlisted_torch_class(owners):
+                return
+            receiver = None  # of a torch class no matcher knows this method of: its name decides, as before
         if receiver is not None:
             return  # a number, a shape: no method of a library class
         if func.attr in COMMON_METHODS or not self.uses_torch:
@@ -246,17 +266,25 @@ class Checker:
         outer = cls.parent or cls
         return any(self.resolver.qualified(b, outer) in ("torch.Tensor", "torch._tensor.Tensor") for b in cls.node.bases)
 
-    def _owned_method_call(self, node: ast.Call, func: ast.Attribute, owner: str, receiver: Tag | None) -> None:
-        symbol = f"{owner}.{func.attr}"
-        for rule in self.index.calls.get(symbol, []):  # `numpy.ndarray.ptp`, matched as `a.ptp()`
-            confidence = self._check(rule, node, receiver)
-            if confidence:
-                self._report(rule, symbol, node, confidence, "method")
-        for rule in self.index.methods.get(func.attr, []):
-            if self.index.applies(rule, func.attr, owner):
+    def _owned_method_call(self, node: ast.Call, func: ast.Attribute, owners: tuple[str, ...],
+                           receiver: Tag | None) -> bool:
+        """The matchers about the method of the receiver's classes, nearest first; whether any is
+        about it (matched or not)."""
+        known = False
+        for owner in owners:
+            symbol = f"{owner}.{func.attr}"
+            for rule in self.index.calls.get(symbol, []):  # `numpy.ndarray.ptp`, matched as `a.ptp()`
+                known = True
                 confidence = self._check(rule, node, receiver)
                 if confidence:
                     self._report(rule, symbol, node, confidence, "method")
+            for rule in self.index.methods.get(func.attr, []):
+                if self.index.applies(rule, func.attr, owner):
+                    known = True
+                    confidence = self._check(rule, node, receiver)
+                    if confidence:
+                        self._report(rule, symbol, node, confidence, "method")
+        return known
 
     def _check(self, rule: Rule, call: ast.Call, receiver: Tag | None) -> Confidence | None:
         return check(rule.match, call, self.resolver, self.scope, receiver, method=True, dicts=self.dicts, usages=self.usages)
@@ -360,6 +388,11 @@ class Checker:
             return
         for rule in self.index.assigns[target.attr]:
             self._report(rule, f"torch.Tensor.{target.attr}", node, rule.match.confidence, "assign")
+
+
+def _unlisted_torch_class(owners: tuple[str, ...]) -> bool:
+    """An instance of a torch class the resolver has no table for (a `torch.cuda.Stream`)."""
+    return owners[0].startswith("torch.") and not any(o in TYPED_CLASSES for o in owners)
 
 
 def _on_self(node: ast.expr) -> bool:

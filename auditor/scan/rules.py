@@ -51,7 +51,8 @@ class RuleIndex:
     modules: dict[str, list[Rule]] = field(default_factory=lambda: defaultdict(list))
     # (change id, method) -> the classes whose method it is, from the change's symbols
     owners: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
-    owned: frozenset[str] = frozenset()  # methods matched as calls of a typed class (`numpy.ndarray.ptp`)
+    owned: frozenset[str] = frozenset()  # methods matched as calls of a class (`numpy.ndarray.ptp`)
+    forwards: frozenset[str] = frozenset()  # classes with a matcher on their `forward` (a module's call)
     tokens: tuple[str, ...] = ()  # shortest first: short names (data, load, //) are the common ones
     roots: frozenset[str] = frozenset()  # modules a source must mention to hold a finding
     known: frozenset[str] = frozenset()  # every knowledge id, to tell an ignore comment's typos (empty: not told)
@@ -89,8 +90,9 @@ class RuleIndex:
         index.tokens = tuple(sorted(tokens, key=lambda t: (len(t), t)))
         index.roots = frozenset(roots)
         index.owned = frozenset(
-            method for call in index.calls for owner, _, method in [call.rpartition(".")] if owner in TYPED_CLASSES
+            method for call in index.calls for owner, _, method in [call.rpartition(".")] if _is_class(owner)
         )
+        index.forwards = frozenset(call.rpartition(".")[0] for call in index.calls if call.endswith(".forward"))
         return index
 
     def end_versions(self) -> list[dict[str, Version]]:
@@ -110,6 +112,12 @@ class RuleIndex:
         """Whether `text` names a matched module at all: a module that does may pass another
         module's function a tensor (`feeds`), even when it holds no finding itself."""
         return any(root in text for root in self.roots)
+
+
+def _is_class(dotted: str) -> bool:
+    """`torch.cuda.Stream`, `numpy.ndarray`: a class a method matcher may be keyed by (a class
+    named in capitals, or one of the typed classes)."""
+    return dotted in TYPED_CLASSES or dotted.rpartition(".")[2][:1].isupper()
 
 
 def _owners(change: SpecChange, method: str, receiver: str) -> tuple[str, ...]:

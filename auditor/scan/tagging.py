@@ -18,11 +18,11 @@ from auditor.scan.tags import (
     NDARRAY,
     SHAPE,
     TENSOR,
-    TORCH_MODULE,
     Tag,
     instance,
     is_module,
     is_tensor,
+    owner_of,
 )
 
 
@@ -117,8 +117,8 @@ class Tagger:
             if qualified in apis.ARRAY_CLASSES:
                 return NDARRAY
             owner = _object_class(qualified) if qualified is not None else None
-            if owner is not None:
-                return instance(owner)
+            if owner is not None and (_listed_class(owner) is not None or node is _bare(annotation)):
+                return instance(owner)  # an unlisted class only as the whole annotation, not List[Stream]
             if isinstance(node, ast.Constant) and node.value in ("torch.Tensor", "Tensor"):
                 return TENSOR
         return None
@@ -162,12 +162,12 @@ class Tagger:
                 return MODULE  # Encoder(...) of a project nn.Module subclass
             callee = self.tag(func, scope)
             if is_module(callee):
-                return FLOAT_TENSOR if callee == TORCH_MODULE else TENSOR
+                return FLOAT_TENSOR if is_torch_module(callee) else TENSOR
             return self._return_tag(func.id, scope)
         if isinstance(func, ast.Subscript):
             callee = self.tag(func, scope)
             if is_module(callee):  # self.layers[i](x)
-                return FLOAT_TENSOR if callee == TORCH_MODULE else TENSOR
+                return FLOAT_TENSOR if is_torch_module(callee) else TENSOR
             return None
         if isinstance(func, ast.Attribute):
             return self._method_tag(call, func, scope)
@@ -181,7 +181,7 @@ class Tagger:
             return NDARRAY
         callee = self.tag(func, scope)
         if is_module(callee):
-            return FLOAT_TENSOR if callee == TORCH_MODULE else TENSOR  # self.fc(x)
+            return FLOAT_TENSOR if is_torch_module(callee) else TENSOR  # self.fc(x)
         if isinstance(func.value, ast.Name) and func.value.id == "self":
             cls = enclosing_class(scope)
             returned = self._defined_return_tag(func.attr, cls) if cls is not None else None
@@ -236,9 +236,11 @@ class Tagger:
     def _library_call_tag(self, qualified: str, call: ast.Call, scope: Scope) -> Tag | None:
         if qualified in apis.TENSOR_CLASSES:
             return apis.TENSOR_CLASSES[qualified]
+        if qualified in apis.NOT_INSTANCE_CLASSES:
+            return apis.NOT_INSTANCE_CLASSES[qualified]
         module, _, name = qualified.rpartition(".")
         if module.startswith("torch.nn") and name[:1].isupper() and name not in ("Module", "Parameter"):
-            return TORCH_MODULE
+            return Tag("module", "torch", qualified)  # one of torch.nn's layers, with its class
         if qualified.startswith(apis.ARRAY_MODULES):  # a numpy or pandas value: never a tensor
             return instance(qualified) if name in apis.NOT_ARRAY_FUNCTIONS or name[:1].isupper() else NDARRAY
         if module == "torch.nn.init":
@@ -334,13 +336,52 @@ class Tagger:
         return None
 
 def _object_class(qualified: str) -> str | None:
-    """The class whose methods instances of the library class `qualified` have, if listed."""
+    """The class of instances of the torch class `qualified` (a listed one's, or its own), when
+    its instances are neither tensors nor modules."""
     if not qualified.rpartition(".")[2][:1].isupper():
         return None
-    for prefix, owner in apis.OBJECT_CLASSES:
-        if qualified.startswith(prefix):
-            return owner
+    if not qualified.startswith("torch.") or qualified in apis.NOT_INSTANCE_CLASSES or qualified.startswith("torch.nn."):
+        return None
+    return qualified
+
+
+def _bare(annotation: ast.expr) -> ast.expr:
+    """The class an annotation names itself: `X`, `Optional[X]`, `X | None`."""
+    if isinstance(annotation, ast.Subscript) and isinstance(annotation.value, (ast.Name, ast.Attribute)):
+        head = annotation.value.id if isinstance(annotation.value, ast.Name) else annotation.value.attr
+        if head == "Optional":
+            return annotation.slice
+    if (isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr)
+            and isinstance(annotation.right, ast.Constant) and annotation.right.value is None):
+        return annotation.left
+    return annotation
+
+
+def _listed_class(owner: str) -> str | None:
+    for prefix, listed in apis.OBJECT_CLASSES:
+        if owner.startswith(prefix):
+            return listed
     return None
+
+
+def classes_of(tag: Tag | None) -> tuple[str, ...]:
+    """The classes whose methods a value of this tag has, nearest first: its own class, then the
+    listed class that class belongs to (`torch.nn.LSTM`, then `torch.nn.Module`; `torch.optim.Adam`,
+    then `torch.optim.Optimizer`)."""
+    owner = owner_of(tag)
+    if owner is None or tag is None:
+        return ()
+    if tag.kind == "module":
+        return (owner,) if owner == "torch.nn.Module" else (owner, "torch.nn.Module")
+    if tag.kind == "object":
+        listed = _listed_class(owner)
+        return (owner,) if listed is None or listed == owner else (owner, listed)
+    return (owner,)
+
+
+def is_torch_module(tag: Tag | None) -> bool:
+    """One of torch.nn's own layers (its call gives a float tensor)."""
+    return tag is not None and tag.kind == "module" and tag.family == "torch"
 
 
 def _has_float_literal(call: ast.Call) -> bool:

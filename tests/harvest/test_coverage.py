@@ -140,8 +140,10 @@ def test_guards_become_argument_conditions_or_stay_open() -> None:
     conditional = candidate("deprecation-begins", "torch.f", guard="dim is None", params=SOFTMAX_PARAMS,
                             conditional=True)
     assert isinstance(matches(conditional), Open)
-    other_method = candidate("symbol-removed", "torch.nn.Module.foo", symbol_kind="method")
-    assert isinstance(matches(other_method), Open)
+    other_method = matches(candidate("symbol-removed", "torch.nn.Module.foo", symbol_kind="method"))
+    assert not isinstance(other_method, Open)  # keyed by the class: matched on its instances only
+    assert other_method[0].call == "torch.nn.Module.foo" and other_method[0].method == ()
+    assert isinstance(matches(candidate("symbol-removed", "torch.cuda.foo.bar", symbol_kind="method")), Open)
     tensor_method = matches(candidate("symbol-removed", "torch.Tensor.foo", symbol_kind="method"))
     assert not isinstance(tensor_method, Open) and tensor_method[0].method == ("foo",)
 
@@ -310,7 +312,7 @@ def test_a_default_that_becomes_none_is_left_open_a_new_value_is_generated() -> 
     layout = candidate("default-changed", "torch.zeros", parameter="layout",
                        params=(Param("size", "var-positional", None), Param("layout", "keyword-only", "None")))
     found = matches(layout)
-    assert isinstance(found, Open) and "sentinel" in found.reason
+    assert isinstance(found, Open) and "puts a value in" in found.reason
     reentrant = candidate("default-changed", "torch.utils.checkpoint.checkpoint", parameter="use_reentrant",
                           params=(Param("function", "positional", None), Param("use_reentrant", "keyword-only", "False")))
     generated = matches(reentrant)

@@ -192,10 +192,10 @@ def f(n: int, a: np.ndarray, b: npt.NDArray[np.float32], opt: torch.optim.Optimi
         ("arr", NDARRAY),
         ("a", NDARRAY),
         ("b", NDARRAY),
-        ("layer", Tag("module", "torch", "torch.nn.Module")),
-        ("sgd", instance("torch.optim.Optimizer")),
+        ("layer", Tag("module", "torch", "torch.nn.Linear")),  # its own class, then nn.Module's matchers
+        ("sgd", instance("torch.optim.SGD")),
         ("opt", instance("torch.optim.Optimizer")),
-        ("sched", instance("torch.optim.lr_scheduler.LRScheduler")),
+        ("sched", instance("torch.optim.lr_scheduler.StepLR")),
         ('batch["t"]', INT_TENSOR),
         ('batch["name"]', None),
         ("len(items)", INT),
