@@ -105,7 +105,7 @@ def _removed(old: Release, new: Release, before: dict[str, Symbol], after: dict[
             continue  # reported with its module or class, or by the stub that replaced it
         owner = owners.get(parent)
         waived = None if owner is None else (
-            f"{parent} defines __getattr__ in {new.version} ({owner.dynamic}): the member may still be reached")
+            f"in {new.version}, {parent} {owner.dynamic}: the member may still be reached")
         out.append(Candidate(
             candidate_id(new.package, new.version, "symbol-removed", s.name), new.package, old.version,
             new.version, "symbol-removed", s.name, f"{s.kind} defined in {old.version}, absent from {new.version}",

@@ -35,9 +35,9 @@ class Symbol:
     # Callables: the parameters whose default of None the body replaces with a value
     # (`if p is None: p = value`): (parameter, the value's source text, line).
     resolved: tuple[tuple[str, str, int], ...] = ()
-    # Classes: where the nearest `__getattr__` of the class or its bases is defined ("file:line";
-    # empty: none, or nn.Module's, which only finds parameters, buffers and submodules). A member
-    # gone from such a class may still be reached through it.
+    # Classes: why a member gone from the class may still be reached, or "": it or a base defines
+    # `__getattr__` (not nn.Module's, which finds only parameters, buffers and submodules), or a
+    # base of the package's own is defined in no source or stub (a C class).
     dynamic: str = ""
 
 

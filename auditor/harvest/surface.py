@@ -373,9 +373,9 @@ class Surface:
         return list(out)
 
     def dynamic(self, cls: _Def) -> str:
-        """Where the nearest `__getattr__` of `cls` or its bases is defined ("file:line"); empty
-        when there is none, or when it is nn.Module's (it finds parameters, buffers and
-        submodules, never a method)."""
+        """Why a member gone from `cls` may still be reached, or "": the nearest `__getattr__` of
+        the class or its bases (not nn.Module's: it finds parameters, buffers and submodules,
+        never a method), or a base of the package's own that no source or stub defines (a C class)."""
         todo, seen = [cls], set[str]()
         while todo and len(seen) < 4 * _MAX_DEPTH:
             current = todo.pop(0)
@@ -385,9 +385,33 @@ class Surface:
             for node in current.nodes:
                 for item in node.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "__getattr__":
-                        return "" if current.qualname in STATIC_GETATTR else f"{current.file}:{item.lineno}"
+                        if current.qualname in STATIC_GETATTR:
+                            return ""
+                        return f"defines __getattr__ ({current.file}:{item.lineno})"
+            unknown = next(self._unresolved_bases(current), None)
+            if unknown is not None:
+                return f"derives from {unknown}, which no source or stub of the release defines"
             todo += self.bases(current)
         return ""
+
+    def _unresolved_bases(self, cls: _Def) -> Iterator[str]:
+        """The bases of `cls` named in the package (`torch._C._CudaStreamBase`) that do not resolve."""
+        for node in cls.nodes:
+            for base in node.bases:
+                dotted = dotted_name(base.value if isinstance(base, ast.Subscript) else base)
+                if dotted is None:
+                    continue
+                head, _, rest = dotted.partition(".")
+                ns = self.namespaces[cls.module]
+                if head in ns.classes:
+                    continue
+                root = ns.imports.get(head, head)
+                full = f"{root}.{rest}" if rest else root
+                if full.split(".")[0] != self.package:
+                    continue
+                target = self.resolvedotted_name(full)
+                if not (isinstance(target, _Def) and target.kind == "class"):
+                    yield full
 
     def bases(self, cls: _Def) -> Iterator[_Def]:
         """The direct base classes the sources define (in this module, imported, or re-exported;

@@ -40,6 +40,8 @@ OBJECT_CLASSES: tuple[tuple[str, str], ...] = (
     ("torch.optim.", "torch.optim.Optimizer"),
 )
 
+# Packages whose classes' instances carry their class (for the matchers keyed by its methods).
+INSTANCE_ROOTS = ("torch.", "torchvision.", "torchaudio.")
 # torch classes whose call gives something other than an instance of themselves.
 NOT_INSTANCE_CLASSES: dict[str, Tag] = {"torch.autograd.Variable": TENSOR, "torch.autograd.variable.Variable": TENSOR}
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from auditor.models import Condition, Confidence, Finding, Shape
 from auditor.scan import conditions
-from auditor.scan.apis import TYPED_CLASSES
+from auditor.scan.apis import INSTANCE_ROOTS, TYPED_CLASSES
 from auditor.scan.collect import (
     ASSIGN,
     ATTRIBUTE,
@@ -392,7 +392,7 @@ class Checker:
 
 def _unlisted_torch_class(owners: tuple[str, ...]) -> bool:
     """An instance of a torch class the resolver has no table for (a `torch.cuda.Stream`)."""
-    return owners[0].startswith("torch.") and not any(o in TYPED_CLASSES for o in owners)
+    return owners[0].startswith(INSTANCE_ROOTS) and not any(o in TYPED_CLASSES for o in owners)
 
 
 def _on_self(node: ast.expr) -> bool:

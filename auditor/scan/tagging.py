@@ -336,11 +336,12 @@ class Tagger:
         return None
 
 def _object_class(qualified: str) -> str | None:
-    """The class of instances of the torch class `qualified` (a listed one's, or its own), when
-    its instances are neither tensors nor modules."""
+    """The class of instances of the torch (torchvision, torchaudio) class `qualified`, when its
+    instances are neither tensors nor torch.nn modules."""
     if not qualified.rpartition(".")[2][:1].isupper():
         return None
-    if not qualified.startswith("torch.") or qualified in apis.NOT_INSTANCE_CLASSES or qualified.startswith("torch.nn."):
+    if (not qualified.startswith(apis.INSTANCE_ROOTS) or qualified in apis.NOT_INSTANCE_CLASSES
+            or qualified.startswith("torch.nn.")):
         return None
     return qualified
 
