@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
 from dataclasses import replace
 
 from auditor.harvest.generate import RESOLVED
@@ -182,6 +183,9 @@ def _sentinel(detail: str, old: str, parameter: str, new: Symbol) -> tuple[str, 
     put = next(((value, line) for name, value, line in new.resolved if name == parameter), None)
     if put is not None:
         value, line = put
+        other = next((p for p in new.params if p.name == value and p.default is not None), None)
+        if other is not None:  # `allow_unused = materialize_grads`: that parameter's default
+            value = other.default or value
         if value == old or same_value(old, value) or _same_name(old, value):
             return detail, f"the body resolves None to the old default ({parameter} = {value}, {new.file}:{line})"
         return f"{detail} {RESOLVED}{value} in for None, {new.file}:{line})", None
@@ -192,7 +196,11 @@ def _sentinel(detail: str, old: str, parameter: str, new: Symbol) -> tuple[str, 
 
 
 def _same_name(old: str, new: str) -> bool:
-    """`default_collate` and `_utils.collate.default_collate`: one name reached two ways."""
+    """`default_collate` and `_utils.collate.default_collate`, `torch.float32` and
+    `getattr(torch, 'float32', None)`: one name reached two ways."""
+    got = re.fullmatch(r"getattr\((\w+(?:\.\w+)*), '(\w+)'(?:, [^)]*)?\)", new)
+    if got:
+        new = f"{got[1]}.{got[2]}"
     a, b = old.split("."), new.split(".")
     return all(part.isidentifier() for part in a + b) and a[-1] == b[-1]
 

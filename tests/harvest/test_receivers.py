@@ -16,7 +16,7 @@ from auditor.knowledge import KnowledgeBase
 from tests.harvest.wheels import write_wheel
 
 OLD = {
-    "torch/__init__.py": "from .streams import Stream, Event\nfrom .io import load, save, connect, pick\nfrom . import nn\n",
+    "torch/__init__.py": "from .streams import Stream, Event\nfrom .io import load, save, connect, pick, grad\nfrom . import nn\n",
     "torch/streams.py": '''
 class Stream:
     def priority(self):
@@ -44,6 +44,9 @@ def connect(addr, group=WORLD):
     return addr
 
 def pick(x, collate=default_collate):
+    return x
+
+def grad(x, allow_unused=False):
     return x
 ''',
     "torch/nn/__init__.py": "from .modules.module import Module\nfrom .modules.gru import GRU, Attention\n",
@@ -103,6 +106,11 @@ def pick(x, collate=None):
         else:
             collate = default_convert
     return x
+
+def grad(x, allow_unused=None, materialize=False):
+    if allow_unused is None:
+        allow_unused = materialize
+    return x
 ''',
     "torch/nn/modules/gru.py": '''
 from .module import Module
@@ -130,6 +138,9 @@ def test_a_none_default_the_body_resolves_to_the_old_value_is_waived_with_its_li
     load = found["torch@1.1.0:default-changed:torch.load:pickle_module"]
     assert load.waived == "the body resolves None to the old default (pickle_module = pickle, torch/io.py:3)"
     assert stand(load, {}, []).state == "waived"
+    # another parameter put in for None: its default, the old one here
+    grad = found["torch@1.1.0:default-changed:torch.grad:allow_unused"]
+    assert grad.waived is not None and "allow_unused = False" in grad.waived
     # another value put in for None: a real change, generated as the argument left out
     save = found["torch@1.1.0:default-changed:torch.save:protocol"]
     assert save.waived is None and "the body puts 4 in for None, torch/io.py:7" in save.detail

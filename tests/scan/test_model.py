@@ -565,3 +565,32 @@ def test_a_method_of_self_in_a_module_class_is_not_a_tensor_method(kb: Knowledge
         return x.stft(400)
     """
     assert lines(kb, source, "torch-stft-return-complex-required") == [15, 18]
+
+
+def test_an_instance_of_a_torch_class_carries_its_class_only_where_it_is_one() -> None:
+    from auditor.scan.tagging import classes_of
+
+    source = """
+    import torch
+    from typing import List, Optional
+    from torch.utils.tensorboard import SummaryWriter
+    from torch import nn
+    class Stream:
+        pass
+    def f(w: SummaryWriter, o: Optional[torch.cuda.Stream], many: List[torch.cuda.Stream], x):
+        s = torch.cuda.Stream()
+        mine = Stream()
+        v = torch.autograd.Variable(x)
+        lstm = nn.LSTM(2, 2)
+        adam = torch.optim.Adam(lstm.parameters())
+        print(s, w, o, many, mine, v, x, lstm, adam)
+    """
+    assert tag_of(source, "s", 14) == instance("torch.cuda.Stream")
+    assert tag_of(source, "w", 14) == instance("torch.utils.tensorboard.SummaryWriter")
+    assert tag_of(source, "o", 14) == instance("torch.cuda.Stream")
+    assert tag_of(source, "many", 14) is None  # a list of streams is not a stream
+    assert tag_of(source, "mine", 14) is None  # the project's own class of the same name
+    assert tag_of(source, "v", 14) == TENSOR  # Variable(x) gives a tensor
+    assert tag_of(source, "x", 14) is None
+    assert classes_of(tag_of(source, "lstm", 14)) == ("torch.nn.LSTM", "torch.nn.Module")
+    assert classes_of(tag_of(source, "adam", 14)) == ("torch.optim.Adam", "torch.optim.Optimizer")
