@@ -7,9 +7,9 @@ import hashlib
 import re
 from dataclasses import replace
 
-from auditor.harvest.generate import RESOLVED
+from auditor.harvest.generate import HIDDEN, RESOLVED
 from auditor.harvest.guards import simplify
-from auditor.harvest.model import UNKNOWN_DEFAULT, Candidate, Evidence, Release, Site, Symbol
+from auditor.harvest.model import UNKNOWN_DEFAULT, Candidate, Evidence, Param, Release, Site, Symbol
 from auditor.harvest.surface import is_private
 
 KINDS = (
@@ -188,11 +188,27 @@ def _sentinel(detail: str, old: str, parameter: str, new: Symbol) -> tuple[str, 
             value = other.default or value
         if value == old or same_value(old, value) or _same_name(old, value):
             return detail, f"the body resolves None to the old default ({parameter} = {value}, {new.file}:{line})"
+        if not _plain_value(value, new.params):
+            return f"{detail} (None becomes {value}, {new.file}:{line}: {HIDDEN})", None
         return f"{detail} {RESOLVED}{value} in for None, {new.file}:{line})", None
     native = NATIVE_NONES.get((parameter, old))
     if new.source != "py" and native is not None:
         return detail, f"stub default only: the C++ signature is {native} ({new.file}:{new.line})"
     return detail, None
+
+
+def _plain_value(text: str, params: tuple[Param, ...]) -> bool:
+    """A literal or a module-level name (`4`, `BackendType.TENSORPIPE`): the same for every call
+    that leaves the parameter out. A call, a condition, another argument or `self` is not: what the
+    call gets depends on what the scanner cannot see (`_get_default_timeout(backend)`)."""
+    try:
+        ast.literal_eval(text)
+        return True
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        pass
+    head = text.split(".")[0]
+    return (all(part.isidentifier() for part in text.split(".")) and head != "self"
+            and head not in {p.name for p in params})
 
 
 def _same_name(old: str, new: str) -> bool:

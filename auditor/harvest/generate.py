@@ -31,6 +31,7 @@ from auditor.models import HAZARD_OF_KIND, Condition, Confidence, Docs, Harveste
 
 NOT_VERIFIED = "from {package}'s own source, not probe-verified"
 RESOLVED = "(the body puts "  # a new default of None the body replaces with another value (`candidates`)
+HIDDEN = "a value the call does not show"  # ... that depends on another argument, the instance, the machine
 # Every hit of a generated change is low confidence: listed apart and not counted by default
 # (docs/precision.md has the sample of generated findings this rests on).
 CONFIDENCE: Confidence = "low"
@@ -69,6 +70,9 @@ def matches(c: Candidate) -> tuple[Match, ...] | Open:
     if c.kind in ("parameter-removed", "parameter-renamed") and c.parameter:
         return (match(Condition(keyword_present=(c.parameter,))),)
     if c.kind == "default-changed" and c.parameter:
+        if HIDDEN in c.detail:
+            return Open("the body puts in for None a value that depends on what the call does not show "
+                        "(another argument, the instance, the machine): leaving the argument out is not the change")
         if any(p.name == c.parameter and p.default == "None" for p in c.params) and RESOLVED not in c.detail:
             return Open("the new default is None and no top-level statement of the body puts a value in for it "
                         "(a sentinel read further in, or a native default): the evidence shows no change")

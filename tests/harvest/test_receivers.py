@@ -40,7 +40,7 @@ def load(f, pickle_module=pickle):
 def save(obj, f, protocol=2):
     return obj
 
-def connect(addr, group=WORLD):
+def connect(addr, group=WORLD, timeout=default_timeout, backend="gloo"):
     return addr
 
 def pick(x, collate=default_collate):
@@ -94,9 +94,11 @@ def save(obj, f, protocol=None):
     protocol = 4 if protocol is None else protocol
     return obj
 
-def connect(addr, group=None):
+def connect(addr, group=None, timeout=None, backend="gloo"):
     if group is None:
         default = _default_group()
+    if timeout is None:
+        timeout = _default_timeout(backend)
     return addr
 
 def pick(x, collate=None):
@@ -147,7 +149,11 @@ def test_a_none_default_the_body_resolves_to_the_old_value_is_waived_with_its_li
     generated = matches(save)
     assert not isinstance(generated, Open) and generated[0].when.keyword_absent == ("protocol",)
     # None read further in, or put in only under another condition: the evidence shows nothing
-    for name in ("torch@1.1.0:default-changed:torch.connect:group", "torch@1.1.0:default-changed:torch.pick:collate"):
+    # a value that depends on another argument (the backend): not said by leaving timeout out
+    timeout = found["torch@1.1.0:default-changed:torch.connect:timeout"]
+    assert "a value the call does not show" in timeout.detail
+    for name in ("torch@1.1.0:default-changed:torch.connect:group", "torch@1.1.0:default-changed:torch.pick:collate",
+                 "torch@1.1.0:default-changed:torch.connect:timeout"):
         assert found[name].waived is None and isinstance(matches(found[name]), Open)
 
 
