@@ -483,17 +483,18 @@ def resolved_nones(node: ast.FunctionDef | ast.AsyncFunctionDef,
 
 
 def _fills(statement: ast.stmt) -> Iterator[tuple[str, ast.expr, int]]:
-    if isinstance(statement, ast.If) and not statement.orelse and _none_test(statement.test, ast.Is):
+    if isinstance(statement, ast.If) and _none_test(statement.test, ast.Is):
         name = statement.test.left.id  # type: ignore[attr-defined]
-        for inner in statement.body:
-            if _assigns(inner) == name:
-                yield name, inner.value, inner.lineno  # type: ignore[attr-defined]
-                return
+        for inner in statement.body:  # an `else:` runs only when the argument is given
+            for target, value in _pairs(inner):
+                if target == name:
+                    yield name, value, inner.lineno
+                    return
         return
-    name = _assigns(statement)
-    value = statement.value if name is not None else None  # type: ignore[attr-defined]
-    if name is None or value is None:
+    pairs = list(_pairs(statement))
+    if len(pairs) != 1:
         return
+    name, value = pairs[0]
     if isinstance(value, ast.IfExp) and _none_test(value.test, ast.Is) and _is_name(value.orelse, name) \
             and value.test.left.id == name:  # type: ignore[attr-defined]
         yield name, value.body, statement.lineno
@@ -505,13 +506,17 @@ def _fills(statement: ast.stmt) -> Iterator[tuple[str, ast.expr, int]]:
         yield name, value.values[1], statement.lineno
 
 
-def _assigns(statement: ast.stmt) -> str | None:
-    """The plain name a one-target assignment binds."""
-    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
-        return statement.targets[0].id
-    if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value is not None:
-        return statement.target.id
-    return None
+def _pairs(statement: ast.stmt) -> Iterator[tuple[str, ast.expr]]:
+    """The names an assignment binds with their values: `p = v`, `p, q = v, w`."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target, value = statement.targets[0], statement.value
+        if isinstance(target, ast.Name):
+            yield target.id, value
+        elif (isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple)
+              and len(target.elts) == len(value.elts)):
+            yield from ((t.id, v) for t, v in zip(target.elts, value.elts, strict=True) if isinstance(t, ast.Name))
+    elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value is not None:
+        yield statement.target.id, statement.value
 
 
 def _none_test(test: ast.expr, op: type[ast.cmpop]) -> bool:

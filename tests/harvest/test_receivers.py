@@ -46,7 +46,7 @@ def connect(addr, group=WORLD, timeout=default_timeout, backend="gloo"):
 def pick(x, collate=default_collate):
     return x
 
-def grad(x, allow_unused=False):
+def grad(x, allow_unused=False, bucket=25):
     return x
 ''',
     "torch/nn/__init__.py": "from .modules.module import Module\nfrom .modules.gru import GRU, Attention\n",
@@ -109,9 +109,13 @@ def pick(x, collate=None):
             collate = default_convert
     return x
 
-def grad(x, allow_unused=None, materialize=False):
+def grad(x, allow_unused=None, materialize=False, bucket=None):
     if allow_unused is None:
         allow_unused = materialize
+    if bucket is None:
+        bucket, default = 25, True
+    else:
+        default = False
     return x
 ''',
     "torch/nn/modules/gru.py": '''
@@ -143,6 +147,9 @@ def test_a_none_default_the_body_resolves_to_the_old_value_is_waived_with_its_li
     # another parameter put in for None: its default, the old one here
     grad = found["torch@1.1.0:default-changed:torch.grad:allow_unused"]
     assert grad.waived is not None and "allow_unused = False" in grad.waived
+    # `if p is None: p, q = v, w` with an `else:` for the given argument
+    bucket = found["torch@1.1.0:default-changed:torch.grad:bucket"]
+    assert bucket.waived is not None and "bucket = 25" in bucket.waived
     # another value put in for None: a real change, generated as the argument left out
     save = found["torch@1.1.0:default-changed:torch.save:protocol"]
     assert save.waived is None and "the body puts 4 in for None, torch/io.py:7" in save.detail
