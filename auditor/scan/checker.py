@@ -71,6 +71,9 @@ class Checker:
         self.called: set[str] = set()
         self.in_annotation = False
         self.guarded = False
+        # whether a class with matchers on its forward is named here: only then is a call's callee tagged
+        text = "\n".join(lines)
+        self.forwards = any(owner.rpartition(".")[2] in text for owner in index.forwards)
         self.uses_torch = any(
             q == "torch" or q.startswith("torch.")
             for s in self.resolver.scopes.values()
@@ -191,7 +194,7 @@ class Checker:
         else:
             if isinstance(func, ast.Attribute) and (func.attr in self.index.methods or func.attr in self.index.owned):
                 self._method_call(node, func)
-            if self.index.forwards:
+            if self.forwards:
                 self._module_call(node, func)
 
     def _module_call(self, node: ast.Call, func: ast.expr) -> None:
