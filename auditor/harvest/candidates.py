@@ -7,9 +7,18 @@ import hashlib
 import re
 from dataclasses import replace
 
-from auditor.harvest.generate import HIDDEN, RESOLVED
 from auditor.harvest.guards import simplify
-from auditor.harvest.model import UNKNOWN_DEFAULT, Candidate, Evidence, Param, Release, Site, Symbol
+from auditor.harvest.model import (
+    HIDDEN,
+    RESOLVED,
+    UNKNOWN_DEFAULT,
+    Candidate,
+    Evidence,
+    Param,
+    Release,
+    Site,
+    Symbol,
+)
 from auditor.harvest.surface import is_private
 
 KINDS = (

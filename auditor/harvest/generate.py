@@ -25,13 +25,11 @@ from dataclasses import dataclass
 
 from packaging.version import Version
 
-from auditor.harvest.model import Candidate, Param
+from auditor.harvest.model import HIDDEN, RESOLVED, Candidate, Param
 from auditor.harvest.related import unshown_default
 from auditor.models import HAZARD_OF_KIND, Condition, Confidence, Docs, Harvested, Match, SpecChange
 
 NOT_VERIFIED = "from {package}'s own source, not probe-verified"
-RESOLVED = "(the body puts "  # a new default of None the body replaces with another value (`candidates`)
-HIDDEN = "a value the call does not show"  # ... that depends on another argument, the instance, the machine
 # Every hit of a generated change is low confidence: listed apart and not counted by default
 # (docs/precision.md has the sample of generated findings this rests on).
 CONFIDENCE: Confidence = "low"

@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 UNKNOWN_DEFAULT = "..."  # a stub's `= ...`: the default exists, its value is not written down
+# In a default-changed candidate's detail: the body puts another value in for a new default of None
+# (RESOLVED), or one that depends on what the call does not show (HIDDEN: another argument, self).
+RESOLVED = "(the body puts "
+HIDDEN = "a value the call does not show"
 
 
 @dataclass(frozen=True, slots=True)
