@@ -8,17 +8,15 @@ change) is labelled; recall is the share of labels found. Run with `-s` to see t
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 
 import pytest
+from labelled_sites import Site, labels
 
 from auditor.knowledge import KnowledgeBase
 from auditor.scan import scan_project
 
 PROJECT = Path(__file__).resolve().parents[1] / "fixtures" / "labelled"
-LABEL = re.compile(r"#\s*expect:\s*([\w\-, ]+)$")
 # The entries whose call sites the project holds (one of each pair of entries sharing matchers).
 ENTRIES = (
     "torch-floor-divide-rounds-toward-floor",
@@ -42,56 +40,16 @@ ENTRIES = (
     "torch-set-default-tensor-type-deprecated",
     "torch-functorch-api-deprecated",
 )
-Site = tuple[str, "int | None", int, str]  # path, cell, line, change
-
-
-def _label_lines(text: str) -> list[tuple[int, list[str]]]:
-    found = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        match = LABEL.search(line)
-        if match:
-            found.append((number, [i.strip() for i in match.group(1).split(",") if i.strip()]))
-    return found
-
-
-def _notebook_sources(path: Path) -> list[tuple[int, str]]:
-    data = json.loads(path.read_text("utf-8"))
-    if "cells" in data:
-        cells, key = data["cells"], "source"
-    else:
-        cells, key = [c for ws in data["worksheets"] for c in ws["cells"]], "input"
-    sources = []
-    for index, cell in enumerate(cells, start=1):
-        if cell["cell_type"] == "code":
-            source = cell.get(key, "")
-            sources.append((index, "".join(source) if isinstance(source, list) else source))
-    return sources
-
-
-def labels() -> set[Site]:
-    sites: set[Site] = set()
-    for path in sorted(PROJECT.rglob("*")):
-        relative = path.relative_to(PROJECT).as_posix()
-        if path.suffix == ".py":
-            for line, ids in _label_lines(path.read_text("utf-8")):
-                sites |= {(relative, None, line, i) for i in ids}
-        elif path.suffix == ".ipynb":
-            for cell, source in _notebook_sources(path):
-                for line, ids in _label_lines(source):
-                    sites |= {(relative, cell, line, i) for i in ids}
-    return sites
-
-
 @pytest.fixture(scope="module")
 def measured(kb: KnowledgeBase) -> tuple[set[Site], set[Site], list]:
     findings, skipped = scan_project(PROJECT, [kb.get(e) for e in ENTRIES])
     found = {(f.path, f.cell, f.line, f.change) for f in findings}
-    return found, labels(), skipped
+    return found, labels(PROJECT), skipped
 
 
 def test_labels_name_known_entries() -> None:
-    assert {site[3] for site in labels()} <= set(ENTRIES)
-    assert len(labels()) >= 50
+    assert {site[3] for site in labels(PROJECT)} <= set(ENTRIES)
+    assert len(labels(PROJECT)) >= 50
 
 
 def test_precision_and_recall(measured: tuple[set[Site], set[Site], list]) -> None:

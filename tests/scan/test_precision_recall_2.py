@@ -1,0 +1,104 @@
+"""Recall and false alarms of the scanner over a second labelled codebase of another style.
+
+tests/fixtures/labelled2/ is a time-series library package (`tslib`: modules calling each other,
+re-exports, import aliases, methods of its own classes with torch/numpy names, version guards)
+and three research notebooks (nbformat 4, outputs, magics) that use it. Truly affected lines end
+in `# expect: <change id>`; lines written to resemble them end in `# lookalike`. Recall is the
+share of labelled sites found; the false-alarm rate is the share of look-alike lines holding a
+finding. A finding on a line that is neither labelled nor a look-alike is a false alarm too
+(counted over the look-alikes' number). Run with `-s` to see the numbers.
+
+The scan runs with the ends of a torch 1.12.1 -> 2.14.0 and numpy 1.26.4 -> 2.4.1 upgrade, so a
+guard that holds the same way at both ends (`torch.__version__ < "1.5"`) makes its branch dead.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from labelled_sites import Line, Site, labels, lookalikes
+from packaging.version import Version
+
+from auditor.knowledge import KnowledgeBase
+from auditor.models import Finding
+from auditor.scan import scan_project
+from auditor.scan.rules import transition_ends
+
+PROJECT = Path(__file__).resolve().parents[1] / "fixtures" / "labelled2"
+ENDS = transition_ends([
+    ("torch", Version("1.12.1"), Version("2.14.0"), None),
+    ("numpy", Version("1.26.4"), Version("2.4.1"), None),
+])
+ENTRIES = (
+    "torch-floor-divide-rounds-toward-floor",
+    "torch-load-weights-only-default-true",
+    "torch-cuda-amp-autocast-deprecated",
+    "torch-cuda-amp-gradscaler-deprecated",
+    "torch-meshgrid-indexing-warns",
+    "torch-stft-return-complex-required",
+    "torch-softmax-implicit-dim-deprecated",
+    "torch-range-deprecated",
+    "torch-norm-deprecated",
+    "torch-svd-deprecated",
+    "torch-qr-removed",
+    "torch-cholesky-removed",
+    "torch-chain-matmul-deprecated",
+    "torch-ger-deprecated",
+    "torch-set-default-tensor-type-deprecated",
+    "torch-checkpoint-use-reentrant-warns",
+    "torch-dataloader-pin-memory-without-accelerator-warns",
+    "torch-lr-scheduler-verbose-removed",
+    "numpy-float-alias-removed",
+    "numpy-complex-alias-removed",
+    "numpy-string-alias-removed",
+    "numpy-unicode-alias-removed",
+    "numpy-nan-alias-removed",
+    "numpy-infinity-aliases-removed",
+    "numpy-round-alias-removed",
+    "numpy-product-aliases-removed",
+    "numpy-sometrue-alltrue-removed",
+    "numpy-in1d-deprecated",
+    "numpy-trapz-deprecated",
+    "numpy-row-stack-deprecated",
+    "numpy-msort-removed",
+    "numpy-ndarray-methods-removed",
+)
+
+
+@pytest.fixture(scope="module")
+def measured(kb: KnowledgeBase) -> tuple[list[Finding], list]:
+    return scan_project(PROJECT, [kb.get(e) for e in ENTRIES], ends=ENDS)
+
+
+def test_the_project_is_big_enough_and_names_known_entries() -> None:
+    sites, similar = labels(PROJECT), lookalikes(PROJECT)
+    assert {site[3] for site in sites} <= set(ENTRIES)
+    assert {site[3] for site in sites} == set(ENTRIES)  # every entry has a site
+    assert len(sites) >= 150 and len(similar) >= 100
+    assert {site[0] for site in sites if site[1] is not None} == {
+        "notebooks/01_spectra.ipynb", "notebooks/02_forecast.ipynb", "notebooks/03_anomalies.ipynb"}
+
+
+def test_recall_and_false_alarms(measured: tuple[list[Finding], list]) -> None:
+    findings, _ = measured
+    found: set[Site] = {(f.path, f.cell, f.line, f.change) for f in findings}
+    expected, similar = labels(PROJECT), lookalikes(PROJECT)
+    true = found & expected
+    alarms: set[Line] = {site[:3] for site in found - expected}
+    recall = len(true) / len(expected)
+    rate = len(alarms) / len(similar)
+    print(f"\nlabelled project 2: {len(expected)} labelled sites, {len(true)} found (recall {recall:.3f}); "
+          f"{len(similar)} look-alikes, {len(alarms)} lines with a false alarm ({rate:.3%}), "
+          f"{len(alarms & similar)} of them look-alikes")
+    for site in sorted(found - expected, key=str):
+        print("  false alarm:", site)
+    for site in sorted(expected - found, key=str):
+        print("  missed:", site)
+    assert recall >= 0.98, f"recall {recall:.3f}; missed {sorted(expected - found, key=str)}"
+    assert rate <= 0.01, f"false alarms on {rate:.3%} of look-alikes: {sorted(found - expected, key=str)}"
+
+
+def test_nothing_is_skipped(measured: tuple[list[Finding], list]) -> None:
+    _, skipped = measured
+    assert [(s.path, s.reason) for s in skipped] == []
