@@ -77,7 +77,8 @@ def test_the_project_is_big_enough_and_names_known_entries() -> None:
     assert {site[3] for site in sites} == set(ENTRIES)  # every entry has a site
     assert len(sites) >= 150 and len(similar) >= 100
     assert {site[0] for site in sites if site[1] is not None} == {
-        "notebooks/01_spectra.ipynb", "notebooks/02_forecast.ipynb", "notebooks/03_anomalies.ipynb"}
+        "notebooks/01_spectra.ipynb", "notebooks/02_forecast.ipynb", "notebooks/03_anomalies.ipynb",
+        "notebooks/04_benchmark.ipynb"}
 
 
 def test_recall_and_false_alarms(measured: tuple[list[Finding], list]) -> None:
