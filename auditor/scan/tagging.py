@@ -26,6 +26,10 @@ from auditor.scan.tags import (
 )
 
 
+PROJECT = "<project>"  # the owner prefix of instances of the project's own plain classes
+_HANDS_OUT = frozenset({"__getattr__", "__getattribute__", "__new__"})
+
+
 class Tagger:
     """`tag(expr, scope)`, for a resolver that answers the lookups below."""
 
@@ -160,6 +164,8 @@ class Tagger:
                 return FLOAT
             if func.id in self.module_classes:
                 return MODULE  # Encoder(...) of a project nn.Module subclass
+            if self._plain_class(func.id, scope):
+                return instance(f"{PROJECT}.{func.id}")  # Histogram(...): its methods are its own
             callee = self.tag(func, scope)
             if is_module(callee):
                 return FLOAT_TENSOR if is_torch_module(callee) else TENSOR
@@ -172,6 +178,21 @@ class Tagger:
         if isinstance(func, ast.Attribute):
             return self._method_tag(call, func, scope)
         return None
+
+    def _plain_class(self, name: str, scope: Scope) -> bool:
+        """Whether `name` is a class defined once in view with no base but `object`, no metaclass
+        and nothing that could hand out another object (`__getattr__`, `__new__`): its instances
+        are the project's own, never tensors or arrays, so `h.ptp()` is its own method."""
+        owner = lookup(name, scope)
+        if owner is None or name not in owner.classes:
+            return False
+        bindings = owner.bindings.get(name, [])
+        node = bindings[0].target if len(bindings) == 1 else None
+        if not isinstance(node, ast.ClassDef) or node.keywords:
+            return False
+        if any(not (isinstance(b, ast.Name) and b.id == "object") for b in node.bases):
+            return False
+        return not any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name in _HANDS_OUT for s in node.body)
 
     def _method_tag(self, call: ast.Call, func: ast.Attribute, scope: Scope) -> Tag | None:
         receiver = self.tag(func.value, scope)
