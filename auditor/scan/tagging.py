@@ -25,7 +25,6 @@ from auditor.scan.tags import (
     owner_of,
 )
 
-
 PROJECT = "<project>"  # the owner prefix of instances of the project's own plain classes
 _HANDS_OUT = frozenset({"__getattr__", "__getattribute__", "__new__"})
 
@@ -221,6 +220,8 @@ class Tagger:
             ):
                 return FLOAT  # float-valued, whatever the receiver is
             return None
+        if func.attr == "numpy":
+            return NDARRAY  # t.numpy(): an array sharing the tensor's memory
         if func.attr in apis.NOT_TENSOR_METHODS:
             return None
         if receiver == BOOL_TENSOR and func.attr in apis.COUNTING_METHODS:
