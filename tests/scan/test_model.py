@@ -589,7 +589,8 @@ def test_an_instance_of_a_torch_class_carries_its_class_only_where_it_is_one() -
     assert tag_of(source, "w", 14) == instance("torch.utils.tensorboard.SummaryWriter")
     assert tag_of(source, "o", 14) == instance("torch.cuda.Stream")
     assert tag_of(source, "many", 14) is None  # a list of streams is not a stream
-    assert tag_of(source, "mine", 14) is None  # the project's own class of the same name
+    # the project's own class of the same name: an object of its own, not torch.cuda.Stream
+    assert tag_of(source, "mine", 14) == instance("<project>.Stream")
     assert tag_of(source, "v", 14) == TENSOR  # Variable(x) gives a tensor
     assert tag_of(source, "x", 14) is None
     assert classes_of(tag_of(source, "lstm", 14)) == ("torch.nn.LSTM", "torch.nn.Module")
