@@ -225,3 +225,19 @@ def test_the_members_of_a_class_a_module_now_imports_from_a_public_place_are_not
            "tiny/planner.py": "from tiny.tensor import DTensor\n"}  # a public one: only a binding
     found = compare(release(old, "1.0"), release(new, "1.1"))
     assert [c.symbol for c in found if c.kind == "symbol-removed"] == []
+
+
+def test_a_constructor_now_inherited_from_a_base_loses_no_parameter() -> None:
+    """2.10 dropped MSELoss's own `__init__`: it is `_Loss.__init__(size_average, reduce,
+    reduction)` now. The surface does not follow a base's constructor, so a class that shows no
+    parameters and has a base in the package is no parameter change; one without a base is."""
+    old = {"tiny/__init__.py": "from .loss import MSELoss, Plain\n",
+           "tiny/loss.py": ("class _Loss:\n    def __init__(self, reduction='mean'):\n        pass\n"
+                            "class MSELoss(_Loss):\n    def __init__(self, reduction='mean'):\n        super().__init__(reduction)\n"
+                            "class Plain:\n    def __init__(self, reduction='mean'):\n        pass\n")}
+    new = {"tiny/__init__.py": "from .loss import MSELoss, Plain\n",
+           "tiny/loss.py": ("class _Loss:\n    def __init__(self, reduction='mean'):\n        pass\n"
+                            "class MSELoss(_Loss):\n    pass\n"
+                            "class Plain:\n    def __init__(self):\n        pass\n")}
+    found = [c.id for c in compare(release(old, "1.0"), release(new, "1.1")) if c.kind.startswith("parameter-")]
+    assert found == ["tiny@1.1:parameter-removed:tiny.Plain:reduction", "tiny@1.1:parameter-removed:tiny.loss.Plain:reduction"]

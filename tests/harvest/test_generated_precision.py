@@ -89,13 +89,17 @@ def test_a_string_sentinel_default_tested_by_a_deprecation_guard_is_a_deprecatio
               "a = StepLR(opt, step_size=30)\n"             # 3: as before
               "b = StepLR(opt, 30, verbose=True)\n")        # 4: warns from 2.2
     assert _lines(tmp_path, source, [spec_change(related[STEP_LR], found)], "2.1.2", "2.2.0") == [4]
-    before = matches(step)
+    # the shipped harvest is written through `relate` too: the candidate ships as the deprecation,
+    # and relating it again changes nothing
+    assert step.kind == "deprecation-begins" and relate([step]) == [step]
+    # the unrelated form, without the guard in view (another file's warning, or none), stays a default change
+    plain = replace(step, kind="default-changed", guard=None, category=None,
+                    detail="default of verbose: False -> 'deprecated'", evidence=step.evidence[:2])
+    assert relate([plain])[0] == plain
+    before = matches(plain)
     assert not isinstance(before, Open)
-    assert _lines(tmp_path, source, [spec_change(step, before)], "2.1.2", "2.2.0") == [3]  # as shipped
-    # without the guard in view (another file's warning, or none), it stays a default change
-    alone = relate([step])
-    assert alone[0].kind == "default-changed"
-    assert relate([step, replace(guard, evidence=(replace(guard.evidence[0], file="torch/other.py"),))])[0] == step
+    assert _lines(tmp_path, source, [spec_change(plain, before)], "2.1.2", "2.2.0") == [3]
+    assert relate([plain, replace(guard, evidence=(replace(guard.evidence[0], file="torch/other.py"),))])[0] == plain
 
 
 def test_defaults_spelled_through_a_private_module_are_one_value() -> None:
