@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from auditor.astnames import dotted_name
 from auditor.models import Transform
 
 
@@ -108,22 +109,13 @@ def _chains(tree: ast.AST) -> list[str]:
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute):
-            text = dotted(node)
+            text = dotted_name(node)
             if text is not None:
                 found.append((id(node), text))
                 inner.add(id(node.value))
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             found.append((id(node), node.id))
     return [text for key, text in found if key not in inner]
-
-
-def dotted(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        head = dotted(node.value)
-        return None if head is None else f"{head}.{node.attr}"
-    return None
 
 
 def moved(qualified: str, old: str, new: str) -> str | None:

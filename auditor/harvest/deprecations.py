@@ -14,8 +14,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
+from auditor.astnames import dotted_name
 from auditor.harvest.model import Site, Symbol
-from auditor.harvest.surface import dotted_name, is_private
+from auditor.harvest.surface import is_private
 from auditor.harvest.wheel import Source
 
 CATEGORIES = ("DeprecationWarning", "FutureWarning", "PendingDeprecationWarning")

@@ -11,6 +11,7 @@ import ast
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
+from auditor.astnames import dotted_name
 from auditor.harvest.model import UNKNOWN_DEFAULT, Param, Symbol
 from auditor.harvest.wheel import Source
 
@@ -533,15 +534,3 @@ def _is_type_helper(node: ast.Assign | ast.AnnAssign | None) -> bool:
     value = node.value if node is not None else None
     return isinstance(value, ast.Call) and dotted_name(value.func) in ("TypeVar", "typing.TypeVar", "ParamSpec",
                                                                     "NewType", "typing.NewType")
-
-
-def dotted_name(node: ast.expr) -> str | None:
-    """`a.b.c` of a chain of attributes on a name, or None for any other expression."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
