@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 LABEL = re.compile(r"#\s*expect:\s*([\w\-, ]+)$")
@@ -61,3 +62,43 @@ def lookalikes(project: Path) -> set[Line]:
                 assert not LABEL.search(line), f"{relative}:{cell}:{number}: both labelled and a look-alike"
                 found.add((relative, cell, number))
     return found
+
+
+@dataclass(frozen=True)
+class Score:
+    """A scan's findings against a project's labels: found and missed sites, false alarms
+    (lines with a finding no label names, look-alike or not), recall and the false-alarm rate."""
+
+    found: set[Site]
+    expected: set[Site]
+    similar: set[Line]
+
+    @property
+    def true(self) -> set[Site]:
+        return self.found & self.expected
+
+    @property
+    def alarms(self) -> set[Line]:
+        return {site[:3] for site in self.found - self.expected}
+
+    @property
+    def recall(self) -> float:
+        return len(self.true) / len(self.expected)
+
+    @property
+    def rate(self) -> float:
+        return len(self.alarms) / len(self.similar)
+
+    def show(self, head: str) -> None:
+        """The figures (seen with `pytest -s`), then each false alarm and miss."""
+        print(f"\n{head}: {len(self.expected)} labelled sites, {len(self.found)} findings, {len(self.true)} "
+              f"found (recall {self.recall:.3f}); {len(self.similar)} look-alikes, {len(self.alarms)} lines "
+              f"with a false alarm ({self.rate:.3%}), {len(self.alarms & self.similar)} of them look-alikes")
+        for site in sorted(self.found - self.expected, key=str):
+            print("  false alarm:", site)
+        for site in sorted(self.expected - self.found, key=str):
+            print("  missed:", site)
+
+
+def score(found: set[Site], project: Path) -> Score:
+    return Score(found, labels(project), lookalikes(project))

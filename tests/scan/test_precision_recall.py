@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from labelled_sites import Line, Site, labels, lookalikes
+from labelled_sites import Site, labels, score
 
 from auditor.knowledge import KnowledgeBase
 from auditor.scan import scan_project
@@ -57,22 +57,14 @@ def test_labels_name_known_entries() -> None:
 
 def test_precision_and_recall(measured: tuple[set[Site], set[Site], list]) -> None:
     found, expected, _ = measured
-    true = found & expected
-    similar = lookalikes(PROJECT)
-    alarms: set[Line] = {site[:3] for site in found - expected}
-    precision = len(true) / len(found)
-    recall = len(true) / len(expected)
-    rate = len(alarms) / len(similar)
-    print(f"\nlabelled project: {len(expected)} labelled sites, {len(found)} findings, "
-          f"{len(true)} true: precision {precision:.3f}, recall {recall:.3f}; {len(similar)} look-alikes, "
-          f"{len(alarms)} lines with a false alarm ({rate:.3%})")
-    for site in sorted(found - expected, key=str):
-        print("  false alarm:", site)
-    for site in sorted(expected - found, key=str):
-        print("  missed:", site)
-    assert recall >= 0.98, f"recall {recall:.3f}; missed {sorted(expected - found, key=str)}"
+    s = score(found, PROJECT)
+    assert s.expected == expected
+    precision = len(s.true) / len(found)
+    s.show("labelled project")
+    print(f"  precision {precision:.3f}")
+    assert s.recall >= 0.98, f"recall {s.recall:.3f}; missed {sorted(expected - found, key=str)}"
     assert precision >= 0.97, f"precision {precision:.3f}; false alarms {sorted(found - expected, key=str)}"
-    assert rate <= 0.01, f"false alarms on {rate:.3%} of look-alikes: {sorted(found - expected, key=str)}"
+    assert s.rate <= 0.01, f"false alarms on {s.rate:.3%} of look-alikes: {sorted(found - expected, key=str)}"
 
 
 def test_only_the_broken_cell_is_skipped(measured: tuple[set[Site], set[Site], list]) -> None:

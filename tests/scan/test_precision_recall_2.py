@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from labelled_sites import Line, Site, labels, lookalikes
+from labelled_sites import labels, lookalikes, score
 from packaging.version import Version
 
 from auditor.knowledge import KnowledgeBase
@@ -83,21 +83,10 @@ def test_the_project_is_big_enough_and_names_known_entries() -> None:
 
 def test_recall_and_false_alarms(measured: tuple[list[Finding], list]) -> None:
     findings, _ = measured
-    found: set[Site] = {(f.path, f.cell, f.line, f.change) for f in findings}
-    expected, similar = labels(PROJECT), lookalikes(PROJECT)
-    true = found & expected
-    alarms: set[Line] = {site[:3] for site in found - expected}
-    recall = len(true) / len(expected)
-    rate = len(alarms) / len(similar)
-    print(f"\nlabelled project 2: {len(expected)} labelled sites, {len(true)} found (recall {recall:.3f}); "
-          f"{len(similar)} look-alikes, {len(alarms)} lines with a false alarm ({rate:.3%}), "
-          f"{len(alarms & similar)} of them look-alikes")
-    for site in sorted(found - expected, key=str):
-        print("  false alarm:", site)
-    for site in sorted(expected - found, key=str):
-        print("  missed:", site)
-    assert recall >= 0.98, f"recall {recall:.3f}; missed {sorted(expected - found, key=str)}"
-    assert rate <= 0.01, f"false alarms on {rate:.3%} of look-alikes: {sorted(found - expected, key=str)}"
+    s = score({(f.path, f.cell, f.line, f.change) for f in findings}, PROJECT)
+    s.show("labelled project 2")
+    assert s.recall >= 0.98, f"recall {s.recall:.3f}; missed {sorted(s.expected - s.found, key=str)}"
+    assert s.rate <= 0.01, f"false alarms on {s.rate:.3%} of look-alikes: {sorted(s.found - s.expected, key=str)}"
 
 
 def test_nothing_is_skipped(measured: tuple[list[Finding], list]) -> None:
