@@ -9,7 +9,7 @@ from typing import TextIO
 from rich.console import Console
 from rich.markup import escape
 
-from auditor.models import AuditResult, Finding, SpecChange, Transition
+from auditor.models import AuditResult, Finding, SpecChange, Transition, rank
 from auditor.report.serialize import version_label
 from auditor.report.summary import call_sites, files, layout, tally
 
@@ -95,7 +95,10 @@ def write(
         console.print(f"       keep old:  {_continued(change.docs.keep_old)}")
         console.print(f"       adopt new: {_continued(change.docs.adopt_new)}")
         if _fix_modes(change):
-            console.print(f"       fix:       `auditor fix` rewrites these call sites ({_fix_modes(change)})")
+            # `auditor fix` rewrites high-confidence sites unless told otherwise
+            weakest = min((f.confidence for f in group.sites), key=rank)
+            option = "" if weakest == "high" else f" --min-confidence {weakest}"
+            console.print(f"       fix:       `auditor fix{option}` rewrites these call sites ({_fix_modes(change)})")
         console.print(f"       see:       {escape(change.references[0])}\n")
     fixable = [g for g in plan.confident if _fix_modes(g.change)]
     if fixable:

@@ -132,3 +132,12 @@ def test_text_without_fixable_changes_has_no_fix_pointer(tmp_path):
     result = CliRunner().invoke(app, ["scan", str(tmp_path), "--from", "2.0.0", "--to", "2.1.0", "--no-cache"])
     assert "set_default_tensor_type" in result.output
     assert "mechanical fix" not in result.output and "fix:       " not in result.output
+
+
+def test_text_fix_line_names_the_confidence_its_sites_need(tmp_path):
+    """`auditor fix` rewrites high-confidence sites by default: a change whose sites are all
+    medium says which --min-confidence reaches them."""
+    (tmp_path / "m.py").write_text("import torch\nstate = torch.load(path)\n", "utf-8")
+    result = CliRunner().invoke(app, ["scan", str(tmp_path), "--from", "2.5.1", "--to", "2.6.0", "--no-cache"])
+    assert "torch.load  (medium confidence)" in result.output
+    assert "fix:       `auditor fix --min-confidence medium` rewrites these call sites (keep-old)" in result.output
