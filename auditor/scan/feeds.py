@@ -161,7 +161,8 @@ def _absolute(callee: str, relative: str) -> str | None:
 
 
 def index(project: Mapping[str, Facts], modules: ProjectModules) -> dict[str, Fed]:
-    """Relative path -> what the project's other modules feed its functions' parameters.
+    """Relative path -> what the project's other modules feed its functions' parameters (of
+    the functions whose parameters some module's analysis asked about: no other is wanted).
     `modules` finds the file of a called function's module (`ProjectModules.find`: beside the
     calling file first, else the one file of the project whose path ends so)."""
     seen: dict[str, dict[tuple[str, str], list[Tag | None]]] = {}
@@ -185,14 +186,16 @@ def index(project: Mapping[str, Facts], modules: ProjectModules) -> dict[str, Fe
             return None
         return path, function
 
+    # only a function some module asked about can be fed: other callees are not looked up
+    asked = {function for found in project.values() for function, _ in found.asked}
     poisoned: set[tuple[str, str]] = set()
     for caller, found in project.items():
         for callee in found.escapes:
-            hit = target(callee, caller)
+            hit = target(callee, caller) if callee.rpartition(".")[2] in asked else None
             if hit is not None:
                 poisoned.add(hit)
         for callee, positional, keywords, spread in found.calls:
-            hit = target(callee, caller)
+            hit = target(callee, caller) if callee.rpartition(".")[2] in asked else None
             if hit is None:
                 continue
             if spread:
