@@ -67,10 +67,12 @@ def scan_tree(
     except CacheUnusable as exc:
         options.note(str(exc))
     try:
-        todo, keys, sizes = _from_cache(files, relatives, results, cache, progress, modules)
+        keys: dict[int, tuple[bytes, Stamp]] = {}
+        sizes: dict[int, int] = {}
+        misses = _from_cache(files, relatives, results, cache, progress, modules, keys, sizes)
         work = _Work(changes, known, ends, modules, options.workers)
         with closing(_Pool(work)) as pool:
-            for i, result, dependencies in _scan(files, relatives, todo, sizes, work, pool):
+            for i, result, dependencies in _scan(files, relatives, misses, sizes, work, pool):
                 results[i] = result
                 if cache is not None and i in keys:
                     key, stamp = keys[i]
@@ -173,15 +175,18 @@ def _from_cache(
     cache: ScanCache | None,
     progress: ProgressReporter,
     modules: ProjectModules,
-) -> tuple[list[int], dict[int, tuple[bytes, Stamp]], dict[int, int]]:
-    """Fill `results` from the cache; the files left to scan, their keys and sizes. A result
-    resting on another module that has changed since (`Dependency`) is scanned again."""
+    keys: dict[int, tuple[bytes, Stamp]],
+    sizes: dict[int, int],
+) -> Iterator[list[int]]:
+    """Fill `results` from the cache, a batch of files at a time, and yield each batch's misses,
+    the files left to scan, as soon as it is looked up (their scans start while the next batch
+    is read); their keys and sizes go in `keys` and `sizes`. A result resting on another module
+    that has changed since (`Dependency`) is scanned again."""
     if cache is None:
-        return list(range(len(files))), {}, {}
-    todo: list[int] = []
-    keys: dict[int, tuple[bytes, Stamp]] = {}
-    sizes: dict[int, int] = {}
+        yield list(range(len(files)))
+        return
     for start in range(0, len(files), _LOOKUP_BATCH):
+        todo: list[int] = []
         batch: list[int] = []
         for i in range(start, min(start + _LOOKUP_BATCH, len(files))):
             stamp = _stamp(files[i])
@@ -212,8 +217,8 @@ def _from_cache(
                 hits += 1
         if hits:
             progress.advance(hits)
-    todo.sort()
-    return todo, keys, sizes
+        if todo:
+            yield sorted(todo)
 
 
 @dataclass(frozen=True)
@@ -233,33 +238,49 @@ Scanned = tuple[int, FileResult, tuple[Dependency, ...]]
 def _scan(
     files: list[Path],
     relatives: list[str],
-    todo: list[int],
+    misses: Iterable[list[int]],
     sizes: dict[int, int],
     work: _Work,
     pool: _Pool,
 ) -> Iterator[Scanned]:
-    """(index, result, the other modules it rests on) for each file of `todo`, in no particular order."""
-    if not todo:
-        return
-    for i in todo:
-        if i not in sizes:
-            sizes[i] = _size(files[i])
+    """(index, result, the other modules it rests on) for each file of `misses`, in no
+    particular order. The processes start once the files to scan come to PARALLEL_MIN_BYTES
+    (at once when `work.workers` says how many) and take each full chunk as the batches come;
+    below that, or on one core, this process scans them all when the last batch is in."""
     cores = work.workers or _cores()
-    worth_it = work.workers is not None or sum(sizes[i] for i in todo) >= PARALLEL_MIN_BYTES
-    modules = work.modules
-    if cores < 2 or len(todo) < 2 or not worth_it:
-        index = RuleIndex.build(work.changes, work.known, work.ends)
-        for i in todo:
-            modules.take()
-            result = scan_module(files[i], relatives[i], index, modules=modules)
-            yield i, result, modules.take()
-        return
-    chunks = _chunks([(i, str(files[i]), relatives[i], sizes[i]) for i in todo])
-    executor = pool.start(min(cores, len(chunks)))
-    pending: set[Future[list[Scanned]]] = {
-        executor.submit(_scan_chunk, [(i, path, relative) for i, path, relative, _ in chunk]) for chunk in chunks
-    }
+    held: list[int] = []  # files not given out yet
+    pending: set[Future[list[Scanned]]] = set()
+    executor: ProcessPoolExecutor | None = None
     try:
+        for batch in misses:
+            for i in batch:
+                if i not in sizes:
+                    sizes[i] = _size(files[i])
+            held += batch
+            if executor is None and cores >= 2 and len(held) >= 2 and (
+                work.workers is not None or sum(sizes[i] for i in held) >= PARALLEL_MIN_BYTES
+            ):
+                executor = pool.start(min(cores, len(held)))
+            if executor is not None:
+                *full, last = _chunks([(i, str(files[i]), relatives[i], sizes[i]) for i in held])
+                pending |= {executor.submit(_scan_chunk, _paths(chunk)) for chunk in full}
+                held = [item[0] for item in last]
+                done = {future for future in pending if future.done()}
+                pending -= done
+                for future in done:
+                    yield from future.result()
+        if executor is None:
+            index = RuleIndex.build(work.changes, work.known, work.ends) if held else None
+            modules = work.modules
+            for i in held:
+                assert index is not None
+                modules.take()
+                result = scan_module(files[i], relatives[i], index, modules=modules)
+                yield i, result, modules.take()
+            return
+        if held:
+            items = [(i, str(files[i]), relatives[i], sizes[i]) for i in held]
+            pending |= {executor.submit(_scan_chunk, _paths(chunk)) for chunk in _chunks(items, biggest_first=True)}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
@@ -267,6 +288,10 @@ def _scan(
     finally:
         for future in pending:
             future.cancel()
+
+
+def _paths(chunk: list[tuple[int, str, str, int]]) -> list[tuple[int, str, str]]:
+    return [(i, path, relative) for i, path, relative, _ in chunk]
 
 
 class _Pool:
@@ -291,8 +316,9 @@ class _Pool:
             self.executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _chunks(items: list[tuple[int, str, str, int]]) -> list[list[tuple[int, str, str, int]]]:
-    """Neighbouring files grouped up to CHUNK_BYTES or CHUNK_FILES, the biggest groups first."""
+def _chunks(items: list[tuple[int, str, str, int]], biggest_first: bool = False) -> list[list[tuple[int, str, str, int]]]:
+    """Neighbouring files grouped up to CHUNK_BYTES or CHUNK_FILES, in order (the last one may
+    not be full), or the biggest groups first."""
     chunks: list[list[tuple[int, str, str, int]]] = []
     current: list[tuple[int, str, str, int]] = []
     weight = 0
@@ -304,7 +330,8 @@ def _chunks(items: list[tuple[int, str, str, int]]) -> list[list[tuple[int, str,
         weight += item[3]
     if current:
         chunks.append(current)
-    chunks.sort(key=lambda chunk: -sum(item[3] for item in chunk))
+    if biggest_first:  # so that no process idles at the end
+        chunks.sort(key=lambda chunk: -sum(item[3] for item in chunk))
     return chunks
 
 
