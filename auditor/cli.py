@@ -689,9 +689,9 @@ def kb_harvest(
 ) -> None:
     """Read every release's wheel in the range (never installed, never run) and list the candidate
     changes between consecutive releases, each with its evidence."""
+    from auditor.cachefiles import default_cache_dir
     from auditor.harvest import PACKAGES, HarvestSettings, harvest
     from auditor.harvest.index import DEFAULT_INDEX
-    from auditor.probe import default_cache_dir
     from auditor.progress import RichProgressBar, SilentProgress
     from auditor.report import harvest as harvest_report
 

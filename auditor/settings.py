@@ -42,8 +42,8 @@ def knowledge(cache_dir: Path | None = None, no_cache: bool = False, harvested: 
     `harvested`, also the changes generated from the shipped harvest (`--harvested`); with
     `harvest`, set to harvest the releases past the shipped harvest from `index_url` (`--harvest`),
     each kept under `<cache dir>/harvest`."""
+    from auditor.cachefiles import default_cache_dir
     from auditor.knowledge import KnowledgeBase
-    from auditor.probe import default_cache_dir
 
     root = None if no_cache else (cache_dir or default_cache_dir())
     fly = None
@@ -57,7 +57,7 @@ def knowledge(cache_dir: Path | None = None, no_cache: bool = False, harvested: 
 
 def scan_options(cache_dir: Path | None, no_cache: bool, watched_format: bool) -> Any:
     """The scan's cache (`<cache dir>/scan`) and a progress bar when a person watches a text report."""
-    from auditor.probe import default_cache_dir  # one cache root for scans and probes
+    from auditor.cachefiles import default_cache_dir  # one cache root for scans and probes
     from auditor.progress import SILENT, RichProgressBar
     from auditor.scan.project import ScanOptions
 

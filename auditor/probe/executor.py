@@ -22,6 +22,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
+from auditor.cachefiles import default_cache_dir
 from auditor.errors import ProbeError
 from auditor.models import ProbeOutcome, ProbeRun, SpecChange, Transition
 from auditor.probe.callsite import CallSite
@@ -34,12 +35,6 @@ from auditor.probe.results import ResultCache, probe_key
 from auditor.probe.runner import CUDA_MEMORY_LIMIT, DEFAULT_MEMORY_LIMIT, ProbeResult, run_batch
 from auditor.probe.sources import Sources
 from auditor.progress import SILENT, Reporter
-
-
-def default_cache_dir() -> Path:
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("auditor", appauthor=False))
 
 
 @dataclass(frozen=True, slots=True)

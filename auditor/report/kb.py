@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from auditor.models import SpecChange
-from auditor.probe.verify import Verification
 from auditor.report import serialize
 from auditor.report.json import dumps
 from auditor.report.serialize import change, envelope, transform
+
+if TYPE_CHECKING:  # the probe machinery is imported by the commands that verify, not by every run
+    from auditor.probe.verify import Verification
 
 
 def _entry(e: SpecChange) -> dict[str, object]:
