@@ -1,11 +1,13 @@
 """Precision of the changes generated from the shipped harvest (`scan --harvested`): of the
 findings only a generated change makes, how many a reviewer must act on. Run on demand, not in
-CI (it scans the four projects of benchmarks/precision.py, prepared the same way).
+CI (it scans the four projects of benchmarks/precision.py, and the projects generated.json adds,
+each prepared the same way).
 
     python benchmarks/generated_precision.py [--root DIR] [--auditor PATH] [--show-unlabelled]
 
 Each project is scanned with `--harvested` for each transition in
-benchmarks/precision/generated.json. The pool is every distinct (project, path, line, change) a
+benchmarks/precision/generated.json (a project generated.json adds names its own transitions:
+transformers 5.18.0, scanned 1.10.0 -> 2.15.0 as issue 12 asks). The pool is every distinct (project, path, line, change) a
 generated change (`"source": "harvested"`) reports; the sample is the 50 of the pool with the
 smallest `sha256("issue12:" + project|path|line|change)`, a random sample that stays the same
 when the code changes. Labels follow docs/precision.md's rule.
@@ -58,13 +60,14 @@ def main() -> int:
 
     data = json.loads(LABELS.read_text("utf-8"))
     projects = json.loads((HERE / "precision" / "labels.json").read_text("utf-8"))["projects"]
+    projects = [*projects, *data.get("projects", [])]
     labels = {Key(l["project"], l["path"], l["line"], l["change"]): bool(l["actionable"]) for l in data["labels"]}
     pool: dict[Key, None] = {}
     sources = {}
     for project in projects:
         source = prepare(args.root, project)
         sources[project["name"]] = source
-        for old, new in data["transitions"]:
+        for old, new in project.get("transitions", data["transitions"]):
             found = scan(source, old, new, args.auditor)
             pool.update(dict.fromkeys(found))
             print(f"{project['name']} {old} -> {new}: {len(found)} findings of generated changes")
