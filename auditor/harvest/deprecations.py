@@ -1,7 +1,7 @@
 """Where a release's own code says that something is deprecated or removed.
 
 Four shapes: `warnings.warn` with a deprecation category or message, `@deprecated(...)`
-decorators (also `X = deprecated(...)(f)`), stubs that only raise "... removed ...", and tables of
+decorators (also `X = deprecated(...)(f)`; not on a `typing.overload`, which never runs), stubs that only raise "... removed ...", and tables of
 removed names that a module `__getattr__` reads (numpy's `__expired_attributes__`, torch's
 `_deprecated_attrs`). Each site is attributed to the public symbols it belongs to: a private
 helper's warning belongs to its public callers, with the guard around the call.
@@ -253,6 +253,11 @@ class _Walker:
         qualname = f"{owner}.{node.name}"
         if in_class and node.name in ("__init__", "__new__", "__call__"):
             qualname = owner  # warning on construction or call belongs to the class
+        if any(_name(d) == "overload" for d in node.decorator_list):
+            # A typing overload never runs: its `@deprecated` is for type checkers only (torch
+            # 2.12's flex_attention marks the `return_lse: Literal[True]` overload so). What warns
+            # at runtime is the implementation's body, walked with the implementation.
+            return
         for decorator in node.decorator_list:
             call = _is_deprecated_decorator(decorator)
             if call is not None:

@@ -138,3 +138,28 @@ def run(*args):
     }
     site = sites(files)[("tiny.run", None)]
     assert site.conditional  # `strict` comes from *args: its guard cannot be said for run
+
+
+def test_deprecated_on_an_overload_is_no_site_the_implementation_body_is() -> None:
+    # torch 2.12's flex_attention: `@overload @deprecated(...)` marks the `return_lse=True`
+    # overload for type checkers; at runtime only the implementation runs, and warns under a guard.
+    files = {"tiny/__init__.py": '''
+import warnings
+from typing import Literal, overload
+from typing_extensions import deprecated
+
+@overload
+def attend(q, return_lse: Literal[False] = ...): ...
+
+@overload
+@deprecated("return_lse is deprecated", category=FutureWarning)
+def attend(q, return_lse: Literal[True] = ...): ...
+
+def attend(q, return_lse=False):
+    if return_lse:
+        warnings.warn("return_lse is deprecated", FutureWarning)
+    return q
+'''}
+    found = sites(files)
+    assert set(found) == {("tiny.attend", "return_lse")}
+    assert found[("tiny.attend", "return_lse")].kind == "warning"
