@@ -71,6 +71,8 @@ EVIDENCE = {
     "private": "private names (a leading underscore), which the harvest does not read",
     "indirect": "a warning raised later, from private code, not by a call of the entry's symbols",
     "other-package": "a top-level package the torch wheel ships beside torch/ (functorch), which the harvest does not read",
+    "helper": "a warning issued through a private helper that takes its message and category as parameters "
+              "(flex_attention's _warn_once), which the harvest does not read as a deprecation",
 }
 STATES = ("agree", "disagree", "resolved", *EVIDENCE, "before harvest", "no candidate")
 
