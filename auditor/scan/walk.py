@@ -4,7 +4,8 @@ The same dispatch (`visit_<Class>`, else `generic_visit`) with less work per nod
 standard library's: each visitor class keeps the handler of each node class it has met;
 `generic_visit` goes through the fields that can hold nodes only (known per node class,
 instead of the `iter_fields` generator over all of them), so names, operators and `Load` or
-`Store` contexts are never visited, unless the subclass handles one of them.
+`Store` contexts are never visited, unless the subclass handles one of them, and a constant
+is not visited at all.
 """
 
 from __future__ import annotations
@@ -20,6 +21,17 @@ _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
 _SCALAR_FIELDS = frozenset(
     {"id", "attr", "arg", "name", "module", "level", "kind", "type_comment", "conversion", "is_async", "simple"}
 )
+# Fields that hold no nodes in these classes only (elsewhere a field of that name does): without
+# them a constant, the most common leaf after names, needs no visit at all.
+_SCALAR_FIELDS_OF: dict[type, frozenset[str]] = {
+    ast.Constant: frozenset({"value"}),
+    ast.MatchSingleton: frozenset({"value"}),
+    ast.alias: frozenset({"asname"}),
+    ast.Global: frozenset({"names"}),
+    ast.Nonlocal: frozenset({"names"}),
+    ast.MatchClass: frozenset({"kwd_attrs"}),
+    ast.MatchMapping: frozenset({"rest"}),
+}
 # Handled by ast.NodeVisitor.visit_Constant for visitors written before Python 3.8.
 _LEGACY = ("visit_Num", "visit_Str", "visit_Bytes", "visit_NameConstant", "visit_Ellipsis")
 
@@ -71,8 +83,10 @@ class FastVisitor(ast.NodeVisitor):
     def _fields_of(cls, node_class: type) -> tuple[str, ...]:
         fields = cls._children.get(node_class)
         if fields is None:
+            scalars = _SCALAR_FIELDS_OF.get(node_class, frozenset())
             fields = cls._children[node_class] = tuple(
-                f for f in node_class._fields if f not in cls._skipped_fields  # type: ignore[attr-defined]
+                f for f in node_class._fields  # type: ignore[attr-defined]
+                if f not in cls._skipped_fields and f not in scalars
             )
         return fields
 
