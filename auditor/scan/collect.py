@@ -119,6 +119,27 @@ class Collector(FastVisitor):
 
     def collect(self, tree: ast.Module) -> None:
         self._enter(tree, is_class=False)
+        if not self.resolver.stars:
+            self.sites[:] = self._on_imported_names()
+
+    def _on_imported_names(self) -> list[Site]:
+        """The sites less the names, and the attribute chains on names, that cannot stand for
+        another module's object. Most names read are local variables; only one that is
+        imported, aliased, relatively imported (for `feeds`) can, and which names those are is
+        known only at the end of the walk."""
+        kept = self.resolver.importable | self.resolver.relative.keys()
+        sites = []
+        for site in self.sites:
+            kind, node = site[0], site[1]
+            if kind == ATTRIBUTE:
+                while node.__class__ is ast.Attribute:
+                    node = node.value
+                if node.__class__ is not ast.Name or node.id not in kept:
+                    continue
+            elif kind == NAME and node.id not in kept:  # type: ignore[attr-defined]
+                continue
+            sites.append(site)
+        return sites
 
     def _enter(self, node: ast.AST, is_class: bool, params: ast.arguments | None = None) -> None:
         scope = Scope(node, self.scope, is_class=is_class)
@@ -340,7 +361,6 @@ class Collector(FastVisitor):
     def visit_Name(self, node: ast.Name) -> None:
         if node.ctx.__class__ is ast.Load:
             self.sites.append((NAME, node, self.scope, self.guarded, self.in_annotation, self.conditions))  # type: ignore[arg-type]
-            self.scope.reads.add(node.id)  # type: ignore[union-attr]
             if id(node) not in self.call_funcs and not self.in_annotation:
                 self.resolver.referenced.add(node.id)
             if self.shadowing and node.id in self.shadowing:

@@ -42,15 +42,32 @@ from auditor.scan.tags import (
 )
 
 
+# The parts of a definition read in its own scope; its decorators, defaults and annotations are
+# read where it is defined.
+_OWN_PARTS = {ast.FunctionDef: "body", ast.AsyncFunctionDef: "body", ast.Lambda: "body", ast.ClassDef: "body"}
+
+
+def _scopes(resolver: Resolver, node: ast.AST, scope: Scope, found: dict[int, Scope]) -> dict[int, Scope]:
+    """The scope each node below `node` is read in."""
+    found[id(node)] = scope
+    own = resolver.scopes.get(node)
+    for field, value in ast.iter_fields(node):
+        inner = own if own is not None and _OWN_PARTS.get(type(node), field) == field else scope
+        for child in value if isinstance(value, list) else [value]:
+            if isinstance(child, ast.AST):
+                _scopes(resolver, child, inner, found)
+    return found
+
+
 def _locate(source: str, expression: str, line: int | None) -> tuple[Resolver, ast.expr, Scope]:
     tree = ast.parse(textwrap.dedent(source))
     resolver = Resolver(tree)
     expression = ast.unparse(ast.parse(expression, mode="eval").body)
-    scopes = {id(node): scope for _, node, scope, _, _, _ in resolver.sites}
+    scopes = _scopes(resolver, tree, resolver.scopes[tree], {})
     for node in ast.walk(tree):
         if isinstance(node, ast.expr) and ast.unparse(node) == expression and line in (None, node.lineno):
             for part in ast.walk(node):
-                if id(part) in scopes:
+                if isinstance(part, (ast.Name, ast.Attribute, ast.Call)):
                     return resolver, node, scopes[id(part)]
     raise AssertionError(f"{expression!r} is not read in the source")
 
