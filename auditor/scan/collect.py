@@ -123,23 +123,11 @@ class Collector(FastVisitor):
             self.sites[:] = self._on_imported_names()
 
     def _on_imported_names(self) -> list[Site]:
-        """The sites less the names, and the attribute chains on names, that cannot stand for
-        another module's object. Most names read are local variables; only one that is
-        imported, aliased, relatively imported (for `feeds`) can, and which names those are is
-        known only at the end of the walk."""
+        """The sites less the names that cannot stand for another module's object. Most names
+        read are local variables; only one that is imported, aliased or relatively imported
+        (for `feeds`) can, and which names those are is known only at the end of the walk."""
         kept = self.resolver.importable | self.resolver.relative.keys()
-        sites = []
-        for site in self.sites:
-            kind, node = site[0], site[1]
-            if kind == ATTRIBUTE:
-                while node.__class__ is ast.Attribute:
-                    node = node.value
-                if node.__class__ is not ast.Name or node.id not in kept:
-                    continue
-            elif kind == NAME and node.id not in kept:  # type: ignore[attr-defined]
-                continue
-            sites.append(site)
-        return sites
+        return [s for s in self.sites if s[0] != NAME or s[1].id in kept]  # type: ignore[attr-defined]
 
     def _enter(self, node: ast.AST, is_class: bool, params: ast.arguments | None = None) -> None:
         scope = Scope(node, self.scope, is_class=is_class)
@@ -367,14 +355,20 @@ class Collector(FastVisitor):
                 self.resolver.shadowed.add(id(node))
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        if node.ctx.__class__ is ast.Load:
-            self.sites.append((ATTRIBUTE, node, self.scope, self.guarded, self.in_annotation, self.conditions))  # type: ignore[arg-type]
-            if (
-                id(node) not in self.call_funcs and not self.in_annotation
-                and isinstance(node.value, ast.Name) and node.value.id == "self"
-            ):
-                self.resolver.referenced.add(node.attr)
-        self.generic_visit(node)
+        """A chain `a.b.c`, link by link, then its root. A chain on a call or subscript
+        (`f(x).clamp`) holds nothing of a module's: its links are no sites; the call is one."""
+        root = node.value
+        while root.__class__ is ast.Attribute:
+            root = root.value
+        if root.__class__ is ast.Name:
+            link: ast.expr = node
+            while link.__class__ is ast.Attribute:
+                if link.ctx.__class__ is ast.Load:
+                    self.sites.append((ATTRIBUTE, link, self.scope, self.guarded, self.in_annotation, self.conditions))  # type: ignore[arg-type]
+                    if root.id == "self" and link.value is root and not self.in_annotation and id(link) not in self.call_funcs:
+                        self.resolver.referenced.add(link.attr)
+                link = link.value
+        self.visit(root)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
         if node.ctx.__class__ is not ast.Load:
@@ -403,7 +397,10 @@ class Collector(FastVisitor):
         for target in node.targets:
             self._later(target, node.value, Assignment)
         self._site(ASSIGN, node)
-        self.generic_visit(node)
+        for target in node.targets:
+            if target.__class__ is not ast.Name:  # a name stored is no site
+                self.visit(target)
+        self.visit(node.value)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:

@@ -100,8 +100,9 @@ def _escapes(resolver: Resolver, bases: dict[tuple[int, str], str | None]) -> li
         return []
     escapes: set[str] = set()
     shadowed = resolver.shadowed  # a name caught by `except E as name` is not itself at every site
-    for kind, node, scope, *_ in resolver.sites:
-        if kind == NAME and node.id in names:  # type: ignore[attr-defined]
+    for site in resolver.sites:
+        if site[0] == NAME and site[1].id in names:  # type: ignore[attr-defined]
+            node, scope = site[1], site[2]
             memo = (id(scope), node.id)  # type: ignore[attr-defined]
             base = bases[memo] if memo in bases and id(node) not in shadowed else _base(resolver, node, scope, bases)  # type: ignore[arg-type]
             if base is not None and "." in base.lstrip("."):
