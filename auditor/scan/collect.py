@@ -46,7 +46,6 @@ class Collector(FastVisitor):
     def __init__(self, resolver: Resolver):
         self.resolver = resolver
         self.scope: Scope | None = None
-        self.call_funcs: set[int] = set()
         self.fallback = False  # inside an except handler: imports there do not replace the try's
         self.guarded = False  # inside a try catching AttributeError/ImportError, or its handler
         self.in_annotation = False
@@ -336,20 +335,31 @@ class Collector(FastVisitor):
         ):
             target = ast.Attribute(value=ast.Name("self", ast.Load()), attr=node.args[0].value, ctx=ast.Store())
             self._later(target, node.args[1], Assignment)
-        if isinstance(func, ast.Name) or (
-            isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
-        ):
-            self.scope.calls.append(node)
-            self.call_funcs.add(id(func))
         site = (CALL, node, self.scope, self.guarded, self.in_annotation, self.conditions)
         self.sites.append(site)
         self.resolver.call_sites.append(site)
-        self.generic_visit(node)
+        # The callee `f` or `self.f` is read as any name or attribute is, but called, not
+        # passed around (`referenced`); and it may be a project function (`Scope.calls`).
+        if func.__class__ is ast.Name:
+            self.scope.calls.append(node)
+            self.sites.append((NAME, func, self.scope, self.guarded, self.in_annotation, self.conditions))
+            if self.shadowing and func.id in self.shadowing:
+                self.resolver.shadowed.add(id(func))
+        elif func.__class__ is ast.Attribute and func.value.__class__ is ast.Name and func.value.id == "self":
+            self.scope.calls.append(node)
+            self.sites.append((ATTRIBUTE, func, self.scope, self.guarded, self.in_annotation, self.conditions))
+            self.visit(func.value)
+        else:
+            self.visit(func)
+        for argument in node.args:
+            self.visit(argument)
+        for keyword in node.keywords:
+            self.visit(keyword.value)
 
     def visit_Name(self, node: ast.Name) -> None:
         if node.ctx.__class__ is ast.Load:
             self.sites.append((NAME, node, self.scope, self.guarded, self.in_annotation, self.conditions))  # type: ignore[arg-type]
-            if id(node) not in self.call_funcs and not self.in_annotation:
+            if not self.in_annotation:
                 self.resolver.referenced.add(node.id)
             if self.shadowing and node.id in self.shadowing:
                 self.resolver.shadowed.add(id(node))
@@ -365,7 +375,7 @@ class Collector(FastVisitor):
             while link.__class__ is ast.Attribute:
                 if link.ctx.__class__ is ast.Load:
                     self.sites.append((ATTRIBUTE, link, self.scope, self.guarded, self.in_annotation, self.conditions))  # type: ignore[arg-type]
-                    if root.id == "self" and link.value is root and not self.in_annotation and id(link) not in self.call_funcs:
+                    if root.id == "self" and link.value is root and not self.in_annotation:
                         self.resolver.referenced.add(link.attr)
                 link = link.value
         self.visit(root)
