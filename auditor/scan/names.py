@@ -304,12 +304,23 @@ class Resolver(Tagger):
                 self._qualified[memo] = found
             return found
         if isinstance(expr, ast.Attribute):
-            value = expr.value
-            if isinstance(value, ast.Name) and value.id == "self":
-                key = f"self.{expr.attr}"
-                return self._qualified_key(key, scope) if key in self.importable else None  # self.op = torch.x
-            base = self.qualified(value, scope)
-            return f"{base}.{expr.attr}" if base else None
+            # a chain a.b.c: its root's qualified name (or `self.a`'s), then the attributes after it
+            attributes = [expr.attr]
+            while expr.value.__class__ is ast.Attribute:
+                expr = expr.value
+                attributes.append(expr.attr)
+            root = expr.value
+            if root.__class__ is not ast.Name:
+                return None
+            if root.id == "self":
+                key = "self." + attributes.pop()
+                base = self._qualified_key(key, scope) if key in self.importable else None  # self.op = torch.x
+            else:
+                base = self.qualified(root, scope)
+            if not base:
+                return None
+            attributes.append(base)
+            return ".".join(reversed(attributes))
         return None
 
     # -- tags ----------------------------------------------------------------------------------
