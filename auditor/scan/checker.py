@@ -365,8 +365,11 @@ class Checker:
 
     def _assign(self, node: ast.AST) -> None:
         assert isinstance(node, ast.Assign)
-        if all(t.__class__ is ast.Name or _on_self(t) for t in node.targets) and self.resolver.qualified(
-            node.value, self.scope
+        value = node.value
+        if (
+            (value.__class__ is ast.Name or value.__class__ is ast.Attribute)  # what can have a qualified name
+            and all(t.__class__ is ast.Name or _on_self(t) for t in node.targets)
+            and self.resolver.qualified(value, self.scope)
         ):
             self.consumed.add(id(node.value))  # `op = torch.floor_divide`: the calls of op are reported
             for target in node.targets:
