@@ -40,6 +40,7 @@ COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 CALL, NAME, ATTRIBUTE, FLOOR_DIVIDE, FLOOR_ASSIGN, ASSIGN, CLASS, DECORATOR, IMPORT = range(9)
 Site = tuple[int, ast.AST, Scope, bool, bool, Conditions]
 EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+ALIASES = (ast.Name, ast.Attribute)  # the values that can make an alias of a qualified name
 
 
 class Collector(FastVisitor):
@@ -406,7 +407,8 @@ class Collector(FastVisitor):
     def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
             self._later(target, node.value, Assignment)
-        self._site(ASSIGN, node)
+        if node.value.__class__ in ALIASES or any(t.__class__ is ast.Attribute for t in node.targets):
+            self._site(ASSIGN, node)  # an alias (`op = torch.floor_divide`) or `x.data = v`: see `Checker._assign`
         for target in node.targets:
             if target.__class__ is not ast.Name:  # a name stored is no site
                 self.visit(target)

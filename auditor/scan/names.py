@@ -304,21 +304,28 @@ class Resolver(Tagger):
                 self._qualified[memo] = found
             return found
         if isinstance(expr, ast.Attribute):
-            # a chain a.b.c: its root's qualified name (or `self.a`'s), then the attributes after it
-            attributes = [expr.attr]
-            while expr.value.__class__ is ast.Attribute:
-                expr = expr.value
-                attributes.append(expr.attr)
-            root = expr.value
+            # a chain a.b.c: the qualified name of its root (or of `self.a`), then the attributes after it
+            first: ast.Attribute = expr
+            while first.value.__class__ is ast.Attribute:
+                first = first.value
+            root = first.value
             if root.__class__ is not ast.Name:
                 return None
+            named: ast.expr  # the part the base names
             if root.id == "self":
-                key = "self." + attributes.pop()
+                key = "self." + first.attr
                 base = self._qualified_key(key, scope) if key in self.importable else None  # self.op = torch.x
+                named = first
             else:
                 base = self.qualified(root, scope)
+                named = root
             if not base:
                 return None
+            attributes = []
+            link: ast.expr = expr
+            while link is not named:
+                attributes.append(link.attr)  # type: ignore[attr-defined]
+                link = link.value  # type: ignore[attr-defined]
             attributes.append(base)
             return ".".join(reversed(attributes))
         return None
