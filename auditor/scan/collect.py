@@ -349,11 +349,10 @@ class Collector(FastVisitor):
         elif func.__class__ is ast.Attribute and func.value.__class__ is ast.Name and func.value.id == "self":
             self.scope.calls.append(node)
             self.sites.append((ATTRIBUTE, func, self.scope, self.guarded, self.in_annotation, self.conditions))
-            self.visit(func.value)
+            self.visit_Name(func.value)
         else:
             self.visit(func)
-        for argument in node.args:
-            self.visit(argument)
+        self.visit_each(node.args)
         for keyword in node.keywords:
             self.visit(keyword.value)
 
@@ -379,7 +378,9 @@ class Collector(FastVisitor):
                     if root.id == "self" and link.value is root and not self.in_annotation:
                         self.resolver.referenced.add(link.attr)
                 link = link.value
-        self.visit(root)
+            self.visit_Name(root)
+        else:
+            self.visit(root)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
         if node.ctx.__class__ is not ast.Load:
