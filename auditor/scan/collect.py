@@ -168,7 +168,7 @@ class Collector(FastVisitor):
         if isinstance(target, (ast.Tuple, ast.List)):
             elements, kind = target.elts, (Unpacking if kind is Assignment else kind)
         for element in elements:
-            key = key_of(element)
+            key = element.id if element.__class__ is ast.Name else key_of(element)  # a name, most often
             if key is None:
                 continue
             if kind is Assignment and isinstance(value, (ast.Name, ast.Attribute)):
