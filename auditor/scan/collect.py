@@ -350,6 +350,8 @@ class Collector(FastVisitor):
             self.scope.calls.append(node)
             self.sites.append((ATTRIBUTE, func, self.scope, self.guarded, self.in_annotation, self.conditions))
             self.visit_Name(func.value)
+        elif func.__class__ is ast.Attribute:
+            self.visit_Attribute(func)
         else:
             self.visit(func)
         self.visit_each(node.args)
