@@ -64,6 +64,7 @@ class Resolver(Tagger):
         self._resolving: dict[tuple[int, str], None] = {}
         self._reread: set[tuple[int, str]] = set()
         self._callers: dict[ast.AST, list[tuple[ast.Call, Scope, int]]] | None = None
+        self._unannotated: dict[ast.AST, frozenset[str]] = {}  # function -> its unannotated parameters
         self.relative: dict[str, str] = {}  # module-level names from relative imports -> ".m.name"
         # the tensors every caller in the project's other modules passes the module-level
         # functions' parameters ((function, parameter) -> tag): see `feeds`
@@ -192,8 +193,11 @@ class Resolver(Tagger):
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None
         params = function.args
-        named = [*params.posonlyargs, *params.args, *params.kwonlyargs]
-        if not any(a.arg == name and a.annotation is None for a in named):
+        unannotated = self._unannotated.get(function)
+        if unannotated is None:  # asked for each name the function's body binds: kept per function
+            named = [*params.posonlyargs, *params.args, *params.kwonlyargs]
+            unannotated = self._unannotated[function] = frozenset(a.arg for a in named if a.annotation is None)
+        if name not in unannotated:
             return None
         calls = self._calls_by_callee().get(function)
         external = self._fed(owner, function, name)
@@ -316,6 +320,8 @@ class Resolver(Tagger):
                 key = "self." + first.attr
                 base = self._qualified_key(key, scope) if key in self.importable else None  # self.op = torch.x
                 named = first
+            elif root.id not in self.importable and not self.stars:
+                return None  # the common case: a chain on a local variable
             else:
                 base = self.qualified(root, scope)
                 named = root
