@@ -41,7 +41,6 @@ from auditor.scan.tags import (
     instance,
 )
 
-
 # The parts of a definition read in its own scope; its decorators, defaults and annotations are
 # read where it is defined.
 _OWN_PARTS = {ast.FunctionDef: "body", ast.AsyncFunctionDef: "body", ast.Lambda: "body", ast.ClassDef: "body"}
@@ -87,6 +86,17 @@ def binding_of(source: str, name: str, line: int) -> list[type[Binding]]:
     _, _, scope = _locate(source, name, line)
     owner = lookup(name, scope)
     return [type(b) for b in owner.bindings[name]] if owner is not None else []
+
+
+def test_the_sites_keep_only_the_names_that_can_be_another_modules() -> None:
+    """The checker reads a bare name only when it is imported or aliased (or relatively
+    imported, for the project index): local names are left out of the sites at the end of the
+    walk, including a name read before the import that makes it one."""
+    from auditor.scan.collect import NAME
+
+    source = "def f(x):\n    y = x + 1\n    return np.sum(y), op\nimport numpy as np\nop = np.add\nfrom .m import g\ng(f)\n"
+    names = {node.id for kind, node, *_ in Resolver(ast.parse(source)).sites if kind == NAME}  # type: ignore[attr-defined]
+    assert names == {"np", "op", "g"}
 
 
 # -- bindings ---------------------------------------------------------------------------------

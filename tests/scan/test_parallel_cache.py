@@ -292,6 +292,29 @@ def test_the_fast_walk_visits_what_ast_nodevisitor_visits(source: Path) -> None:
     assert len(fast.seen) > 500
 
 
+def test_the_fast_walk_makes_no_call_for_a_node_that_holds_no_nodes() -> None:
+    """A constant (the most common leaf after names), an import's alias, a `global`'s names:
+    dispatched to nothing, unless the visitor handles them."""
+
+    class Plain(FastVisitor):
+        pass
+
+    class Constants(FastVisitor):
+        def visit_Constant(self, node: ast.Constant) -> None:
+            self.found.append(node.value)
+
+        def __init__(self) -> None:
+            self.found: list[object] = []
+
+    tree = ast.parse("import a as b\ndef f():\n    global g\n    return g(1, 'x')\n")
+    Plain().visit(tree)
+    assert {Plain._dispatch[c] for c in (ast.Constant, ast.alias, ast.Global)} == {None}
+    assert Plain._dispatch[ast.Call] is not None
+    constants = Constants()
+    constants.visit(tree)
+    assert constants.found == [1, "x"]
+
+
 def test_an_unusable_cache_is_said_once_in_the_report(tmp_path: Path) -> None:
     project = tmp_path / "project"
     shutil.copytree(EXAMPLE, project)
