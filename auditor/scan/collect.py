@@ -119,15 +119,6 @@ class Collector(FastVisitor):
 
     def collect(self, tree: ast.Module) -> None:
         self._enter(tree, is_class=False)
-        if not self.resolver.stars:
-            self.sites[:] = self._on_imported_names()
-
-    def _on_imported_names(self) -> list[Site]:
-        """The sites less the names that cannot stand for another module's object. Most names
-        read are local variables; only one that is imported, aliased or relatively imported
-        (for `feeds`) can, and which names those are is known only at the end of the walk."""
-        kept = self.resolver.importable | self.resolver.relative.keys()
-        return [s for s in self.sites if s[0] != NAME or s[1].id in kept]  # type: ignore[attr-defined]
 
     def _enter(self, node: ast.AST, is_class: bool, params: ast.arguments | None = None) -> None:
         scope = Scope(node, self.scope, is_class=is_class)
@@ -344,6 +335,7 @@ class Collector(FastVisitor):
         if func.__class__ is ast.Name:
             self.scope.calls.append(node)
             self.sites.append((NAME, func, self.scope, self.guarded, self.in_annotation, self.conditions))
+            self.scope.reads.add(func.id)
             if self.shadowing and func.id in self.shadowing:
                 self.resolver.shadowed.add(id(func))
         elif func.__class__ is ast.Attribute and func.value.__class__ is ast.Name and func.value.id == "self":
@@ -361,6 +353,7 @@ class Collector(FastVisitor):
     def visit_Name(self, node: ast.Name) -> None:
         if node.ctx.__class__ is ast.Load:
             self.sites.append((NAME, node, self.scope, self.guarded, self.in_annotation, self.conditions))  # type: ignore[arg-type]
+            self.scope.reads.add(node.id)  # type: ignore[union-attr]
             if not self.in_annotation:
                 self.resolver.referenced.add(node.id)
             if self.shadowing and node.id in self.shadowing:

@@ -99,12 +99,17 @@ def _escapes(resolver: Resolver, bases: dict[tuple[int, str], str | None]) -> li
     if not names:
         return []
     escapes: set[str] = set()
-    shadowed = resolver.shadowed  # a name caught by `except E as name` is not itself at every site
-    for site in resolver.sites:
-        if site[0] == NAME and site[1].id in names:  # type: ignore[attr-defined]
-            node, scope = site[1], site[2]
-            memo = (id(scope), node.id)  # type: ignore[attr-defined]
-            base = bases[memo] if memo in bases and id(node) not in shadowed else _base(resolver, node, scope, bases)  # type: ignore[arg-type]
+    if resolver.shadowed:  # a name caught by `except E as name` is not itself at every site
+        for site in resolver.sites:
+            if site[0] == NAME and site[1].id in names:  # type: ignore[attr-defined]
+                base = _base(resolver, site[1], site[2], bases)  # type: ignore[arg-type]
+                if base is not None and "." in base.lstrip("."):
+                    escapes.add(base)
+        return sorted(escapes)
+    for scope in resolver.scopes.values():
+        for name in names & scope.reads:
+            memo = (id(scope), name)
+            base = bases[memo] if memo in bases else _base(resolver, ast.Name(name, ast.Load()), scope, bases)
             if base is not None and "." in base.lstrip("."):
                 escapes.add(base)
     return sorted(escapes)

@@ -28,6 +28,7 @@ class Scope:
     returned: list[ast.expr] = field(default_factory=list)  # this function's `return` values
     classes: dict[str, list[ast.expr]] = field(default_factory=dict)  # class name -> bases
     calls: list[ast.Call] = field(default_factory=list)  # calls of project functions made here
+    reads: set[str] = field(default_factory=set)  # names read here (not in inner scopes)
 
     def binds(self, name: str) -> bool:
         return name in self.bindings or name in self.qualified or name in self.tags

@@ -41,32 +41,16 @@ from auditor.scan.tags import (
     instance,
 )
 
-# The parts of a definition read in its own scope; its decorators, defaults and annotations are
-# read where it is defined.
-_OWN_PARTS = {ast.FunctionDef: "body", ast.AsyncFunctionDef: "body", ast.Lambda: "body", ast.ClassDef: "body"}
-
-
-def _scopes(resolver: Resolver, node: ast.AST, scope: Scope, found: dict[int, Scope]) -> dict[int, Scope]:
-    """The scope each node below `node` is read in."""
-    found[id(node)] = scope
-    own = resolver.scopes.get(node)
-    for field, value in ast.iter_fields(node):
-        inner = own if own is not None and _OWN_PARTS.get(type(node), field) == field else scope
-        for child in value if isinstance(value, list) else [value]:
-            if isinstance(child, ast.AST):
-                _scopes(resolver, child, inner, found)
-    return found
-
 
 def _locate(source: str, expression: str, line: int | None) -> tuple[Resolver, ast.expr, Scope]:
     tree = ast.parse(textwrap.dedent(source))
     resolver = Resolver(tree)
     expression = ast.unparse(ast.parse(expression, mode="eval").body)
-    scopes = _scopes(resolver, tree, resolver.scopes[tree], {})
+    scopes = {id(node): scope for _, node, scope, _, _, _ in resolver.sites}
     for node in ast.walk(tree):
         if isinstance(node, ast.expr) and ast.unparse(node) == expression and line in (None, node.lineno):
             for part in ast.walk(node):
-                if isinstance(part, (ast.Name, ast.Attribute, ast.Call)):
+                if id(part) in scopes:
                     return resolver, node, scopes[id(part)]
     raise AssertionError(f"{expression!r} is not read in the source")
 
@@ -86,17 +70,6 @@ def binding_of(source: str, name: str, line: int) -> list[type[Binding]]:
     _, _, scope = _locate(source, name, line)
     owner = lookup(name, scope)
     return [type(b) for b in owner.bindings[name]] if owner is not None else []
-
-
-def test_the_sites_keep_only_the_names_that_can_be_another_modules() -> None:
-    """The checker reads a bare name only when it is imported or aliased (or relatively
-    imported, for the project index): local names are left out of the sites at the end of the
-    walk, including a name read before the import that makes it one."""
-    from auditor.scan.collect import NAME
-
-    source = "def f(x):\n    y = x + 1\n    return np.sum(y), op\nimport numpy as np\nop = np.add\nfrom .m import g\ng(f)\n"
-    names = {node.id for kind, node, *_ in Resolver(ast.parse(source)).sites if kind == NAME}  # type: ignore[attr-defined]
-    assert names == {"np", "op", "g"}
 
 
 # -- bindings ---------------------------------------------------------------------------------
