@@ -37,6 +37,8 @@ COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # a `try` that catches missing names (a feature probe) or in its fallback handler, inside an
 # annotation, and the tests it runs under (`guards.Conditions`: an `if` around it, an `if T:
 # return` before it in its block, the left side of an `and`/`or`, a conditional expression).
+# An attribute chain is a site only on a name: one on a call or subscript (`f(x).clamp`) holds
+# nothing of a module's, and the checker ignored it.
 CALL, NAME, ATTRIBUTE, FLOOR_DIVIDE, FLOOR_ASSIGN, ASSIGN, CLASS, DECORATOR, IMPORT = range(9)
 Site = tuple[int, ast.AST, Scope, bool, bool, Conditions]
 EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)

@@ -4,8 +4,9 @@ The same dispatch (`visit_<Class>`, else `generic_visit`) with less work per nod
 standard library's: each visitor class keeps the handler of each node class it has met;
 `generic_visit` goes through the fields that can hold nodes only (known per node class,
 instead of the `iter_fields` generator over all of them), so names, operators and `Load` or
-`Store` contexts are never visited, unless the subclass handles one of them, and a constant
-is not visited at all.
+`Store` contexts are never visited, unless the subclass handles one of them; nor is a
+constant, which holds no nodes, unless the subclass handles constants or overrides
+`generic_visit`.
 """
 
 from __future__ import annotations
