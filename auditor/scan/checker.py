@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import cached_property
 
 from auditor.models import Condition, Confidence, Finding, Shape
 from auditor.scan import conditions
@@ -48,12 +49,12 @@ COMMON_METHODS = frozenset(
 
 class Checker:
     def __init__(
-        self, tree: ast.Module, index: RuleIndex, path: str, lines: list[str], ignores: Ignores = NONE,
+        self, tree: ast.Module, index: RuleIndex, path: str, source: str, ignores: Ignores = NONE,
         modules: ProjectModules | None = None, fed: Mapping[tuple[str, str], Tag] | None = None,
     ):
         self.resolver = Resolver(tree, fed)
         self.guards = Guards(
-            index.end_versions(), self.resolver, lambda: ModuleTable.of(tree, path, "\n".join(lines)), modules
+            index.end_versions(), self.resolver, lambda: ModuleTable.of(tree, path, source), modules
         )
         self.conditions: Conditions = ()
         self.dicts = Dicts()
@@ -61,7 +62,7 @@ class Checker:
         self.ignores = ignores
         self.index = index
         self.path = path
-        self.lines = lines
+        self.source = source
         self.scope: Scope = self.resolver.scope_of(tree)
         self.findings: dict[tuple[str, str, int, int], Finding] = {}
         self.consumed: set[int] = set()  # settled by an earlier site: a callee, a class's base
@@ -72,8 +73,7 @@ class Checker:
         self.in_annotation = False
         self.guarded = False
         # whether a class with matchers on its forward is named here: only then is a call's callee tagged
-        text = "\n".join(lines)
-        self.forwards = any(owner.rpartition(".")[2] in text for owner in index.forwards)
+        self.forwards = any(owner.rpartition(".")[2] in source for owner in index.forwards)
         self.uses_torch = any(
             q == "torch" or q.startswith("torch.")
             for s in self.resolver.scopes.values()
@@ -102,11 +102,16 @@ class Checker:
 
     # -- reporting --------------------------------------------------------------------------
 
+    @cached_property
+    def lines(self) -> list[str]:
+        """The source's lines, split when the first finding needs its line's text."""
+        return self.source.splitlines()
+
     def _report(
         self, rule: Rule, symbol: str, node: ast.AST, confidence: Confidence, shape: Shape, line: int | None = None
     ) -> None:
         line = line or node.lineno  # type: ignore[attr-defined]
-        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""  # split only for a finding
         if self.ignores.silences(line, rule.change.id):
             return
         if self.conditions and (

@@ -74,7 +74,7 @@ def _analyse(
     try:
         if not matches:
             return [], facts(Resolver(tree), tree)
-        checker = Checker(tree, index, path, source.splitlines(), ignores, modules, fed)
+        checker = Checker(tree, index, path, source, ignores, modules, fed)
         return checker.run(), facts(checker.resolver, tree)
     except RecursionError as exc:
         raise TooDeep from exc
