@@ -170,8 +170,11 @@ def index(project: Mapping[str, Facts], modules: ProjectModules) -> dict[str, Fe
     # is not a dependency of the caller's result (what a module is fed is in its second key)
     targets: dict[tuple[str, str], tuple[str | None, str]] = {}
     files: dict[tuple[str, str], str | None] = {}  # (module, near) -> its file
+    asked = {function for found in project.values() for function, _ in found.asked}
 
     def target(callee: str, caller: str) -> tuple[str, str] | None:
+        if callee.rpartition(".")[2] not in asked:
+            return None  # only a function some module asked about can be fed: no lookup for the rest
         folder = caller.rpartition("/")[0]
         found = targets.get((callee, folder))
         if found is None:
@@ -186,16 +189,14 @@ def index(project: Mapping[str, Facts], modules: ProjectModules) -> dict[str, Fe
             return None
         return path, function
 
-    # only a function some module asked about can be fed: other callees are not looked up
-    asked = {function for found in project.values() for function, _ in found.asked}
     poisoned: set[tuple[str, str]] = set()
     for caller, found in project.items():
         for callee in found.escapes:
-            hit = target(callee, caller) if callee.rpartition(".")[2] in asked else None
+            hit = target(callee, caller)
             if hit is not None:
                 poisoned.add(hit)
         for callee, positional, keywords, spread in found.calls:
-            hit = target(callee, caller) if callee.rpartition(".")[2] in asked else None
+            hit = target(callee, caller)
             if hit is None:
                 continue
             if spread:
