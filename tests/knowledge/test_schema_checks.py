@@ -32,6 +32,15 @@ def _entries() -> list[tuple[str, dict[str, Any]]]:
 def _breaks(raw: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     """`raw` broken one way at a time, at the top and inside each table and list of tables."""
 
+    def broken_at(path: tuple[Any, ...], change: Any, key: str) -> dict[str, Any]:
+        """A copy of `raw` with `change` made to `key` of the table at `path`."""
+        broken = copy.deepcopy(raw)
+        holder = broken
+        for part in path:
+            holder = holder[part]
+        change(holder, key)
+        return broken
+
     def at(path: tuple[Any, ...], value: Any) -> Iterator[tuple[str, dict[str, Any]]]:
         if isinstance(value, dict):
             for key in list(value):
@@ -42,19 +51,10 @@ def _breaks(raw: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
                     ("list", lambda d, k: d.__setitem__(k, [])),
                     ("table", lambda d, k: d.__setitem__(k, {})),
                 ):
-                    broken = copy.deepcopy(raw)
-                    holder = broken
-                    for part in path:
-                        holder = holder[part]
-                    change(holder, key)
-                    yield f"{'.'.join(map(str, (*path, key)))} {what}", broken
+                    yield f"{'.'.join(map(str, (*path, key)))} {what}", broken_at(path, change, key)
                 yield from at((*path, key), value[key])
-            broken = copy.deepcopy(raw)
-            holder = broken
-            for part in path:
-                holder = holder[part]
-            holder["no_such_field"] = "x"
-            yield f"{'.'.join(map(str, path)) or '(entry)'} unknown field", broken
+            unknown = broken_at(path, lambda d, k: d.__setitem__(k, "x"), "no_such_field")
+            yield f"{'.'.join(map(str, path)) or '(entry)'} unknown field", unknown
         elif isinstance(value, list):
             for i, item in enumerate(value[:2]):
                 yield from at((*path, i), item)
