@@ -74,6 +74,7 @@ class Checker:
         self.guarded = False
         # whether a class with matchers on its forward is named here: only then is a call's callee tagged
         self.forwards = any(owner.rpartition(".")[2] in source for owner in index.forwards)
+        self.attributes = index.attributes
         self.uses_torch = any(
             q == "torch" or q.startswith("torch.")
             for s in self.resolver.scopes.values()
@@ -175,6 +176,8 @@ class Checker:
     def _call(self, node: ast.AST) -> None:
         assert isinstance(node, ast.Call)
         func = node.func
+        if isinstance(func, ast.Attribute) and func.attr not in self.attributes and not self.forwards and not _on_self(func):
+            return  # `a.b.f(x)` is qualified `....f` if at all: no matched call, nor method, is named so
         qualified = self.resolver.qualified(func, self.scope)
         if qualified == "functools.partial" and node.args:
             self._partial(node)
@@ -318,8 +321,8 @@ class Checker:
 
     def _attribute(self, node: ast.AST) -> None:
         assert isinstance(node, ast.Attribute)
-        if id(node) in self.covered:
-            return
+        if id(node) in self.covered or (node.attr not in self.attributes and not _on_self(node)):
+            return  # covered, or a chain whose qualified name, if any, ends in a name no call has
         root = node.value
         while root.__class__ is ast.Attribute:
             root = root.value

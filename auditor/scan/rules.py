@@ -53,6 +53,9 @@ class RuleIndex:
     owners: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     owned: frozenset[str] = frozenset()  # methods matched as calls of a class (`numpy.ndarray.ptp`)
     forwards: frozenset[str] = frozenset()  # classes with a matcher on their `forward` (a module's call)
+    # the last names of every matched call and method, and `partial`: an attribute chain ending
+    # in another name can name no matched call (`Checker._call`, `Checker._attribute`)
+    attributes: frozenset[str] = frozenset()
     tokens: tuple[str, ...] = ()  # shortest first: short names (data, load, //) are the common ones
     roots: frozenset[str] = frozenset()  # modules a source must mention to hold a finding
     known: frozenset[str] = frozenset()  # every knowledge id, to tell an ignore comment's typos (empty: not told)
@@ -93,6 +96,9 @@ class RuleIndex:
             method for call in index.calls for owner, _, method in [call.rpartition(".")] if _is_class(owner)
         )
         index.forwards = frozenset(call.rpartition(".")[0] for call in index.calls if call.endswith(".forward"))
+        index.attributes = frozenset(
+            {call.rpartition(".")[2] for call in index.calls} | set(index.methods) | index.owned | {"partial"}
+        )
         return index
 
     def end_versions(self) -> list[dict[str, Version]]:
