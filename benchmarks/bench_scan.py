@@ -144,13 +144,18 @@ def measure(command: list[str], timeout: float | None = None, env: dict[str, str
 
 
 def snapshot(into: Path) -> dict[str, str]:
-    """A copy of the package and its knowledge, compiled to bytecode as an install is (even
-    where PYTHONDONTWRITEBYTECODE is set); the environment that makes Python use it."""
+    """A copy of the package and its knowledge as an install has them: compiled to bytecode (even
+    where PYTHONDONTWRITEBYTECODE is set), the knowledge read and checked as the wheel's build
+    does (hatch_build.py); the environment that makes Python use it."""
     repository = Path(__file__).resolve().parents[1]
     for name in ("auditor", "knowledge"):
-        shutil.copytree(repository / name, into / name, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(repository / name, into / name, ignore=shutil.ignore_patterns("__pycache__", "_kept.json"))
     compileall.compile_dir(into / "auditor", quiet=1)
-    return {**os.environ, "PYTHONPATH": str(into)}
+    env = {**os.environ, "PYTHONPATH": str(into)}
+    ship = "import sys; from pathlib import Path; from auditor.knowledge.stored import SHIPPED, ship; " \
+           "ship(Path(sys.argv[1]), Path(sys.argv[1]) / SHIPPED)"
+    subprocess.run([sys.executable, "-c", ship, str(into / "knowledge")], check=True, env=env, cwd=into)
+    return env
 
 
 def scan_command(tree: Path, cache: Path, args: argparse.Namespace) -> list[str]:

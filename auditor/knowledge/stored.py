@@ -14,6 +14,11 @@ with any cache; `--no-cache` reads the files alone.
 Only a base that loaded without a problem is kept, and kept bases unused for `MAX_AGE_DAYS` are
 deleted (several may be in use: a checkout and an installed release). A kept base that cannot
 be read, is damaged, or cannot be written is reported once, as a note, and the files are read.
+
+A built wheel carries its base already checked (`ship`, run by the build: `hatch_build.py`),
+as `SHIPPED` in its knowledge directory, under a key that hashes the files and the code that
+reads them; it is used while they are the same (an edited entry in the directory is read from
+its file), so that even the first run, or one with `--no-cache`, reads no TOML.
 """
 
 from __future__ import annotations
@@ -30,11 +35,12 @@ import packaging
 
 from auditor import __version__
 from auditor.cachefiles import MAX_AGE_DAYS, write_whole
-from auditor.knowledge.loader import Knowledge, knowledge_files, rebuild
+from auditor.knowledge.loader import Knowledge, knowledge_files, read_knowledge, rebuild
 
 FORMAT = 2  # 1 was a pickle
 SUBDIRECTORY = "knowledge"
 SUFFIX = ".json"
+SHIPPED = "_kept.json"  # in a built wheel's knowledge directory: {"key": ..., "base": Knowledge.raw}
 
 
 def load_stored(
@@ -42,12 +48,16 @@ def load_stored(
 ) -> tuple[Knowledge, tuple[str, ...]]:
     """`load(root)`, or what it gave last time for the same files and code; and a note when a
     kept base could not be used."""
-    if cache_dir is None:
-        return load(root), ()
     try:
-        stored = cache_dir / SUBDIRECTORY / f"{_key(root)}{SUFFIX}"
+        files = _digest(root)
     except OSError:
         return load(root), ()  # the loader says what cannot be read
+    shipped = _shipped(root, files)
+    if shipped is not None:
+        return shipped, ()
+    if cache_dir is None:
+        return load(root), ()
+    stored = cache_dir / SUBDIRECTORY / f"{_key(files)}{SUFFIX}"
     note = None
     try:
         kept = rebuild(json.loads(stored.read_bytes()))
@@ -71,14 +81,40 @@ def load_stored(
     return knowledge, tuple(notes[:1])  # say it once
 
 
-def _key(root: Path) -> str:
-    digest = hashlib.sha256(f"{__version__}\0{FORMAT}\0{sys.version}\0{packaging.__version__}\0".encode())
+def ship(root: Path, into: Path) -> None:
+    """Read and check the knowledge under `root` (KnowledgeError when it is not sound) and write
+    it to `into`, keyed, for `load_stored` to use instead of the files while they are the same."""
+    data = {"key": _digest(root).hex(), "base": read_knowledge(root).raw}
+    into.write_bytes(json.dumps(data, separators=(",", ":")).encode())
+
+
+def _shipped(root: Path, files: bytes) -> Knowledge | None:
+    """The base shipped with the files under `root`, if it is theirs and sound."""
+    try:
+        data = json.loads((root / SHIPPED).read_bytes())
+        return rebuild(data["base"]) if data["key"] == files.hex() else None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return None  # none shipped (a checkout), or not the one these files make: they are read
+
+
+def _digest(root: Path) -> bytes:
+    """The knowledge files and the code that reads and checks them."""
+    digest = hashlib.sha256(f"{FORMAT}\0".encode())
     here = Path(__file__).resolve().parent
-    for code in (here / "loader.py", here / "horizon.py", here / "entry.schema.json", here.parent / "models.py"):
-        digest.update(code.read_bytes() + b"\0")
+    code = (here / "loader.py", here / "horizon.py", here / "entry.schema.json", here.parent / "models.py",
+            here.parent / "scan" / "conditions.py")  # the conditions' part of the schema is theirs
+    for file in code:
+        digest.update(file.read_bytes() + b"\0")
     for file in knowledge_files(root):
         digest.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
-    return digest.hexdigest()
+    return digest.digest()
+
+
+def _key(files: bytes) -> str:
+    """A kept base's name: the files' digest, and what the run reading them is."""
+    return hashlib.sha256(
+        f"{__version__}\0{sys.version}\0{packaging.__version__}\0".encode() + files
+    ).hexdigest()
 
 
 def _store(path: Path, knowledge: Knowledge) -> str | None:

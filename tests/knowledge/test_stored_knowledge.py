@@ -17,7 +17,7 @@ from auditor.cli import app
 from auditor.errors import KnowledgeError
 from auditor.knowledge import KnowledgeBase
 from auditor.knowledge.loader import Knowledge, default_directory, load_entries, read_knowledge
-from auditor.knowledge.stored import MAX_AGE_DAYS, SUBDIRECTORY, load_stored
+from auditor.knowledge.stored import MAX_AGE_DAYS, SHIPPED, SUBDIRECTORY, load_stored, ship
 
 
 class CountingLoader:
@@ -32,7 +32,7 @@ class CountingLoader:
 @pytest.fixture
 def knowledge(tmp_path: Path) -> Path:
     copy = tmp_path / "knowledge"
-    shutil.copytree(default_directory(), copy)
+    shutil.copytree(default_directory(), copy, ignore=shutil.ignore_patterns(SHIPPED))  # an installed one ships it
     return copy
 
 
@@ -83,6 +83,66 @@ def test_a_broken_entry_is_reported_and_never_stored(knowledge: Path, tmp_path: 
         with pytest.raises(KnowledgeError):
             load_stored(knowledge, tmp_path / "cache", read_knowledge)
     assert not list((tmp_path / "cache").rglob("*.json"))
+
+
+def test_a_shipped_base_is_read_instead_of_the_files_while_they_are_its_own(knowledge: Path, tmp_path: Path) -> None:
+    ship(knowledge, knowledge / SHIPPED)
+    loader = CountingLoader()
+    uncached, notes = load_stored(knowledge, None, loader)
+    cached, again = load_stored(knowledge, tmp_path / "cache", loader)
+    assert loader.calls == 0 and notes == again == ()
+    assert uncached.entries == cached.entries == load_entries(knowledge)
+    assert cached.horizon == read_knowledge(knowledge).horizon
+    assert not (tmp_path / "cache").exists()  # nothing to keep: the wheel has it
+
+
+def test_an_entry_edited_after_shipping_is_read_from_its_file(knowledge: Path) -> None:
+    ship(knowledge, knowledge / SHIPPED)
+    entry = knowledge / "torch" / "1.13" / "floor-divide-rounds-toward-floor.toml"
+    entry.write_text(entry.read_text("utf-8").replace('severity = "high"', 'severity = "medium"', 1), "utf-8")
+    loader = CountingLoader()
+    after, _ = load_stored(knowledge, None, loader)
+    assert loader.calls == 1
+    assert {e.id: e.severity for e in after.entries}["torch-floor-divide-rounds-toward-floor"] == "medium"
+
+
+@pytest.mark.parametrize("content", [b"", b"not json", b'{"key": 1}', b'{"key": "%s", "base": {"entries": 3}}'])
+def test_a_damaged_shipped_base_is_passed_over(knowledge: Path, content: bytes) -> None:
+    ship(knowledge, knowledge / SHIPPED)
+    key = json.loads((knowledge / SHIPPED).read_bytes())["key"]
+    (knowledge / SHIPPED).write_bytes(content.replace(b"%s", key.encode()))
+    loader = CountingLoader()
+    again, notes = load_stored(knowledge, None, loader)
+    assert loader.calls == 1 and notes == () and again.entries == load_entries(knowledge)
+
+
+def test_a_knowledge_base_that_does_not_load_is_never_shipped(knowledge: Path, tmp_path: Path) -> None:
+    (knowledge / "broken.toml").write_text('id = "x"\n', "utf-8")
+    with pytest.raises(KnowledgeError):
+        ship(knowledge, tmp_path / SHIPPED)
+    assert not (tmp_path / SHIPPED).exists()
+
+
+@pytest.mark.slow
+@pytest.mark.network  # the build's own environment: hatchling and the loader's dependencies
+def test_the_built_wheel_ships_the_checked_base_of_its_knowledge(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import zipfile
+
+    repository = Path(__file__).resolve().parents[2]
+    source = tmp_path / "source"
+    shutil.copytree(repository, source, ignore=shutil.ignore_patterns(".git", ".ci-venv", "__pycache__", "build", "dist"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"), str(source)],
+                   check=True, capture_output=True)
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    unpacked = tmp_path / "unpacked"
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(unpacked)
+    loader = CountingLoader()
+    shipped, notes = load_stored(unpacked / "auditor" / "_knowledge", None, loader)
+    assert notes == () and shipped.entries == load_entries(repository / "knowledge")
+    assert loader.calls == 0  # the wheel's code and files are the checkout's: its key holds
 
 
 class RunsCode:

@@ -1,0 +1,35 @@
+"""The wheel carries its knowledge base read and checked at build time (`auditor.knowledge.stored.ship`):
+an installed auditor reads no TOML file, not even on its first run. A knowledge base that does not
+load stops the build with every problem listed. Editable installs read the checkout's files."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+
+
+class ShippedKnowledge(BuildHookInterface):  # type: ignore[misc]
+    PLUGIN_NAME = "custom"
+
+    def initialize(self, version: str, build_data: dict[str, Any]) -> None:
+        if self.target_name != "wheel" or version == "editable":
+            return
+        sys.path.insert(0, self.root)
+        try:
+            from auditor.knowledge.stored import SHIPPED, ship
+        finally:
+            sys.path.remove(self.root)
+        self._made = Path(tempfile.mkdtemp(prefix="auditor-build-"))
+        kept = self._made / SHIPPED
+        ship(Path(self.root) / "knowledge", kept)
+        build_data["force_include"][str(kept)] = f"auditor/_knowledge/{SHIPPED}"
+
+    def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
+        made = getattr(self, "_made", None)
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
