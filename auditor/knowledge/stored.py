@@ -57,7 +57,7 @@ def load_stored(
         return shipped, ()
     if cache_dir is None:
         return load(root), ()
-    stored = cache_dir / SUBDIRECTORY / f"{_key(files)}{SUFFIX}"
+    stored = cache_dir / SUBDIRECTORY / f"{_name(files)}{SUFFIX}"
     note = None
     try:
         kept = rebuild(json.loads(stored.read_bytes()))
@@ -110,8 +110,13 @@ def _digest(root: Path) -> bytes:
     return digest.digest()
 
 
-def _key(files: bytes) -> str:
-    """A kept base's name: the files' digest, and what the run reading them is."""
+def _key(root: Path) -> str:
+    """The name of the base kept for the files under `root`."""
+    return _name(_digest(root))
+
+
+def _name(files: bytes) -> str:
+    """A kept base's name: the files' digest (`_digest`), and what the run reading them is."""
     return hashlib.sha256(
         f"{__version__}\0{sys.version}\0{packaging.__version__}\0".encode() + files
     ).hexdigest()
