@@ -89,10 +89,10 @@ class Checker:
         }
         importable = self.resolver.importable
         stars = self.resolver.stars
-        for kind, node, scope, guarded, in_annotation, version_tests in self.resolver.sites:
+        for kind, node, where in self.resolver.sites:
             if kind == NAME and node.id not in importable and not stars:  # type: ignore[attr-defined]
                 continue  # the common case, a local name: only imported names and aliases are torch's
-            self.scope, self.guarded, self.in_annotation, self.conditions = scope, guarded, in_annotation, version_tests
+            self.scope, self.guarded, self.in_annotation, self.conditions = where
             handlers[kind](node)
         for value, name, scope, guarded, version_tests in self.deferred:
             if name not in self.called:

@@ -39,8 +39,11 @@ COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # return` before it in its block, the left side of an `and`/`or`, a conditional expression).
 # An attribute chain is a site only on a name: one on a call or subscript (`f(x).clamp`) holds
 # nothing of a module's, and the checker ignored it.
+# The four facts are one tuple (`Where`), shared by the sites of one stretch of code: the walk
+# makes a new one only where one of them changes.
 CALL, NAME, ATTRIBUTE, FLOOR_DIVIDE, FLOOR_ASSIGN, ASSIGN, CLASS, DECORATOR, IMPORT = range(9)
-Site = tuple[int, ast.AST, Scope, bool, bool, Conditions]
+Where = tuple[Scope, bool, bool, Conditions]  # scope, guarded, in an annotation, the tests it runs under
+Site = tuple[int, ast.AST, Where]
 EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 ALIASES = (ast.Name, ast.Attribute)  # the values that can make an alias of a qualified name
 
@@ -57,22 +60,29 @@ class Collector(FastVisitor):
         self.pattern: ast.pattern | None = None  # the whole pattern of the case being walked
         self.sites = resolver.sites
         self.conditions: Conditions = ()
+        self.where: Where  # set with the module's scope (`_enter`)
+
+    def _moved(self) -> None:
+        """One of the four facts of `where` changed: the sites from here on have the new ones."""
+        assert self.scope is not None
+        self.where = (self.scope, self.guarded, self.in_annotation, self.conditions)
 
     def _site(self, kind: int, node: ast.AST) -> None:
-        assert self.scope is not None
-        self.sites.append((kind, node, self.scope, self.guarded, self.in_annotation, self.conditions))
+        self.sites.append((kind, node, self.where))
 
     def _under(self, test: ast.expr, wanted: bool, nodes: list[ast.stmt] | list[ast.expr]) -> None:
         """Visit `nodes`, which run only where `test` is `wanted`."""
         assert self.scope is not None
         outer = self.conditions
         self.conditions = (*outer, (test, wanted, self.scope))
+        self._moved()
         if nodes and isinstance(nodes[0], ast.stmt):
             self._block(nodes)
         else:
             for node in nodes:
                 self.visit(node)
         self.conditions = outer
+        self._moved()
 
     def _block(self, statements: list[ast.stmt]) -> None:
         """A block's statements; after `if T: ... return`, the rest runs only where T fails."""
@@ -85,7 +95,10 @@ class Collector(FastVisitor):
                 else_exits = bool(statement.orelse) and statement.orelse[-1].__class__ in EXITS
                 if body_exits != else_exits:
                     self.conditions = (*self.conditions, (statement.test, else_exits, self.scope))
-        self.conditions = outer
+                    self._moved()
+        if self.conditions is not outer:
+            self.conditions = outer
+            self._moved()
 
     def visit_If(self, node: ast.If) -> None:
         self.visit(node.test)
@@ -106,13 +119,17 @@ class Collector(FastVisitor):
         for value in node.values:
             self.visit(value)
             self.conditions = (*self.conditions, (value, wanted, self.scope))
+            self._moved()
         self.conditions = outer
+        self._moved()
 
     def _annotation(self, node: ast.expr | None) -> None:
         if node is not None:
             outer, self.in_annotation = self.in_annotation, True
+            self._moved()
             self.visit(node)
             self.in_annotation = outer
+            self._moved()
 
     def _decorators(self, decorators: list[ast.expr]) -> None:
         for decorator in decorators:
@@ -126,6 +143,8 @@ class Collector(FastVisitor):
         scope = Scope(node, self.scope, is_class=is_class)
         self.resolver.scopes[node] = scope
         outer, self.scope = self.scope, scope
+        outer_where = getattr(self, "where", None)
+        self._moved()
         if params is not None:
             for arg in [*params.posonlyargs, *params.args, *params.kwonlyargs]:
                 self._later(ast.Name(arg.arg), arg.annotation, Parameter)
@@ -145,10 +164,14 @@ class Collector(FastVisitor):
         else:
             self._block(node.body)  # type: ignore[attr-defined]
             self.scope = outer
+            if outer_where is not None:
+                self.where = outer_where
             return
         for part in body:
             self.visit(part)
         self.scope = outer
+        if outer_where is not None:
+            self.where = outer_where
 
     def _later(self, target: ast.expr, value: ast.expr | None, kind: type[Binding]) -> None:
         """Note a binding of `target` (each element of a tuple target) in the scope it belongs to."""
@@ -251,13 +274,16 @@ class Collector(FastVisitor):
         which runs only where the try's spelling is missing."""
         guarded = any(_catches_missing_names(handler.type) for handler in node.handlers)
         outer_guard, self.guarded = self.guarded, self.guarded or guarded
+        self._moved()
         self._block(node.body)
         self.guarded = outer_guard
         for handler in node.handlers:
             outer, self.fallback = self.fallback, True
             self.guarded = outer_guard or (handler.type is not None and _catches_missing_names(handler.type))
+            self._moved()
             self.visit(handler)
             self.fallback, self.guarded = outer, outer_guard
+        self._moved()
         self._block(node.orelse)
         self._block(node.finalbody)
 
@@ -329,20 +355,21 @@ class Collector(FastVisitor):
         ):
             target = ast.Attribute(value=ast.Name("self", ast.Load()), attr=node.args[0].value, ctx=ast.Store())
             self._later(target, node.args[1], Assignment)
-        site = (CALL, node, self.scope, self.guarded, self.in_annotation, self.conditions)
+        where = self.where
+        site = (CALL, node, where)
         self.sites.append(site)
         self.resolver.call_sites.append(site)
         # The callee `f` or `self.f` is read as any name or attribute is, but called, not
         # passed around (`referenced`); and it may be a project function (`Scope.calls`).
         if func.__class__ is ast.Name:
             self.scope.calls.append(node)
-            self.sites.append((NAME, func, self.scope, self.guarded, self.in_annotation, self.conditions))
+            self.sites.append((NAME, func, where))
             self.scope.reads.add(func.id)
             if self.shadowing and func.id in self.shadowing:
                 self.resolver.shadowed.add(id(func))
         elif func.__class__ is ast.Attribute and func.value.__class__ is ast.Name and func.value.id == "self":
             self.scope.calls.append(node)
-            self.sites.append((ATTRIBUTE, func, self.scope, self.guarded, self.in_annotation, self.conditions))
+            self.sites.append((ATTRIBUTE, func, where))
             self.visit_Name(func.value)
         elif func.__class__ is ast.Attribute:
             self.visit_Attribute(func)
@@ -354,7 +381,7 @@ class Collector(FastVisitor):
 
     def visit_Name(self, node: ast.Name) -> None:
         if node.ctx.__class__ is ast.Load:
-            self.sites.append((NAME, node, self.scope, self.guarded, self.in_annotation, self.conditions))  # type: ignore[arg-type]
+            self.sites.append((NAME, node, self.where))
             self.scope.reads.add(node.id)  # type: ignore[union-attr]
             if not self.in_annotation:
                 self.resolver.referenced.add(node.id)
@@ -369,9 +396,10 @@ class Collector(FastVisitor):
             root = root.value
         if root.__class__ is ast.Name:
             link: ast.expr = node
+            where = self.where
             while link.__class__ is ast.Attribute:
                 if link.ctx.__class__ is ast.Load:
-                    self.sites.append((ATTRIBUTE, link, self.scope, self.guarded, self.in_annotation, self.conditions))  # type: ignore[arg-type]
+                    self.sites.append((ATTRIBUTE, link, where))
                     if root.id == "self" and link.value is root and not self.in_annotation:
                         self.resolver.referenced.add(link.attr)
                 link = link.value

@@ -72,7 +72,7 @@ def facts(resolver: Resolver, tree: ast.Module) -> Facts:
             root = root.value
         if root.__class__ is not ast.Name or not (stars or root.id in importable or root.id in relative):
             continue  # a local function, a method of a local value: no other module's
-        scope = site[2]
+        scope = site[2][0]
         memo = (id(scope), root.id)
         base = bases[memo] if memo in bases and id(root) not in shadowed else _base(resolver, root, scope, bases)
         if base is None:
@@ -102,7 +102,7 @@ def _escapes(resolver: Resolver, bases: dict[tuple[int, str], str | None]) -> li
     if resolver.shadowed:  # a name caught by `except E as name` is not itself at every site
         for site in resolver.sites:
             if site[0] == NAME and site[1].id in names:  # type: ignore[attr-defined]
-                base = _base(resolver, site[1], site[2], bases)  # type: ignore[arg-type]
+                base = _base(resolver, site[1], site[2][0], bases)  # type: ignore[arg-type]
                 if base is not None and "." in base.lstrip("."):
                     escapes.add(base)
         return sorted(escapes)

@@ -46,7 +46,7 @@ def _locate(source: str, expression: str, line: int | None) -> tuple[Resolver, a
     tree = ast.parse(textwrap.dedent(source))
     resolver = Resolver(tree)
     expression = ast.unparse(ast.parse(expression, mode="eval").body)
-    scopes = {id(node): scope for _, node, scope, _, _, _ in resolver.sites}
+    scopes = {id(node): where[0] for _, node, where in resolver.sites}
     for node in ast.walk(tree):
         if isinstance(node, ast.expr) and ast.unparse(node) == expression and line in (None, node.lineno):
             for part in ast.walk(node):
