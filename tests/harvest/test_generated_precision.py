@@ -195,3 +195,32 @@ def test_a_generated_finding_on_a_call_a_curated_entry_reports_is_folded_into_a_
     alone = pipeline.scan(project, "2.0.0", "2.1.0", KnowledgeBase((export, freeze)))
     assert sorted((f.change, f.line) for f in alone.findings) == sorted([(export.id, 2), (freeze.id, 3)])
     assert not [n for n in alone.notes if "not listed apart" in n]
+
+
+RENAMES = """\
+from pathlib import Path
+import pandas as pd
+import torch
+import webdataset as wd
+
+def move(url, f):
+    Path(url).rename(f)                                     # 7: a path
+def counts(frame: pd.DataFrame):
+    return frame.groupby("id").size().rename(columns={"size": "n"})   # 9: a frame
+def samples(urls):
+    return wd.WebDataset(urls).rename(audio="wav", key="__key__")     # 11: a pipeline
+def named():
+    t = torch.zeros(2, 3)
+    return t.rename("N", "C")                              # 14: a tensor
+"""
+
+
+def test_a_tensor_method_whose_name_paths_and_frames_share_is_matched_on_known_tensors_only(tmp_path: Path) -> None:
+    """`Tensor.rename` (generated as removed in 2.13) is also `Path.rename`, `DataFrame.rename` and
+    webdataset's `rename`: on a receiver of unknown type the name says nothing about torch (NeMo,
+    YOLOv5, Catalyst, SuperGradients, MMDetection: every `.rename` the pool held was one of those)."""
+    removed = replace(candidate("symbol-removed", "torch.Tensor.rename"), symbol_kind="method")
+    found = matches(removed)
+    assert not isinstance(found, Open) and [m.method for m in found] == [("rename",)]
+    assert _lines(tmp_path, RENAMES, [spec_change(removed, found)]) == [14]
+
