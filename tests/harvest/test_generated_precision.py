@@ -224,3 +224,19 @@ def test_a_tensor_method_whose_name_paths_and_frames_share_is_matched_on_known_t
     assert not isinstance(found, Open) and [m.method for m in found] == [("rename",)]
     assert _lines(tmp_path, RENAMES, [spec_change(removed, found)]) == [14]
 
+
+SGD_LR = ("torch@2.2.0:default-changed:torch.optim.SGD:lr", "torch@2.2.0:default-changed:torch.optim.sgd.SGD:lr")
+
+
+def test_a_default_that_was_the_optimizers_required_sentinel_is_waived() -> None:
+    """2.2 gives SGD `lr=0.001` where it had `lr=required`, which raised for a param group
+    without lr: every call that ran gave it (skorch's `SGD([{'params': p, 'lr': lr}])`)."""
+    from auditor.harvest.coverage import stand
+
+    for c in relate(_shipped("torch", *SGD_LR)):
+        assert c.waived is not None and "`required`" in c.waived and "torch/optim/sgd.py" in c.waived
+        assert stand(c, {}, []).state == "waived"
+    other = candidate("default-changed", "torch.optim.Adam", parameter="lr")
+    moved = replace(other, detail="default of lr: 0.01 -> 0.001")
+    assert relate([moved]) == [moved] and stand(moved, {}, []).state == "generated"
+
