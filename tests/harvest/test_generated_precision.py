@@ -240,3 +240,18 @@ def test_a_default_that_was_the_optimizers_required_sentinel_is_waived() -> None
     moved = replace(other, detail="default of lr: 0.01 -> 0.001")
     assert relate([moved]) == [moved] and stand(moved, {}, []).state == "generated"
 
+
+def test_the_x86_default_backend_of_the_qconfig_getters_is_waived_as_the_same_configs() -> None:
+    """2.0's `backend='x86'` (was 'fbgemm') builds the same qconfigs (read in the 2.0.0 wheel);
+    Neural Compressor's `get_default_qconfig_mapping()` gets what it got on 1.13."""
+    from auditor.harvest.coverage import stand
+    from auditor.harvest.shipped import read_waivers
+    from auditor.knowledge import default_directory
+
+    waivers = read_waivers(default_directory(), "torch")
+    getters = [c for c in relate(read_candidates(default_directory(), "torch"))
+               if c.kind == "default-changed" and c.parameter == "backend" and "'fbgemm' -> 'x86'" in c.detail]
+    assert len(getters) == 12
+    assert {stand(c, {}, waivers).state for c in getters} == {"waived"}
+    qnnpack = replace(getters[0], id=getters[0].id.replace("torch@2.0.0", "torch@2.1.0"))
+    assert stand(qnnpack, {}, waivers).state == "generated"  # the waiver is about 2.0's change only
