@@ -61,6 +61,8 @@ def prepare(root: Path, project: dict[str, Any]) -> Path:
         sys.exit(f"{target}: missing; check out {project['repository']} at {project['commit']} there")
     with tempfile.TemporaryDirectory() as tmp:
         binary = ["--no-binary", ":all:"] if project.get("sdist") else ["--only-binary", ":all:"]
+        if "python" in project:  # a wheel built only for older Pythons (torchvision 0.14: cp37 .. cp310)
+            binary += ["--python-version", project["python"]]
         subprocess.run(
             [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", *binary, "-d", tmp, project["pypi"]],
             check=True,

@@ -8,6 +8,9 @@ freshly harvested candidates are read (`relate`).
   with the guard; the id stays, it names the harvested fact).
 - A default whose old and new spellings are one value (`same_value`, read again here so that a
   harvest shipped before a new spelling rule still drops it) is no change.
+- A default that was torch.optim's `required` (`SGD(params, lr=required)` -> `lr=0.001`) made
+  every param group without the value raise: no call that ran relied on it, so the new default
+  changes nothing a working call does; the candidate is waived (`_required`).
 - A default that was None (`operator_export_type=None` -> `OperatorExportTypes.ONNX`) was a
   sentinel the body replaced; with what, the signatures do not show, so neither do they show a
   change (`unshown_default`): the candidate gets no generated matcher and is left to be curated
@@ -41,6 +44,8 @@ def relate(candidates: list[Candidate]) -> list[Candidate]:
             if defaults is not None and same_value(*defaults):
                 continue
             c = _as_deprecation(c, sentinels)
+            if c.kind == "default-changed" and c.waived is None and defaults is not None and defaults[0] == "required":
+                c = replace(c, waived=_required(c))
         out.append(c)
     return out
 
@@ -50,6 +55,13 @@ def _defaults(c: Candidate) -> tuple[str, str] | None:
     if found is None or found["name"] != c.parameter or " -> " in found["old"] + found["new"]:
         return None  # a default whose text holds " -> " cannot be split back
     return found["old"], found["new"]
+
+
+def _required(c: Candidate) -> str:
+    where = f" ({c.evidence[0].release} {c.evidence[0].file}:{c.evidence[0].line})" if c.evidence else ""
+    return (f"the old default of {c.parameter} was torch.optim's `required`{where}: a param group without "
+            f"{c.parameter} raised, so every call that ran gave it (as a keyword or in each group); the new "
+            "default only applies where the old one raised")
 
 
 def _sentinel_guards(candidates: list[Candidate]) -> dict[tuple[str, str, str, str, str], Candidate]:

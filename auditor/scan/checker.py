@@ -40,10 +40,10 @@ from auditor.scan.tagging import classes_of
 from auditor.scan.tags import INT_TENSOR, Tag, is_tensor
 from auditor.scan.usage import Usages
 
-# Method names that numpy arrays, pandas objects or Python builtins also have: on a receiver of
-# unknown type they say nothing about torch, so they are reported only on known tensors.
+# Method names that numpy arrays, pandas objects, Python builtins or pathlib paths also have: on a
+# receiver of unknown type they say nothing about torch, so they are reported only on known tensors.
 COMMON_METHODS = frozenset(
-    ["clip", "round", "sum", "mean", "max", "min", "all", "any", "copy", "fill", "sort", "reshape", "view", "astype", "dot", "item", "tolist", "flatten", "squeeze", "transpose", "repeat", "cumsum", "cumprod", "prod", "std", "var", "argmax", "argmin", "argsort", "nonzero", "take", "put", "diagonal", "trace", "conj", "real", "imag", "abs", "get", "pop", "update", "append", "extend", "index", "count", "split", "strip", "replace", "join", "format", "load", "save", "solve", "resize"]
+    ["clip", "round", "sum", "mean", "max", "min", "all", "any", "copy", "fill", "sort", "reshape", "view", "astype", "dot", "item", "tolist", "flatten", "squeeze", "transpose", "repeat", "cumsum", "cumprod", "prod", "std", "var", "argmax", "argmin", "argsort", "nonzero", "take", "put", "diagonal", "trace", "conj", "real", "imag", "abs", "get", "pop", "update", "append", "extend", "index", "count", "split", "strip", "replace", "join", "format", "load", "save", "solve", "resize", "rename"]
 )
 
 

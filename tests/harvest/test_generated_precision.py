@@ -195,3 +195,63 @@ def test_a_generated_finding_on_a_call_a_curated_entry_reports_is_folded_into_a_
     alone = pipeline.scan(project, "2.0.0", "2.1.0", KnowledgeBase((export, freeze)))
     assert sorted((f.change, f.line) for f in alone.findings) == sorted([(export.id, 2), (freeze.id, 3)])
     assert not [n for n in alone.notes if "not listed apart" in n]
+
+
+RENAMES = """\
+from pathlib import Path
+import pandas as pd
+import torch
+import webdataset as wd
+
+def move(url, f):
+    Path(url).rename(f)                                     # 7: a path
+def counts(frame: pd.DataFrame):
+    return frame.groupby("id").size().rename(columns={"size": "n"})   # 9: a frame
+def samples(urls):
+    return wd.WebDataset(urls).rename(audio="wav", key="__key__")     # 11: a pipeline
+def named():
+    t = torch.zeros(2, 3)
+    return t.rename("N", "C")                              # 14: a tensor
+"""
+
+
+def test_a_tensor_method_whose_name_paths_and_frames_share_is_matched_on_known_tensors_only(tmp_path: Path) -> None:
+    """`Tensor.rename` (generated as removed in 2.13) is also `Path.rename`, `DataFrame.rename` and
+    webdataset's `rename`: on a receiver of unknown type the name says nothing about torch (NeMo,
+    YOLOv5, Catalyst, SuperGradients, MMDetection: every `.rename` the pool held was one of those)."""
+    removed = replace(candidate("symbol-removed", "torch.Tensor.rename"), symbol_kind="method")
+    found = matches(removed)
+    assert not isinstance(found, Open) and [m.method for m in found] == [("rename",)]
+    assert _lines(tmp_path, RENAMES, [spec_change(removed, found)]) == [14]
+
+
+SGD_LR = ("torch@2.2.0:default-changed:torch.optim.SGD:lr", "torch@2.2.0:default-changed:torch.optim.sgd.SGD:lr")
+
+
+def test_a_default_that_was_the_optimizers_required_sentinel_is_waived() -> None:
+    """2.2 gives SGD `lr=0.001` where it had `lr=required`, which raised for a param group
+    without lr: every call that ran gave it (skorch's `SGD([{'params': p, 'lr': lr}])`)."""
+    from auditor.harvest.coverage import stand
+
+    for c in relate(_shipped("torch", *SGD_LR)):
+        assert c.waived is not None and "`required`" in c.waived and "torch/optim/sgd.py" in c.waived
+        assert stand(c, {}, []).state == "waived"
+    other = candidate("default-changed", "torch.optim.Adam", parameter="lr")
+    moved = replace(other, detail="default of lr: 0.01 -> 0.001")
+    assert relate([moved]) == [moved] and stand(moved, {}, []).state == "generated"
+
+
+def test_the_x86_default_backend_of_the_qconfig_getters_is_waived_as_the_same_configs() -> None:
+    """2.0's `backend='x86'` (was 'fbgemm') builds the same qconfigs (read in the 2.0.0 wheel);
+    Neural Compressor's `get_default_qconfig_mapping()` gets what it got on 1.13."""
+    from auditor.harvest.coverage import stand
+    from auditor.harvest.shipped import read_waivers
+    from auditor.knowledge import default_directory
+
+    waivers = read_waivers(default_directory(), "torch")
+    getters = [c for c in relate(read_candidates(default_directory(), "torch"))
+               if c.kind == "default-changed" and c.parameter == "backend" and "'fbgemm' -> 'x86'" in c.detail]
+    assert len(getters) == 12
+    assert {stand(c, {}, waivers).state for c in getters} == {"waived"}
+    qnnpack = replace(getters[0], id=getters[0].id.replace("torch@2.0.0", "torch@2.1.0"))
+    assert stand(qnnpack, {}, waivers).state == "generated"  # the waiver is about 2.0's change only
