@@ -176,7 +176,10 @@ class Checker:
     def _call(self, node: ast.AST) -> None:
         assert isinstance(node, ast.Call)
         func = node.func
-        if isinstance(func, ast.Attribute) and func.attr not in self.attributes and not self.forwards and not _on_self(func):
+        if (
+            func.__class__ is ast.Attribute and func.attr not in self.attributes and not self.forwards
+            and (func.value.__class__ is not ast.Name or func.value.id != "self")
+        ):
             return  # `a.b.f(x)` is qualified `....f` if at all: no matched call, nor method, is named so
         qualified = self.resolver.qualified(func, self.scope)
         if qualified == "functools.partial" and node.args:
@@ -321,8 +324,10 @@ class Checker:
 
     def _attribute(self, node: ast.AST) -> None:
         assert isinstance(node, ast.Attribute)
-        if id(node) in self.covered or (node.attr not in self.attributes and not _on_self(node)):
-            return  # covered, or a chain whose qualified name, if any, ends in a name no call has
+        if id(node) in self.covered:
+            return
+        if node.attr not in self.attributes and (node.value.__class__ is not ast.Name or node.value.id != "self"):
+            return  # a chain whose qualified name, if any, ends in a name no call has (`self.op` may be an alias)
         root = node.value
         while root.__class__ is ast.Attribute:
             root = root.value
