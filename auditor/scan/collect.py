@@ -25,7 +25,7 @@ from auditor.scan.bindings import (
 from auditor.scan.guards import Conditions
 from auditor.scan.scopes import Scope, key_of, owner_for
 from auditor.scan.tags import LOCAL
-from auditor.scan.walk import FastVisitor
+from auditor.scan.walk import _UNSEEN, FastVisitor
 
 if TYPE_CHECKING:
     from auditor.scan.names import Resolver
@@ -88,8 +88,13 @@ class Collector(FastVisitor):
         """A block's statements; after `if T: ... return`, the rest runs only where T fails."""
         assert self.scope is not None
         outer = self.conditions
+        dispatch = self._dispatch
         for statement in statements:
-            self.visit(statement)
+            handler = dispatch.get(statement.__class__, _UNSEEN)  # `visit`, dispatched here: a call less per statement
+            if handler is _UNSEEN:
+                handler = self._handler(statement.__class__)
+            if handler is not None:
+                handler(self, statement)
             if statement.__class__ is ast.If:
                 body_exits = statement.body[-1].__class__ in EXITS
                 else_exits = bool(statement.orelse) and statement.orelse[-1].__class__ in EXITS
@@ -175,26 +180,29 @@ class Collector(FastVisitor):
 
     def _later(self, target: ast.expr, value: ast.expr | None, kind: type[Binding]) -> None:
         """Note a binding of `target` (each element of a tuple target) in the scope it belongs to."""
-        assert self.scope is not None
-        if kind is ForTarget and isinstance(target, (ast.Tuple, ast.List)):
-            for element, iterable in _for_elements(target, value):
-                self._later(element, iterable, ForTarget)
-            return
-        elements = [target]
-        if isinstance(target, (ast.Tuple, ast.List)):
-            elements, kind = target.elts, (Unpacking if kind is Assignment else kind)
+        scope = self.scope
+        assert scope is not None
+        shape = target.__class__
+        if shape is ast.Tuple or shape is ast.List:
+            if kind is ForTarget:
+                for element, iterable in _for_elements(target, value):  # type: ignore[arg-type]
+                    self._later(element, iterable, ForTarget)
+                return
+            elements, kind = target.elts, (Unpacking if kind is Assignment else kind)  # type: ignore[attr-defined]
+        else:
+            elements = (target,)
         for element in elements:
             key = element.id if element.__class__ is ast.Name else key_of(element)  # a name, most often
             if key is None:
                 continue
-            if kind is Assignment and isinstance(value, (ast.Name, ast.Attribute)):
+            if kind is Assignment and value.__class__ in ALIASES:
                 self.resolver.importable.add(key)  # may be an alias: op = torch.floor_divide
-            owner = owner_for(key, self.scope) if self.scope.lives_in or key[:5] == "self." else self.scope
+            owner = owner_for(key, scope) if scope.lives_in or key[:5] == "self." else scope
             bindings = owner.bindings.get(key)
             if bindings is None:
-                owner.bindings[key] = [kind((self.scope.node, element, value))]
+                owner.bindings[key] = [kind((scope.node, element, value))]
             else:
-                bindings.append(kind((self.scope.node, element, value)))
+                bindings.append(kind((scope.node, element, value)))
             owner.unread.add(key)
 
     def _local(self, node: ast.AST, name: str) -> None:
@@ -431,14 +439,17 @@ class Collector(FastVisitor):
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        value = node.value
+        site = value.__class__ in ALIASES  # an alias (`op = torch.floor_divide`) or `x.data = v`: see `Checker._assign`
         for target in node.targets:
-            self._later(target, node.value, Assignment)
-        if node.value.__class__ in ALIASES or any(t.__class__ is ast.Attribute for t in node.targets):
-            self._site(ASSIGN, node)  # an alias (`op = torch.floor_divide`) or `x.data = v`: see `Checker._assign`
+            self._later(target, value, Assignment)
+            site = site or target.__class__ is ast.Attribute
+        if site:
+            self._site(ASSIGN, node)
         for target in node.targets:
             if target.__class__ is not ast.Name:  # a name stored is no site
                 self.visit(target)
-        self.visit(node.value)
+        self.visit(value)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
