@@ -15,9 +15,10 @@ PYTHONPATH pointing at it), so that edits made meanwhile neither change the code
 turn the warm scan's hits into misses (the cache key includes the scanner's source).
 
 Each scan runs as its own process; its wall time, CPU time (itself and its workers) and peak
-memory (the sum over its process tree, sampled) are printed with the ratios to the floor.
-The machine's other load shows in the wall times: compare ratios from one run, not numbers
-from different runs.
+memory (the sum over its process tree, sampled) are printed with the ratios to the floor: the
+ratio of the medians, and the median of each round's own ratio ("paired", steadier on a machine
+whose speed drifts). The machine's other load shows in the wall times: compare ratios from one
+run, not numbers from different runs.
 """
 
 from __future__ import annotations
@@ -208,14 +209,20 @@ def main() -> None:
     def median(name: str, attribute: str) -> float:
         return statistics.median(getattr(r[name], attribute) for r in rounds)
 
+    def paired(name: str) -> float:
+        """The median over rounds of each round's own ratio: the floor and the scans of one round
+        run within seconds of each other, so a slow spell of the machine moves both."""
+        return statistics.median(r[name].wall / r["floor"].wall for r in rounds)
+
     floor = median("floor", "wall")
     rows = [("parse floor (1 process)", "floor"), ("auditor cold (empty cache)", "cold"), ("auditor warm (rescan)", "warm")]
     print(f"tree: {args.tree}  range: torch {args.from_version} -> {args.to_version}  cores: {os.cpu_count()}  "
           f"rounds: {args.repeat} (medians)")
-    print(f"{'':30} {'wall s':>8} {'cpu s':>8} {'peak MB':>8} {'/ floor':>8}")
+    print(f"{'':30} {'wall s':>8} {'cpu s':>8} {'peak MB':>8} {'/ floor':>8} {'paired':>8}")
     for label, name in rows:
         wall = median(name, "wall")
-        print(f"{label:30} {wall:8.2f} {median(name, 'cpu'):8.2f} {median(name, 'peak_mb'):8.0f} {wall / floor:8.2f}")
+        print(f"{label:30} {wall:8.2f} {median(name, 'cpu'):8.2f} {median(name, 'peak_mb'):8.0f} {wall / floor:8.2f} "
+              f"{paired(name):8.2f}")
 
     if args.torchfix:
         command = args.torchfix_bin or shutil.which("torchfix")
