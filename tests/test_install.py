@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.venvs import sees_this_environment
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -35,6 +37,7 @@ def test_wheel_installed_outside_the_repo_finds_every_knowledge_file(tmp_path: P
     [wheel] = wheels.glob("lockfile_auditor-*.whl")
     env_dir = tmp_path / "env"
     venv.create(env_dir, system_site_packages=True, with_pip=True)
+    sees_this_environment(env_dir)  # the wheel's dependencies, which --no-deps leaves out
     python = env_dir / "bin" / "python"
     subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "-q", str(wheel)], check=True,
                    capture_output=True)

@@ -24,6 +24,7 @@ from auditor.probe.environments import (
     existing,
 )
 from auditor.probe.interpreters import discover
+from tests.venvs import sees_this_environment
 
 pytestmark = pytest.mark.slow
 
@@ -140,6 +141,7 @@ def test_an_existing_environment_with_nvidia_wheels_is_a_cuda_build(tmp_path: Pa
     from auditor.probe.executor import cuda_build
 
     venv.EnvBuilder(system_site_packages=True, with_pip=False).create(tmp_path / "env")
+    sees_this_environment(tmp_path / "env")
     site = next((tmp_path / "env").glob("lib/python*/site-packages"))
     info = site / "nvidia_cublas_cu12-12.8.4.1.dist-info"
     info.mkdir()
