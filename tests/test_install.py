@@ -37,10 +37,12 @@ def test_wheel_installed_outside_the_repo_finds_every_knowledge_file(tmp_path: P
     [wheel] = wheels.glob("lockfile_auditor-*.whl")
     env_dir = tmp_path / "env"
     venv.create(env_dir, system_site_packages=True, with_pip=True)
-    sees_this_environment(env_dir)  # the wheel's dependencies, which --no-deps leaves out
     python = env_dir / "bin" / "python"
     subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "-q", str(wheel)], check=True,
                    capture_output=True)
+    # the wheel's dependencies (--no-deps left them out), seen after it: before the install, pip
+    # would have taken the running environment's lockfile-auditor for this one
+    sees_this_environment(env_dir)
     isolated = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     code = (
         "import auditor, pathlib; from auditor.knowledge import default_directory, load_entries;"
