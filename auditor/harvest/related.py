@@ -19,16 +19,22 @@ freshly harvested candidates are read (`relate`).
 At harvest time, with every release's surface (`restored`): a symbol removed in one release and
 back in a later one (`SequenceParallel`, gone in 2.2, back in 2.3), a parameter that comes back,
 a default that returns to its old value, is undone there: the candidate says `until` that release,
-and a move that crosses both sees no change (`SpecChange.until`).
+and a move that crosses both sees no change (`SpecChange.until`). The mirror (`appeared`): a
+symbol or parameter removed in one release that first appeared in a later release than the
+first one read (`torch.nested_tensor`, in 1.12 only) says `since` that release: from an older
+release, a line that uses it failed before the move as it does after (`SpecChange.since`).
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 
-from auditor.harvest.candidates import same_value
+from packaging.version import Version
+
+from auditor.harvest.candidates import class_origins, inherited, same_value
 from auditor.harvest.model import Candidate, Release, Symbol
 
 _DEFAULT = re.compile(r"default of (?P<name>\w+): (?P<old>.*) -> (?P<new>.*)")
@@ -139,6 +145,82 @@ def _undone(c: Candidate, surface: dict[str, Symbol]) -> bool:
         now = names[c.parameter].default
         return defaults is not None and now is not None and same_value(defaults[0], now)
     return False
+
+
+REMOVALS = ("symbol-removed", "parameter-removed", "parameter-renamed")  # a renamed one's old name is gone too
+
+
+def appeared(candidates: list[Candidate], releases: Sequence[Release], listed: Sequence[Version] = ()) -> list[Candidate]:
+    """The removals with `since` set to the first release that may have had what they remove
+    (releases oldest first). Before it, every release read is known to lack it; `listed` (every
+    release of the index in the range, oldest first) moves `since` back to the first release after
+    the last one known to lack it, so that a release not read (a failed download, a patch release
+    left out) is never assumed to lack it. A removal that the first release read may have had
+    has no `since`: it may be older than the harvest."""
+    order = {r.version: index for index, r in enumerate(releases)}
+    shown = [_Shown(r) for r in releases]
+    out = []
+    for c in candidates:
+        end = order.get(c.before)
+        if c.kind not in REMOVALS or end is None or c.since is not None:
+            out.append(c)
+            continue
+        feeds = shown[end].feeds(c.symbol.rpartition(".")[0])
+        first = next(i for i in range(end + 1) if i == end or shown[i].may_have(c, feeds))
+        if first == 0:
+            out.append(c)
+            continue
+        lacking = Version(releases[first - 1].version)
+        since = min([v for v in listed if v > lacking] + [Version(releases[first].version)])
+        out.append(replace(c, since=str(since)))
+    return out
+
+
+class _Shown:
+    """What one release shows of a name, read lazily: its surface, what users still reach
+    through bases and module bindings, its `__getattr__` hooks and its stubs."""
+
+    def __init__(self, release: Release) -> None:
+        self.release = release
+        self._surface: dict[str, Symbol] | None = None
+        self._classes: dict[str, Symbol] = {}
+        self._feeds: dict[str, set[str]] | None = None
+        self._hooks: set[str] | None = None
+        self._stubs = frozenset(release.stubs)
+
+    @property
+    def surface(self) -> dict[str, Symbol]:
+        if self._surface is None:
+            self._surface = self.release.by_name()
+            self._classes = class_origins(self._surface)
+        return self._surface
+
+    def feeds(self, owner: str) -> set[str]:
+        """The stub files that define names of the module or class `owner` here: a release
+        without one of them cannot show whether it had such a name."""
+        if self._feeds is None:
+            self._feeds = {}
+            for s in self.release.symbols:
+                if s.source != "py":
+                    self._feeds.setdefault(s.name.rpartition(".")[0], set()).add(s.source)
+        return self._feeds.get(owner, set())
+
+    def may_have(self, c: Candidate, feeds: set[str]) -> bool:
+        """Whether a call of `c.symbol` (with `c.parameter`) could have worked here, as far as the
+        surface shows: what it cannot show (a stub the release lacks, a `__getattr__`, a signature
+        it does not know) counts as had."""
+        surface = self.surface
+        found = surface.get(c.symbol) or inherited(c.symbol, surface, self._classes)
+        if found is None:
+            owner = surface.get(c.symbol.rpartition(".")[0])
+            if self._hooks is None:
+                self._hooks = {s.symbol for s in self.release.sites if s.kind == "getattr"}
+            return bool(feeds - self._stubs) or c.symbol in self._hooks or bool(owner and owner.dynamic)
+        if c.kind == "symbol-removed":
+            return True
+        if found.kind == "attribute" or not found.params:
+            return True  # a signature the release does not show
+        return any(p.name == c.parameter or p.kind == "var-keyword" for p in found.params)
 
 
 def unshown_default(c: Candidate) -> str | None:
