@@ -15,11 +15,14 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
+from auditor import pipeline
 from auditor.harvest import HarvestSettings, harvest
-from auditor.harvest.generate import generate
+from auditor.harvest.generate import Open, generate, matches, spec_change
 from auditor.harvest.model import Param, Release, Symbol
 from auditor.harvest.related import appeared
 from auditor.harvest.shipped import pair_text, read_candidates, ship
+from auditor.knowledge import KnowledgeBase
+from auditor.models import SpecChange
 from auditor.report.serialize import change as serialized
 from tests.harvest.test_coverage import candidate
 from tests.harvest.test_fly import _Quiet
@@ -117,3 +120,45 @@ def test_shipped_candidates_round_trip_since(tmp_path: Path) -> None:
     path.write_text(pair_text("torch", "2.0.0", "2.1.0", [removed]), "utf-8")
     assert 'since = "1.12.0"' in path.read_text("utf-8")
     assert read_candidates(tmp_path, "torch")[0].since == "1.12.0"
+
+
+NESTED = replace(candidate("symbol-removed", "torch.nested_tensor"), id="torch@1.13.0:symbol-removed:torch.nested_tensor",
+                 before="1.12.1", release="1.13.0", since="1.12.0")
+SOURCE = """\
+import torch
+HAS_NESTED = hasattr(torch, "nested_tensor")
+t = torch.nested_tensor(xs)                       # 3: unguarded
+if torch.__version__ >= "1.12":
+    t = torch.nested_tensor(xs)                   # 5: runs from since on only
+if torch.__version__ >= "1.8":
+    t = torch.nested_tensor(xs)                   # 7: runs at 1.10 too
+if HAS_NESTED:
+    t = torch.nested_tensor(xs)                   # 9: a test the scanner cannot read
+"""
+
+
+def _lines(tmp_path: Path, changes: list[SpecChange], old: str, new: str) -> list[int]:
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    (project / "m.py").write_text(SOURCE, "utf-8")
+    result = pipeline.scan(project, old, new, KnowledgeBase(tuple(changes)))
+    return sorted(f.line for f in result.findings)
+
+
+def _change(c: object = NESTED) -> SpecChange:
+    found = matches(c)  # type: ignore[arg-type]
+    assert not isinstance(found, Open)
+    return spec_change(c, found)  # type: ignore[arg-type]
+
+
+def test_a_removal_of_what_the_old_end_lacked_reaches_only_code_kept_off_the_old_end(tmp_path: Path) -> None:
+    change = _change()
+    assert change.since == Version("1.12.0")
+    # 1.10 had no nested_tensor: lines that ran there failed there, as on 2.15; line 5 did not run there
+    assert _lines(tmp_path, [change], "1.10.0", "2.15.0") == [5]
+    assert _lines(tmp_path, [change], "1.10.0+cu113", "2.15.0") == [5]
+    # 1.12 had it: every line that runs at 2.15 loses it
+    assert _lines(tmp_path, [change], "1.12.0", "2.15.0") == [3, 5, 7, 9]
+    assert _lines(tmp_path, [change], "1.12.1", "1.13.0") == [3, 5, 7, 9]
+    # without since, the old behaviour: every line
+    assert _lines(tmp_path, [_change(replace(NESTED, since=None))], "1.10.0", "2.15.0") == [3, 5, 7, 9]
