@@ -85,20 +85,32 @@ def test_the_harvest_says_since_and_ships_it(index: str, tmp_path: Path) -> None
     assert nested.since == Version("1.1") and serialized(nested)["since"] == "1.1"
 
 
-def _release(version: str, *symbols: Symbol, stubs: tuple[str, ...] = ()) -> Release:
-    return Release("torch", version, f"torch-{version}.whl", symbols, (), stubs)
+STUB = "torch/_C/_VariableFunctions.pyi"
 
 
-def test_a_release_that_cannot_show_the_name_may_have_had_it() -> None:
-    """A stub-defined name is unknown in a release without the stub (torch 1.0-1.4 lack some); a
-    keyword may have gone to a `**kwargs`; neither release is counted as lacking it."""
-    stub = "torch/_C/_VariableFunctions.pyi"
-    nested = Symbol("torch.nested_tensor", "function", stub, 1, stub, (Param("tensors", "positional", None),))
-    releases = [_release("1.0.0", stubs=(stub,)), _release("1.1.0"), _release("1.2.0", stubs=(stub,)),
-                _release("1.12.0", nested, stubs=(stub,)), _release("1.13.0", stubs=(stub,))]
+def _release(version: str, *symbols: Symbol, stubbed: bool = True) -> Release:
+    """A torch release with `symbols`; `stubbed`: its stubs describe torch's C functions."""
+    module = Symbol("torch", "module", "torch/__init__.py", 1, "py")
+    add = (Symbol("torch.add", "function", STUB, 1, STUB),) if stubbed else ()
+    return Release("torch", version, f"torch-{version}.whl", (module, *add, *symbols), (), (STUB,) if stubbed else ())
+
+
+def test_a_release_that_cannot_show_the_name_counts_as_having_had_it_after_one_that_can() -> None:
+    """torch.nested_tensor, a C function: a release whose stubs do not describe torch's C functions
+    cannot show whether it had it (torch 1.0 ships no stubs). Before the first release that can,
+    such a release is outside what the harvest read of the name, as the releases before the
+    harvest are; after it, it may have had it. A keyword may have gone to a `**kwargs`."""
+    nested = Symbol("torch.nested_tensor", "function", STUB, 1, STUB, (Param("tensors", "positional", None),))
+    releases = [_release("1.0.0", stubbed=False), _release("1.1.0"), _release("1.2.0", stubbed=False),
+                _release("1.3.0"), _release("1.12.0", nested), _release("1.13.0")]
     removed = replace(candidate("symbol-removed", "torch.nested_tensor"), before="1.12.0", release="1.13.0")
-    assert appeared([removed], releases)[0].since == "1.1.0"
-    assert appeared([removed], [releases[0], *releases[2:]])[0].since == "1.12.0"
+    assert appeared([removed], releases)[0].since == "1.2.0"
+    without = [r for r in releases if r.version != "1.2.0"]
+    assert appeared([removed], without)[0].since == "1.12.0"
+    listed = [Version(v) for v in ("1.0.0", "1.1.0", "1.3.0", "1.11.0", "1.12.0", "1.13.0")]
+    assert appeared([removed], without, listed)[0].since == "1.11.0"  # listed, not read: it may have had it
+    had = [_release("1.0.0", stubbed=False), _release("1.1.0", nested), *without[1:]]
+    assert appeared([removed], had)[0].since is None  # the first release that can show it had it
 
     def tune(*params: Param) -> Symbol:
         return Symbol("torch.tune", "function", "torch/x.py", 1, "py", (Param("x", "positional", None), *params))
@@ -109,6 +121,7 @@ def test_a_release_that_cannot_show_the_name_may_have_had_it() -> None:
     dropped = replace(candidate("parameter-removed", "torch.tune", parameter="fast"), before="2.3.0", release="2.4.0")
     assert appeared([dropped], releases)[0].since == "2.1.0"  # fast= may have gone to **kwargs there
     assert appeared([dropped], releases[2:])[0].since == "2.3.0"
+    assert appeared([dropped], [_release("2.0.0"), *releases[2:]])[0].since == "2.3.0"  # no tune at all: no fast=
     kept = replace(candidate("default-changed", "torch.tune", parameter="fast"), before="2.3.0", release="2.4.0")
     assert appeared([kept], releases)[0].since is None  # not a removal
 
