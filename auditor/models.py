@@ -317,6 +317,10 @@ class SpecChange:
     references: tuple[str, ...]
     source: str  # the TOML file it was read from
     until: Version | None = None  # superseded (reverted) in this release
+    # Generated removals: the release what is removed first appeared in. From an old end before
+    # it, a line that ran there failed there too; only one that did not run there (a version
+    # guard) and runs after the removal meets the change (`scan.guards.Guards.reaches`).
+    since: Version | None = None
     python: SpecifierSet | None = None
     platform: str | None = None
     requires_python: SpecifierSet | None = None  # python-support entries

@@ -189,6 +189,7 @@ def spec_change(c: Candidate, found: tuple[Match, ...], source: str | None = Non
         package=c.package,
         introduced=Version(c.release),
         until=Version(c.until) if c.until else None,  # undone there: a move across both sees no change
+        since=Version(c.since) if c.since else None,  # a move from before it had nothing to lose
         kind=_KIND[c.kind],
         severity=_SEVERITY[c.kind],  # type: ignore[arg-type]
         silent=False,

@@ -106,6 +106,9 @@ class Candidate:
     conditional: bool = False  # the warning also depends on something the guard does not say
     params: tuple[Param, ...] = ()  # the symbol's parameters, for a guard to be read against
     until: str | None = None  # a later release that undoes it (the symbol or parameter is back)
+    # Removals (of a symbol or a parameter): the release what is removed first appeared in, among
+    # the harvested ones; a move from before it had nothing to lose (None: in the first one read).
+    since: str | None = None
     # Set by the harvest when its own evidence shows users are not affected (the body puts the
     # old default back in for None): the one-line reason, with file and line.
     waived: str | None = None

@@ -19,16 +19,22 @@ freshly harvested candidates are read (`relate`).
 At harvest time, with every release's surface (`restored`): a symbol removed in one release and
 back in a later one (`SequenceParallel`, gone in 2.2, back in 2.3), a parameter that comes back,
 a default that returns to its old value, is undone there: the candidate says `until` that release,
-and a move that crosses both sees no change (`SpecChange.until`).
+and a move that crosses both sees no change (`SpecChange.until`). The mirror (`appeared`): a
+symbol or parameter removed in one release that first appeared in a later release than the
+first one able to show it (`torch.nested_tensor`, in 1.12 only) says `since` that release: from
+an older release, a line that uses it failed before the move as it does after (`SpecChange.since`).
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 
-from auditor.harvest.candidates import same_value
+from packaging.version import Version
+
+from auditor.harvest.candidates import class_origins, inherited, same_value
 from auditor.harvest.model import Candidate, Release, Symbol
 
 _DEFAULT = re.compile(r"default of (?P<name>\w+): (?P<old>.*) -> (?P<new>.*)")
@@ -139,6 +145,98 @@ def _undone(c: Candidate, surface: dict[str, Symbol]) -> bool:
         now = names[c.parameter].default
         return defaults is not None and now is not None and same_value(defaults[0], now)
     return False
+
+
+REMOVALS = ("symbol-removed", "parameter-removed", "parameter-renamed")  # a renamed one's old name is gone too
+HAD, LACKED, UNREADABLE = "had", "lacked", "unreadable"
+
+
+def appeared(candidates: list[Candidate], releases: Sequence[Release], listed: Sequence[Version] = ()) -> list[Candidate]:
+    """The removals with `since` set to the first release that may have had what they remove
+    (releases oldest first). Every release read before it is known to lack it, or cannot show it
+    at all and comes before the first one that can (torch 1.0 ships no stubs: the C functions of
+    1.1 on are not known to be new, nor to be old; such releases are treated as the releases
+    before the harvest are). A release that cannot show it after one that can, or one that shows
+    only that it may have it (a `**kwargs`, a `__getattr__`), counts as having had it. `listed`
+    (every release of the index in the range, oldest first) moves `since` back to the first
+    release after the last one known to lack it, so that a release not read (a failed download,
+    a patch release left out) is never assumed to lack it. A removal that the first release able
+    to show it had has no `since`: it may be older than the harvest."""
+    order = {r.version: index for index, r in enumerate(releases)}
+    shown = [_Shown(r) for r in releases]
+    out = []
+    for c in candidates:
+        end = order.get(c.before)
+        if c.kind not in REMOVALS or end is None or c.since is not None:
+            out.append(c)
+            continue
+        states = [shown[i].state(c, shown[end]) for i in range(end)] + [HAD]
+        start = next(i for i, state in enumerate(states) if state != UNREADABLE)
+        first = next(i for i in range(start, end + 1) if states[i] != LACKED)
+        if first == start:
+            out.append(c)
+            continue
+        lacking = Version(releases[first - 1].version)
+        since = min([v for v in listed if v > lacking] + [Version(releases[first].version)])
+        out.append(replace(c, since=str(since)))
+    return out
+
+
+class _Shown:
+    """What one release shows of a name, read lazily: its surface, what users still reach
+    through bases and module bindings, its `__getattr__` hooks, and which namespaces its stubs
+    describe."""
+
+    def __init__(self, release: Release) -> None:
+        self.release = release
+        self._surface: dict[str, Symbol] | None = None
+        self._classes: dict[str, Symbol] = {}
+        self._stubbed: set[str] | None = None
+        self._hooks: set[str] | None = None
+
+    @property
+    def surface(self) -> dict[str, Symbol]:
+        if self._surface is None:
+            self._surface = self.release.by_name()
+            self._classes = class_origins(self._surface)
+        return self._surface
+
+    def stubbed(self, owner: str) -> bool:
+        """Whether a stub of this release defines names of the module or class `owner` (its
+        functions and methods written in C): without one, the release cannot show them."""
+        if self._stubbed is None:
+            self._stubbed = {s.name.rpartition(".")[0] for s in self.release.symbols if s.source != "py"}
+        return owner in self._stubbed
+
+    def state(self, c: Candidate, before: _Shown) -> str:
+        """Whether a call of `c.symbol` (with `c.parameter`) could have worked here, as far as
+        the surface shows (`before`: the release the candidate removes it from)."""
+        found = self._find(c.symbol, before)
+        if found is None or isinstance(found, str):
+            return found or LACKED
+        if c.kind == "symbol-removed" or found.kind == "attribute" or not found.params:
+            return HAD  # the name, or a signature the release does not show
+        return HAD if any(p.name == c.parameter or p.kind == "var-keyword" for p in found.params) else LACKED
+
+    def _find(self, name: str, before: _Shown) -> Symbol | str | None:
+        """The symbol `name` reaches here; HAD or UNREADABLE when it may be here unseen; None
+        when it is known not to be."""
+        surface = self.surface
+        found = surface.get(name) or inherited(name, surface, self._classes)
+        if found is not None:
+            return found
+        owner = name.rpartition(".")[0]
+        if not owner:
+            return None
+        if self._hooks is None:
+            self._hooks = {s.symbol for s in self.release.sites if s.kind == "getattr"}
+        holder = surface.get(owner)
+        if holder is None:  # its module or class is not here either: whatever that one is, so is it
+            above = self._find(owner, before)
+            return HAD if isinstance(above, Symbol) else above  # a binding of another kind: its members unseen
+        if name in self._hooks or holder.dynamic:
+            return HAD
+        return UNREADABLE if before.stubbed(owner) and not self.stubbed(owner) else None
 
 
 def unshown_default(c: Candidate) -> str | None:

@@ -23,7 +23,7 @@ from auditor.harvest.index import (
     smallest_wheel,
 )
 from auditor.harvest.model import Candidate, Harvest, Release
-from auditor.harvest.related import relate, restored
+from auditor.harvest.related import appeared, relate, restored
 from auditor.harvest.surface import Surface
 from auditor.harvest.wheel import import_name, read_wheel
 from auditor.progress import SILENT, ProgressReporter
@@ -91,7 +91,8 @@ def harvest(package: str, low: str, high: str, settings: HarvestSettings,
     candidates: list[Candidate] = []
     for old, new in itertools.pairwise(done):
         candidates += compare(old, new)
-    candidates = restored(relate(candidates), done)
+    listed = sorted({*releases(files, lo, hi), *yanked})  # every release, read or not: `since` passes over none
+    candidates = appeared(restored(relate(candidates), done), done, listed)
     for release in done:
         notes += release.notes
     for failed_version, reason in failed:

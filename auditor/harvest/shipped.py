@@ -58,6 +58,8 @@ def pair_text(package: str, before: str, after: str, candidates: list[Candidate]
             lines.append("conditional = true")
         if c.until is not None:
             lines.append(f"until = {_s(c.until)}")
+        if c.since is not None:
+            lines.append(f"since = {_s(c.since)}")
         lines.append(f"detail = {_s(c.detail)}")
         if c.waived is not None:
             lines.append(f"waived = {_s(c.waived)}")
@@ -126,6 +128,7 @@ def read_candidates(knowledge: Path, package: str) -> list[Candidate]:
                     symbol_kind=raw.get("symbol_kind"), conditional=raw.get("conditional", False),
                     params=tuple(Param(p["name"], p["kind"], p.get("default")) for p in raw.get("params", [])),
                     until=raw.get("until"),
+                    since=raw.get("since"),
                     waived=raw.get("waived"),
                 ))
             except (KeyError, TypeError) as exc:

@@ -65,6 +65,7 @@ def change(c: SpecChange) -> dict[str, Any]:
         "source": "harvested" if c.harvested else "curated",
         **({"evidence": {"release": c.harvested.release, "file": c.harvested.file, "line": c.harvested.line,
                          "message": c.harvested.message}} if c.harvested else {}),
+        **({"since": str(c.since)} if c.since else {}),
     }
 
 

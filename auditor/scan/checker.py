@@ -115,11 +115,12 @@ class Checker:
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""  # split only for a finding
         if self.ignores.silences(line, rule.change.id):
             return
-        if self.conditions and (
+        change = rule.change
+        if (self.conditions or change.since) and (
             self.guards.dead(self.conditions)
-            or not self.guards.reaches(self.conditions, rule.change.package, rule.change.introduced)
+            or not self.guards.reaches(self.conditions, change.package, change.introduced, change.since)
         ):
-            return  # runs at neither end of the transition, or on one side of the change only (version guards)
+            return  # runs at neither end of the transition, on one side of the change only, or fails at both (version guards)
         column = node.col_offset + 1 if line == node.lineno else 1  # type: ignore[attr-defined]
         key = (rule.change.id, symbol, line, column)
         previous = self.findings.get(key)

@@ -15,6 +15,11 @@ is read on every version a release could have between the ends (major.minor.micr
 assumed monotone: `torch.__version__` compares as a string before 1.10. When the outcome is not
 known, the code counts as running.
 
+A generated removal of what first appeared after the old end (`SpecChange.since`: 1.13 removed
+`torch.nested_tensor`, which only 1.12 had) changes nothing on 1.10 -> 2.15 for code that runs
+at 1.10: it failed there too. It reaches only code known not to run at the old end that may run
+from the removal on (`if torch >= 1.12:`), which the move makes fail where it did not run.
+
 The walk (`collect`) notes, for each site, the tests it sits under and the outcome it needs:
 the `if` (and `elif`, `else`) around it, an `if T: return` (or `raise`, `continue`, `break`)
 earlier in the same block, the left operands of `and`/`or`, the test of a conditional
@@ -435,15 +440,20 @@ class Guards:
             any(outcome[end] is (not wanted) for outcome, wanted in outcomes) for end in range(len(self.ends))
         )
 
-    def reaches(self, conditions: Conditions, package: str, introduced: Version) -> bool:
+    def reaches(self, conditions: Conditions, package: str, introduced: Version, since: Version | None = None) -> bool:
         """False when, in every move of `package` across `introduced`, the code is known not to run
         on any release before it, or on any release from it on (`if torch < 1.11:` and a 2.0
         change; `if torch >= 2.0:` and a 1.13 change). Only the conditions' known outcomes count:
-        an unknown one may let the code run."""
-        if not conditions or not self.ends or len(self.ends) % 2:
+        an unknown one may let the code run.
+
+        `since`: the change removes what first appeared in that release. From an old end before
+        it, code that ran there failed there as it does after the removal: only code known not to
+        run at the old end that may run from the change on meets it (`if torch >= 1.12:` around
+        `torch.nested_tensor`, on 1.10 -> 2.15); unguarded code does not."""
+        if not self.ends or len(self.ends) % 2:
             return True
         readings = [(self._reading(test, scope), wanted) for test, wanted, scope in conditions]
-        if all(reading is None for reading, _ in readings):
+        if since is None and all(reading is None for reading, _ in readings):
             return True
         for old, new in zip(self.ends[::2], self.ends[1::2], strict=True):
             if package not in old or package not in new:
@@ -451,8 +461,13 @@ class Guards:
             low, high = sorted((old[package], new[package]))
             if not low < introduced <= high:
                 return True  # the change is not crossed by this move: nothing to say
-            before = [v for v in _releases(low, high) if v < introduced]
             after = [v for v in _releases(low, high) if v >= introduced]
+            if since is not None and Version(old[package].public) < since:
+                if not _may_run(readings, (old,), package, [old[package]]) and _may_run(
+                        readings, (old, new), package, after):
+                    return True
+                continue
+            before = [v for v in _releases(low, high) if v < introduced]
             if _may_run(readings, (old, new), package, before) and _may_run(readings, (old, new), package, after):
                 return True
         return False
@@ -475,7 +490,7 @@ def _releases(low: Version, high: Version) -> tuple[Version, ...]:
     return tuple(sorted(grid))
 
 
-def _may_run(readings: list[tuple[_Test | None, bool]], ends: tuple[End, End], package: str,
+def _may_run(readings: list[tuple[_Test | None, bool]], ends: Sequence[End], package: str,
              versions: Sequence[Version]) -> bool:
     """Whether, at one of `versions` of `package` (the other packages at either end), no
     condition is known not to hold."""
