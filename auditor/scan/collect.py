@@ -148,7 +148,7 @@ class Collector(FastVisitor):
         scope = Scope(node, self.scope, is_class=is_class)
         self.resolver.scopes[node] = scope
         outer, self.scope = self.scope, scope
-        outer_where = getattr(self, "where", None)
+        outer_where = self.where if outer is not None else None  # none yet for the module
         self._moved()
         if params is not None:
             for arg in [*params.posonlyargs, *params.args, *params.kwonlyargs]:
@@ -168,10 +168,7 @@ class Collector(FastVisitor):
             body = [node.body]
         else:
             self._block(node.body)  # type: ignore[attr-defined]
-            self.scope = outer
-            if outer_where is not None:
-                self.where = outer_where
-            return
+            body = []
         for part in body:
             self.visit(part)
         self.scope = outer
