@@ -48,13 +48,16 @@ def load_stored(
 ) -> tuple[Knowledge, tuple[str, ...]]:
     """`load(root)`, or what it gave last time for the same files and code; and a note when a
     kept base could not be used."""
+    shipped = _read_shipped(root)
+    if shipped is None and cache_dir is None:
+        return load(root), ()  # nothing to compare the files with: no need to hash them
     try:
         files = _digest(root)
     except OSError:
         return load(root), ()  # the loader says what cannot be read
-    shipped = _shipped(root, files)
-    if shipped is not None:
-        return shipped, ()
+    knowledge = _shipped(shipped, files) if shipped is not None else None
+    if knowledge is not None:
+        return knowledge, ()
     if cache_dir is None:
         return load(root), ()
     stored = cache_dir / SUBDIRECTORY / f"{_name(files)}{SUFFIX}"
@@ -88,13 +91,20 @@ def ship(root: Path, into: Path) -> None:
     into.write_bytes(json.dumps(data, separators=(",", ":")).encode())
 
 
-def _shipped(root: Path, files: bytes) -> Knowledge | None:
-    """The base shipped with the files under `root`, if it is theirs and sound."""
+def _read_shipped(root: Path) -> bytes | None:
     try:
-        data = json.loads((root / SHIPPED).read_bytes())
+        return (root / SHIPPED).read_bytes()
+    except OSError:
+        return None  # none shipped: a checkout
+
+
+def _shipped(shipped: bytes, files: bytes) -> Knowledge | None:
+    """The shipped base, if it is the one of these files (`_digest`) and sound."""
+    try:
+        data = json.loads(shipped)
         return rebuild(data["base"]) if data["key"] == files.hex() else None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
-        return None  # none shipped (a checkout), or not the one these files make: they are read
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return None  # not the one these files make, or damaged: they are read
 
 
 def _digest(root: Path) -> bytes:
