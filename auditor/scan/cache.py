@@ -42,6 +42,7 @@ from auditor.scan.modules import Dependency
 FORMAT = 5  # of the stored values; part of every key
 DATABASE = "scan.sqlite3"
 _BATCH = 500  # keys per SELECT, well under SQLite's limit on bound parameters
+_WRITE_EVERY = 512  # results stored are written in batches while the scan goes on, not all at its end
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# auditor's scan cache; see https://bford.info/cachedir/\n"
 
 FileResult = tuple[list[Finding], list[Skipped], Facts | None]  # facts: for the project index (`feeds`)
@@ -105,7 +106,8 @@ class CacheUnusable(Exception):
 
 
 class ScanCache:
-    """Lookups and (buffered) stores of per-file results; `close` writes what was stored."""
+    """Lookups and stores of per-file results; stores are written a batch at a time as the
+    scan goes on, and the rest when it is closed."""
 
     def __init__(self, connection: sqlite3.Connection, context: bytes, directory: Path | None = None) -> None:
         self._connection: sqlite3.Connection | None = connection
@@ -160,7 +162,32 @@ class ScanCache:
         return found
 
     def put(self, key: bytes, result: FileResult, dependencies: Iterable[Dependency] = ()) -> None:
+        if self._connection is None:
+            return
         self._pending.append((key, encode(result, dependencies)))
+        if len(self._pending) >= _WRITE_EVERY:
+            try:
+                with self._connection:  # a transaction of its own: no lock held while the scan goes on
+                    self._write()
+            except sqlite3.Error as exc:
+                self._lost(exc)
+
+    def _write(self) -> None:
+        assert self._connection is not None
+        today = int(time.time() // 86400)
+        self._connection.executemany(
+            "INSERT OR REPLACE INTO entries (key, value, used) VALUES (?, ?, ?)",
+            [(key, value, today) for key, value in self._pending],
+        )
+        self._pending.clear()
+
+    def _lost(self, exc: sqlite3.Error) -> None:
+        """Another run holding the lock too long, a full disk: said once, the cache dropped."""
+        self.problems.append(
+            f"the results of this scan could not be kept in {self.directory} ({exc}): the next scan reads the files again"
+        )
+        self._pending.clear()
+        self._drop()
 
     def close(self) -> None:
         if self._connection is None:
@@ -168,19 +195,14 @@ class ScanCache:
         today = int(time.time() // 86400)
         try:
             with self._connection:
-                self._connection.executemany(
-                    "INSERT OR REPLACE INTO entries (key, value, used) VALUES (?, ?, ?)",
-                    [(key, value, today) for key, value in self._pending],
-                )
+                self._write()
                 self._connection.executemany(
                     "UPDATE entries SET used = ? WHERE key = ? AND used < ?",
                     [(today, key, today) for key in self._read],
                 )
                 self._connection.execute("DELETE FROM entries WHERE used < ?", (today - MAX_AGE_DAYS,))
-        except sqlite3.Error as exc:  # another run holding the lock too long, a full disk
-            self.problems.append(
-                f"the results of this scan could not be kept in {self.directory} ({exc}): the next scan reads the files again"
-            )
+        except sqlite3.Error as exc:
+            self._lost(exc)
         finally:
             self._pending.clear()
             self._read.clear()

@@ -47,6 +47,9 @@ COMMON_METHODS = frozenset(
 )
 
 
+_UNKNOWN = object()  # not resolved yet
+
+
 class Checker:
     def __init__(
         self, tree: ast.Module, index: RuleIndex, path: str, source: str, ignores: Ignores = NONE,
@@ -89,9 +92,29 @@ class Checker:
         }
         importable = self.resolver.importable
         stars = self.resolver.stars
+        known = self.resolver.names_qualified
+        calls, attributes, forwards = self.index.calls, self.attributes, self.forwards
         for kind, node, where in self.resolver.sites:
-            if kind == NAME and node.id not in importable and not stars:  # type: ignore[attr-defined]
-                continue  # the common case, a local name: only imported names and aliases are torch's
+            # The common cases, passed over here rather than in their handlers: a local name (only
+            # imported names and aliases are torch's), or a name already resolved in this scope
+            # to nothing matched; an attribute chain ending in a name nothing matched has.
+            if kind == NAME:
+                name = node.id  # type: ignore[attr-defined]
+                if name not in importable and not stars:
+                    continue
+                qualified = known.get((id(where[0]), name), _UNKNOWN)
+                if qualified is None or (qualified is not _UNKNOWN and qualified not in calls):
+                    continue
+            elif kind == ATTRIBUTE:
+                value = node.value  # type: ignore[attr-defined]
+                if node.attr not in attributes and (value.__class__ is not ast.Name or value.id != "self"):  # type: ignore[attr-defined]
+                    continue
+            elif kind == CALL and not forwards:
+                func = node.func  # type: ignore[attr-defined]
+                if func.__class__ is ast.Attribute and func.attr not in attributes and (
+                    func.value.__class__ is not ast.Name or func.value.id != "self"
+                ):
+                    continue  # as `_call` would: no matched call, nor method, is named so
             self.scope, self.guarded, self.in_annotation, self.conditions = where
             handlers[kind](node)
         for value, name, scope, guarded, version_tests in self.deferred:

@@ -36,6 +36,7 @@ def _is_environment(directory: Path) -> bool:
 class Discovery:
     files: list[Path] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    relatives: list[str] = field(default_factory=list)  # of each file, from the root ("/"-separated)
 
 
 def _gitignore(directory: Path) -> pathspec.GitIgnoreSpec | None:
@@ -65,6 +66,7 @@ def discover(root: Path, config: ScanConfig | None = None) -> Discovery:
     found = Discovery()
     if not root.is_dir():
         found.files.append(root)
+        found.relatives.append(root.name)
         return found
     real_root = Path(os.path.realpath(root))
     specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
@@ -73,18 +75,16 @@ def discover(root: Path, config: ScanConfig | None = None) -> Discovery:
         if spec is not None:
             specs.append(("", spec))
 
-    def rel(path: Path) -> str:
-        return path.relative_to(root).as_posix()
-
-    def walk(directory: Path, seen: tuple[Path, ...]) -> None:
+    def walk(directory: Path, inside: str, seen: tuple[Path, ...]) -> None:
+        """`inside`: the folder's path from the root, "" for the root itself."""
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as exc:
-            found.skipped.append(Skipped(rel(directory) or ".", f"unreadable folder: {exc.strerror or exc}"))
+            found.skipped.append(Skipped(inside or ".", f"unreadable folder: {exc.strerror or exc}"))
             return
         for entry in entries:
             path = Path(entry.path)
-            relative = rel(path)
+            relative = f"{inside}/{entry.name}" if inside else entry.name
             try:
                 is_dir = entry.is_dir()  # follows symlinks
             except OSError:
@@ -115,7 +115,7 @@ def discover(root: Path, config: ScanConfig | None = None) -> Discovery:
                     spec = _gitignore(path)
                     if spec is not None:
                         specs.append((relative, spec))
-                walk(path, (*seen, real))
+                walk(path, relative, (*seen, real))
                 continue
             if not entry.name.endswith(SUFFIXES):
                 continue
@@ -130,8 +130,9 @@ def discover(root: Path, config: ScanConfig | None = None) -> Discovery:
                 found.skipped.append(Skipped(relative, "not a regular file (a pipe, socket or device)"))
                 continue
             found.files.append(path)
+            found.relatives.append(relative)
 
-    walk(root, (real_root,))
+    walk(root, "", (real_root,))
     return found
 
 

@@ -58,7 +58,8 @@ class Resolver(Tagger):
         self.call_sites: list[Site] = []  # those of them that are calls (for `feeds`)
         self._inferring: set[ast.AST] = set()
         self._returns: dict[ast.AST, Tag | None] = {}  # memo of _defined_return_tag
-        self._qualified: dict[tuple[int, str], str | None] = {}  # memo of qualified(name) per scope
+        # memo of qualified(name) per scope (id) and name: the checker reads it to pass names over
+        self.names_qualified: dict[tuple[int, str], str | None] = {}
         # (scope, name) whose bindings are being read, innermost last; of those, the ones
         # looked up meanwhile (and so read in part)
         self._resolving: dict[tuple[int, str], None] = {}
@@ -301,11 +302,11 @@ class Resolver(Tagger):
             if self.shadowed and id(expr) in self.shadowed:
                 return None  # the exception caught, inside its handler
             memo = (id(scope), expr.id)
-            if memo in self._qualified:
-                return self._qualified[memo]
+            if memo in self.names_qualified:
+                return self.names_qualified[memo]
             found = self._qualified_key(expr.id, scope)
             if not self._resolving:  # otherwise it may be known in part yet
-                self._qualified[memo] = found
+                self.names_qualified[memo] = found
             return found
         if isinstance(expr, ast.Attribute):
             # a chain a.b.c: the qualified name of its root (or of `self.a`), then the attributes after it

@@ -55,8 +55,7 @@ def scan_tree(
     changes = tuple(c for c in changes if c.id not in config.ignore)
     base = root if root.is_dir() else root.parent
     discovered = discover(root, config)
-    files = discovered.files
-    relatives = [file.relative_to(base).as_posix() for file in files]
+    files, relatives = discovered.files, discovered.relatives  # from `base`: the root, or a file's folder
     results: list[FileResult | None] = [None] * len(files)
     modules = ProjectModules(base, relatives)
     progress = options.progress
@@ -142,6 +141,7 @@ def _feed(
                 pass  # damaged: analysed again, and stored again
         again.append((i, str(files[i]), relatives[i], fed))
     if pool.executor is not None and len(again) > 1:
+        again.sort(key=lambda item: -_size(files[item[0]]))  # the biggest first: no process idles at the end
         futures = [pool.executor.submit(_scan_fed, *item) for item in again]
         done = [future.result() for future in futures]
     else:
@@ -180,15 +180,21 @@ def _from_cache(
 ) -> Iterator[list[int]]:
     """Fill `results` from the cache, a batch of files at a time, and yield each batch's misses,
     the files left to scan, as soon as it is looked up (their scans start while the next batch
-    is read); their keys and sizes go in `keys` and `sizes`. A result resting on another module
-    that has changed since (`Dependency`) is scanned again."""
+    is read); their keys and sizes go in `keys` and `sizes`. The first batch ends early, at
+    PARALLEL_MIN_BYTES: were they all misses, the processes could start. A result resting on
+    another module that has changed since (`Dependency`) is scanned again."""
     if cache is None:
         yield list(range(len(files)))
         return
-    for start in range(0, len(files), _LOOKUP_BATCH):
+    start = 0
+    while start < len(files):
         todo: list[int] = []
         batch: list[int] = []
-        for i in range(start, min(start + _LOOKUP_BATCH, len(files))):
+        end, weight = min(start + _LOOKUP_BATCH, len(files)), 0
+        for i in range(start, end):
+            if start == 0 and weight >= PARALLEL_MIN_BYTES:
+                end = i
+                break
             stamp = _stamp(files[i])
             try:
                 data = files[i].read_bytes()
@@ -200,7 +206,9 @@ def _from_cache(
                 continue
             keys[i] = (cache.key(data, relatives[i]), stamp)
             sizes[i] = len(data)
+            weight += len(data)
             batch.append(i)
+        start = end
         found = cache.get_many([keys[i][0] for i in batch])
         hits = 0
         for i in batch:

@@ -65,8 +65,10 @@ def analyse_source(
 def _analyse(
     source: str, path: str, index: RuleIndex, ignores: Ignores, fed: Fed | None, matches: bool = True,
     modules: ProjectModules | None = None,
-) -> tuple[list[Finding], Facts]:
-    """With `matches` false (no matched token in it) only the module's facts: its calls."""
+) -> tuple[list[Finding], Facts | None]:
+    """With `matches` false (no matched token in it) only the module's facts: its calls. Fed
+    (the project's second look, `project._feed`), only its findings: its facts are the first
+    analysis's, and none is returned."""
     tree = ast.parse(source, filename=path)
     limit = sys.getrecursionlimit()
     if DEEP_RECURSION is not None and limit < DEEP_RECURSION:
@@ -75,7 +77,7 @@ def _analyse(
         if not matches:
             return [], facts(Resolver(tree), tree)
         checker = Checker(tree, index, path, source, ignores, modules, fed)
-        return checker.run(), facts(checker.resolver, tree)
+        return checker.run(), facts(checker.resolver, tree) if fed is None else None
     except RecursionError as exc:
         raise TooDeep from exc
     finally:

@@ -136,3 +136,14 @@ def test_an_unreadable_file_is_skipped(kb: KnowledgeBase, tmp_path: Path) -> Non
     finally:
         path.chmod(0o644)
     assert findings == [] and [s.reason for s in skipped] == ["unreadable: Permission denied"]
+
+
+def test_discovery_gives_each_files_path_from_the_root(tmp_path: Path) -> None:
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    for name in ("a.py", "pkg/b.py", "pkg/sub/c.ipynb", "pkg/sub/d.txt"):
+        (tmp_path / name).write_text("{}" if name.endswith(".ipynb") else "x = 1\n")
+    found = discover(tmp_path)
+    assert found.relatives == [f.relative_to(tmp_path).as_posix() for f in found.files]
+    assert found.relatives == ["a.py", "pkg/b.py", "pkg/sub/c.ipynb"]
+    single = discover(tmp_path / "pkg" / "b.py")
+    assert single.relatives == ["b.py"]

@@ -155,3 +155,18 @@ def test_a_method_fed_by_its_class(tmp_path: Path, floor: list[SpecChange]) -> N
     )
     root = _write(tmp_path, {"a.py": method.format("torch.arange(4)"), "b.py": method.format("3")})
     assert _sites(root, floor) == [("a.py", 6)]
+
+
+def test_the_second_analysis_gives_findings_only(floor: list[SpecChange]) -> None:
+    """Analysed again with what it is fed, a module's facts are those of its first analysis:
+    they are not made again (`project._feed` keeps the first ones)."""
+    from auditor.scan.rules import RuleIndex
+    from auditor.scan.scanner import analyse_source
+    from auditor.scan.tags import TENSOR
+
+    index = RuleIndex.build(floor)
+    source = "import torch\n\ndef half(x):\n    return x // 2\n"
+    first, facts = analyse_source(source, "m.py", index)
+    assert first == [] and facts is not None and facts.asked == [["half", "x"]]
+    again, none = analyse_source(source, "m.py", index, fed={("half", "x"): TENSOR})
+    assert [f.line for f in again] == [4] and none is None

@@ -338,3 +338,57 @@ def test_damaged_results_in_the_cache_are_scanned_again_and_said(
     heard: list[str] = []
     assert scan(tree, changes, cache_dir=cache, note=heard.append) == reference(tree, changes)
     assert heard == [f"the scan cache in {cache} held damaged results: those files were scanned again"]
+
+
+def test_results_are_written_while_the_scan_goes_on_and_the_rest_at_close(
+    changes: tuple[SpecChange, ...], tmp_path: Path
+) -> None:
+    from auditor.scan.cache import _WRITE_EVERY, ScanCache
+
+    cache = ScanCache.open(tmp_path, changes[:3])
+    for number in range(_WRITE_EVERY + 5):
+        cache.put(cache.key(str(number).encode(), f"m{number}.py"), ([], [], None))
+    with sqlite3.connect(tmp_path / DATABASE) as db:  # another reader sees the first batch already
+        assert db.execute("SELECT COUNT(*) FROM entries").fetchone() == (_WRITE_EVERY,)
+    cache.close()
+    with sqlite3.connect(tmp_path / DATABASE) as db:
+        assert db.execute("SELECT COUNT(*) FROM entries").fetchone() == (_WRITE_EVERY + 5,)
+    assert cache.problems == []
+
+
+def test_a_write_failing_midway_is_said_once_and_the_rest_is_not_stored(
+    changes: tuple[SpecChange, ...], tmp_path: Path
+) -> None:
+    from auditor.scan.cache import _WRITE_EVERY, ScanCache
+
+    cache = ScanCache.open(tmp_path, changes[:3])
+    with sqlite3.connect(tmp_path / DATABASE) as db:
+        db.execute("DROP TABLE entries")  # what a full disk or a damaged file would do to the writes
+    for number in range(3 * _WRITE_EVERY):
+        cache.put(cache.key(str(number).encode(), f"m{number}.py"), ([], [], None))
+    cache.close()
+    assert len(cache.problems) == 1
+    assert cache.problems[0].startswith(f"the results of this scan could not be kept in {tmp_path} (")
+    assert "the next scan reads the files again" in cache.problems[0]
+
+
+def test_the_first_lookup_ends_where_a_pool_would_start(changes: tuple[SpecChange, ...], tmp_path: Path) -> None:
+    """The first batch of misses comes out after PARALLEL_MIN_BYTES of files, not after
+    _LOOKUP_BATCH files: the processes start while the rest is read."""
+    from auditor.progress import SILENT
+    from auditor.scan.cache import ScanCache
+    from auditor.scan.modules import ProjectModules
+    from auditor.scan.project import _LOOKUP_BATCH, PARALLEL_MIN_BYTES, _from_cache
+
+    body = "x = 1\n" * (PARALLEL_MIN_BYTES // 6 // 4 + 1)  # four files make a megabyte
+    for number in range(40):
+        (tmp_path / f"m{number:02}.py").write_text(body if number < 8 else "y = 2\n")
+    files = sorted(tmp_path.glob("*.py"))
+    relatives = [f.name for f in files]
+    cache = ScanCache.open(tmp_path / "cache", changes[:3])
+    results: list[object] = [None] * len(files)
+    batches = list(_from_cache(files, relatives, results, cache, SILENT, ProjectModules(tmp_path, relatives), {}, {}))  # type: ignore[arg-type]
+    cache.close()
+    assert [len(b) for b in batches] == [4, 36]
+    assert 40 <= _LOOKUP_BATCH
+    assert sorted(i for b in batches for i in b) == list(range(40))
