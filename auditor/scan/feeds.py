@@ -59,7 +59,11 @@ class Facts:
 
 
 def facts(resolver: Resolver, tree: ast.Module) -> Facts:
-    """What one analysed module passes other modules' functions, and what it defines."""
+    """What one analysed module passes other modules' functions, and what it defines. Of the
+    parameters asked about, those its checks asked (the resolver's so far): typing the calls
+    below may ask more, whose feeding would change only these facts, which a module analysed
+    again with what it is fed does not make again."""
+    asked = sorted([list(pair) for pair in resolver.asked])
     module = resolver.scopes[tree]
     calls: list[list[Any]] = []
     importable, relative, stars, shadowed = resolver.importable, resolver.relative, resolver.stars, resolver.shadowed
@@ -88,7 +92,7 @@ def facts(resolver: Resolver, tree: ast.Module) -> Facts:
         name: [a.arg for a in (*function.args.posonlyargs, *function.args.args)]  # type: ignore[attr-defined]
         for name, function in module.functions.items()
     }
-    return Facts(calls, _escapes(resolver, bases), defines, sorted([list(pair) for pair in resolver.asked]))
+    return Facts(calls, _escapes(resolver, bases), defines, asked)
 
 
 def _escapes(resolver: Resolver, bases: dict[tuple[int, str], str | None]) -> list[str]:

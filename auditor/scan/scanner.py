@@ -99,6 +99,16 @@ def _without_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
+def read_source(file: Path) -> str:
+    """The text of a source as `Path.read_text` gives it (newlines made "\n", a byte-order
+    mark dropped: it is not Python), without its text-mode reader: one read, one decode."""
+    with open(file, "rb") as handle:
+        text = handle.read().decode("utf-8-sig")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
 def scan_file(
     file: Path, relative: str, index: RuleIndex, modules: ProjectModules | None = None
 ) -> tuple[list[Finding], list[Skipped]]:
@@ -113,7 +123,7 @@ def scan_module(
     facts for the project's index (None for a file not analysed). A notebook's cells, read
     together, have facts too: its calls feed the project's modules (no module imports it)."""
     try:
-        text = file.read_text("utf-8-sig")  # a byte-order mark is not Python
+        text = read_source(file)
     except UnicodeDecodeError:
         return [], [Skipped(relative, "not UTF-8 text")], None
     except OSError as exc:

@@ -170,3 +170,16 @@ def test_the_second_analysis_gives_findings_only(floor: list[SpecChange]) -> Non
     assert first == [] and facts is not None and facts.asked == [["half", "x"]]
     again, none = analyse_source(source, "m.py", index, fed={("half", "x"): TENSOR})
     assert [f.line for f in again] == [4] and none is None
+
+
+def test_a_parameter_typed_only_for_the_facts_is_not_asked_about(floor: list[SpecChange]) -> None:
+    """`x` is typed to say what `f` passes `g`, not by any check: fed, it would change only
+    these facts, which the second analysis does not make, so it is not asked about."""
+    from auditor.scan.rules import RuleIndex
+    from auditor.scan.scanner import analyse_source
+
+    source = "import torch\nfrom .other import g\n\nhalf = torch.arange(4) // 2\n\ndef f(x):\n    return g(x)\n"
+    findings, facts = analyse_source(source, "pkg/m.py", RuleIndex.build(floor))
+    assert [f.line for f in findings] == [4]
+    assert facts is not None and facts.calls == [[".other.g", [None], [], False]]
+    assert facts.asked == []

@@ -392,3 +392,20 @@ def test_the_first_lookup_ends_where_a_pool_would_start(changes: tuple[SpecChang
     assert [len(b) for b in batches] == [4, 36]
     assert 40 <= _LOOKUP_BATCH
     assert sorted(i for b in batches for i in b) == list(range(40))
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"x = 1\r\ny = 2\r\n", b"a = 1\rb = 2\r", "\ufeffname = '\u00e9t\u00e9'\r\n".encode(), b"", b"\r\r\n\n", b"t = 1\n"],
+)
+def test_sources_read_as_read_text_reads_them(data: bytes, tmp_path: Path) -> None:
+    from auditor.scan.scanner import read_source
+
+    path = tmp_path / "m.py"
+    path.write_bytes(data)
+    assert read_source(path) == path.read_text("utf-8-sig")
+
+
+def test_a_source_that_is_not_utf8_is_still_said_so(tmp_path: Path, changes: tuple[SpecChange, ...]) -> None:
+    (tmp_path / "latin.py").write_bytes("# caf\xe9\nimport torch\n".encode("latin-1"))
+    assert scan_file(tmp_path / "latin.py", "latin.py", RuleIndex.build(changes))[1] == [Skipped("latin.py", "not UTF-8 text")]
