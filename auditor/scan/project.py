@@ -160,6 +160,19 @@ def _feed(
             cache.put(fed_keys[i], second, dependencies)
 
 
+def _read(file: Path) -> tuple[bytes, Stamp]:
+    """A file's bytes, and its stamp taken before they were read: one open, one `fstat`."""
+    handle = os.open(file, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        stat = os.fstat(handle)
+        chunks = [os.read(handle, stat.st_size + 1)]
+        while chunks[-1]:  # to the end, should it have grown meanwhile
+            chunks.append(os.read(handle, 1 << 20))
+    finally:
+        os.close(handle)
+    return b"".join(chunks), (stat.st_mtime_ns, stat.st_size)
+
+
 def _stamp(file: Path) -> Stamp | None:
     try:
         stat = file.stat()
@@ -195,14 +208,10 @@ def _from_cache(
             if start == 0 and weight >= PARALLEL_MIN_BYTES:
                 end = i
                 break
-            stamp = _stamp(files[i])
             try:
-                data = files[i].read_bytes()
+                data, stamp = _read(files[i])
             except OSError:
                 todo.append(i)  # scan_file says why it cannot be read
-                continue
-            if stamp is None:
-                todo.append(i)
                 continue
             keys[i] = (cache.key(data, relatives[i]), stamp)
             sizes[i] = len(data)

@@ -409,3 +409,14 @@ def test_sources_read_as_read_text_reads_them(data: bytes, tmp_path: Path) -> No
 def test_a_source_that_is_not_utf8_is_still_said_so(tmp_path: Path, changes: tuple[SpecChange, ...]) -> None:
     (tmp_path / "latin.py").write_bytes("# caf\xe9\nimport torch\n".encode("latin-1"))
     assert scan_file(tmp_path / "latin.py", "latin.py", RuleIndex.build(changes))[1] == [Skipped("latin.py", "not UTF-8 text")]
+
+
+def test_a_file_is_read_with_the_stamp_it_had_before(tmp_path: Path) -> None:
+    from auditor.scan.project import _read, _stamp
+
+    path = tmp_path / "m.py"
+    path.write_bytes(b"x = 1\n" * 50_000)
+    data, stamp = _read(path)
+    assert data == path.read_bytes() and stamp == _stamp(path) == (path.stat().st_mtime_ns, 300_000)
+    with pytest.raises(OSError):
+        _read(tmp_path / "missing.py")
