@@ -57,7 +57,8 @@ class Checker:
     ):
         self.resolver = Resolver(tree, fed)
         self.guards = Guards(
-            index.end_versions(), self.resolver, lambda: ModuleTable.of(tree, path, source), modules
+            index.end_versions(), self.resolver, lambda: ModuleTable.of(tree, path, source), modules,
+            index.removed_attributes,
         )
         self.conditions: Conditions = ()
         self.dicts = Dicts()

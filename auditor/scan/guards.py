@@ -35,6 +35,8 @@ A test is read as far as it is a version comparison (`VersionReader`):
   tuple or a parsed version;
 - `compare_version("torch", operator.ge, "1.10.0")` and `RequirementCache("torch>=1.10")`
   (Lightning's helpers);
+- `hasattr(t, "names")`, where a crossed change removes that attribute of tensors (or arrays):
+  true before its release, false from it (named tensors, gone in torch 2.13);
 - names bound to one of these at the top level of this module or of another module of the
   project (`modules.ProjectModules.constant`), `not`, `and`, `or`, chained comparisons.
 
@@ -57,6 +59,7 @@ from packaging.version import InvalidVersion, Version
 
 from auditor.scan.modules import Constant, ModuleTable, ProjectModules
 from auditor.scan.scopes import Scope, lookup
+from auditor.scan.tags import is_tensor
 
 if TYPE_CHECKING:
     from auditor.scan.names import Resolver
@@ -145,6 +148,22 @@ class _Names:
         found = [alias.name for alias in statement.names if (alias.asname or alias.name) == name]
         return f"{module}.{found[0]}" if module and len(found) == 1 else None
 
+    def builtin(self, name: str) -> bool:
+        """Whether `name` is the builtin here: bound neither where it is read nor at the top."""
+        if self.resolver is not None and self.scope is not None:
+            return lookup(name, self.scope) is None
+        return name not in self.table.assigned and name not in self.table.imported
+
+    def may_be_array(self, expr: ast.expr) -> bool:
+        """Whether `expr` may be a tensor or array (or is their class): unless its type is known
+        to be something else."""
+        if self.qualified(expr) in ("torch.Tensor", "numpy.ndarray"):
+            return True
+        if self.resolver is None or self.scope is None:
+            return True
+        tag = self.resolver.tag(expr, self.scope)
+        return tag is None or is_tensor(tag) or tag.kind == "ndarray"
+
     def constant(self, name: str) -> Constant | None:
         if name in self.table.ambiguous or name not in self.table.assigned:
             return None
@@ -162,8 +181,9 @@ class _Names:
 class VersionReader:
     """What an expression is, as far as it is a package's version or a test of one."""
 
-    def __init__(self, modules: ProjectModules | None):
+    def __init__(self, modules: ProjectModules | None, removed: Mapping[str, tuple[str, Version]] | None = None):
         self.modules = modules
+        self.removed = removed or {}  # tensor (array) attributes removed: name -> package, release
 
     def test(self, expr: ast.expr, names: _Names) -> _Test | None:
         value = self._read(expr, names, 0)
@@ -234,6 +254,8 @@ class VersionReader:
         func = call.func
         if isinstance(func, ast.Name) and func.id == "tuple" and len(call.args) == 1:
             return self._int_parts(call.args[0], names, depth)
+        if isinstance(func, ast.Name) and func.id == "hasattr" and len(call.args) == 2 and not call.keywords:
+            return self._feature(call.args[0], _constant(call.args, 1), names)
         qualified = names.qualified(func) or ""
         last = qualified.rpartition(".")[2]
         if qualified in _PARSERS and len(call.args) == 1:
@@ -268,6 +290,18 @@ class VersionReader:
             wanted, specifier = canonicalize_name(requirement.name), requirement.specifier
             return _Test(lambda end: _robust(end, wanted, lambda text: specifier.contains(text, prereleases=True)))
         return None
+
+    def _feature(self, subject: ast.expr, attribute: object, names: _Names) -> _Value | None:
+        """`hasattr(t, "names")`, where a crossed change removes the tensor attribute `names`
+        (torch 2.13): true before that release, false from it, for a tensor or the class
+        itself. A subject known to be something else (a module, a number), or a `hasattr`
+        that is not the builtin, is not read; one of unknown type is taken for a tensor, as
+        the test is written for one."""
+        found = self.removed.get(attribute) if isinstance(attribute, str) else None
+        if found is None or not names.builtin("hasattr") or not names.may_be_array(subject):
+            return None
+        package, release = found
+        return _Test(lambda end: _robust(end, package, lambda text: Version(text) < release))
 
     def _int_parts(self, source: ast.expr, names: _Names, depth: int) -> _Value | None:
         """`tuple(int(x) for x in V.split(".")[:n])` and `tuple(map(int, V.split(".")[:n]))`."""
@@ -406,13 +440,13 @@ class Guards:
 
     def __init__(
         self, ends: Sequence[End], resolver: Resolver, table: Callable[[], ModuleTable],
-        modules: ProjectModules | None = None,
+        modules: ProjectModules | None = None, removed: Mapping[str, tuple[str, Version]] | None = None,
     ):
         self.ends = tuple(ends)
         self.resolver = resolver
         self._table = table
         self._module: ModuleTable | None = None
-        self.reader = VersionReader(modules)
+        self.reader = VersionReader(modules, removed)
         self._readings: dict[int, _Test | None] = {}
         self._outcomes: dict[int, tuple[bool | None, ...]] = {}
 

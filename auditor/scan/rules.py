@@ -11,6 +11,7 @@ from packaging.version import Version
 from auditor.models import Match, SpecChange
 from auditor.scan.apis import TYPED_CLASSES
 
+_ARRAY_CLASSES = frozenset({"torch.Tensor", "numpy.ndarray"})  # whose removed attributes a hasattr test probes
 OPERATOR_SYMBOLS = {
     "//": ("torch.Tensor.__floordiv__", "torch.Tensor.__rfloordiv__"),
     "//=": ("torch.Tensor.__ifloordiv__", "torch.Tensor.__ifloordiv__"),
@@ -59,6 +60,9 @@ class RuleIndex:
     tokens: tuple[str, ...] = ()  # shortest first: short names (data, load, //) are the common ones
     roots: frozenset[str] = frozenset()  # modules a source must mention to hold a finding
     known: frozenset[str] = frozenset()  # every knowledge id, to tell an ignore comment's typos (empty: not told)
+    # tensor attributes a crossed change removes (`names`: torch 2.13), by name: package and release,
+    # for the guards to read `hasattr(t, "names")` as the version test it is
+    removed_attributes: dict[str, tuple[str, Version]] = field(default_factory=dict)
     # the moving packages' versions at each end of the transition(s), for version guards
     # (`guards`); empty: no guard is read, all code counts as running
     ends: Ends = ()
@@ -69,6 +73,13 @@ class RuleIndex:
         tokens: set[str] = set()
         roots: set[str] = set()
         for change in changes:
+            if change.kind == "removed":
+                for symbol in change.symbols:
+                    owner, _, attribute = symbol.rpartition(".")
+                    if owner in _ARRAY_CLASSES and attribute.isidentifier():
+                        earlier = index.removed_attributes.get(attribute)
+                        if earlier is None or change.introduced < earlier[1]:
+                            index.removed_attributes[attribute] = (change.package, change.introduced)
             for match in change.matches:
                 rule = Rule(change, match)
                 roots.add(change.package.replace("-", "_"))

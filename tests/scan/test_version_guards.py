@@ -347,3 +347,69 @@ def test_the_cli_reads_the_transition(project: Path) -> None:
         assert result.exit_code in (0, 1), result.output
         findings = [f for f in json.loads(result.output)["findings"] if f["change"] == AUTOCAST]
         assert len(findings) == expected
+
+
+NAMED = "torch-named-tensors-removed"  # Tensor.names, rename_, ... gone in 2.13
+ACROSS_2_13 = transition_ends([("torch", Version("2.12.1"), Version("2.13.0"), None)])
+
+
+@pytest.fixture(scope="module")
+def named() -> tuple[SpecChange, ...]:
+    return tuple(c for c in KnowledgeBase.load().entries if c.id in (NAMED, AUTOCAST))
+
+
+def named_lines(source: str, changes: tuple[SpecChange, ...], ends: Ends = ACROSS_2_13) -> list[int]:
+    index = RuleIndex.build(changes, ends=ends)
+    return sorted(f.line for f in scan_source(textwrap.dedent(source), "m.py", index) if f.change == NAMED)
+
+
+def test_hasattr_names_is_the_version_test_of_named_tensors(named: tuple[SpecChange, ...]) -> None:
+    """Brevitas' `if hasattr(inp, 'names') and 'N' in inp.names: inp.rename_(None)`: from 2.13
+    tensors have no `names`, so the line never runs where rename_ is gone (nor does the else
+    branch of the opposite test); a rename_ outside the test is reported."""
+    source = """\
+        import torch
+
+        def unbatch(inp: torch.Tensor):
+            if hasattr(inp, "names") and "N" in inp.names:
+                inp.rename_(None)
+            if not hasattr(torch.Tensor, "names"):
+                pass
+            else:
+                inp.rename_(None)
+            inp.rename_(None)
+            return inp
+        """
+    assert named_lines(source, named) == [10]
+
+
+def test_hasattr_on_something_known_not_to_be_a_tensor_is_not_read(named: tuple[SpecChange, ...]) -> None:
+    source = """\
+        import torch
+
+        def f(t: torch.Tensor, model: torch.nn.Linear, names):
+            if hasattr(model, "names"):
+                t.rename_(None)
+            hasattr = lambda *a: True
+            if hasattr(t, "names"):
+                t.rename_(None)
+        """
+    assert named_lines(source, named) == [5, 8]
+
+
+def test_hasattr_tests_the_named_attribute_only_across_its_removal(named: tuple[SpecChange, ...]) -> None:
+    """On 1.12.1 -> 2.6.0 the removal is not crossed: `hasattr(t, "names")` is not known, the
+    autocast line under it counts as running; an attribute no crossed change removes is no test."""
+    source = """\
+        import torch
+
+        def f(t: torch.Tensor):
+            if hasattr(t, "names"):
+                torch.cuda.amp.autocast()
+            if hasattr(t, "shape"):
+                t.rename_(None)
+        """
+    crossed = tuple(c for c in named if c.id == AUTOCAST)  # what 1.12.1 -> 2.6.0 crosses
+    index = RuleIndex.build(crossed, ends=UP)
+    assert [f.line for f in scan_source(textwrap.dedent(source), "m.py", index)] == [5]
+    assert named_lines(source, named) == [7]
