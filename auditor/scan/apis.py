@@ -49,6 +49,8 @@ NOT_INSTANCE_CLASSES: dict[str, Tag] = {"torch.autograd.Variable": TENSOR, "torc
 # against the matchers about that class (see `tags.owner_of`). An instance of any other torch
 # class constructed or annotated in view carries its class too, for the matchers keyed by that
 # class's own methods (`torch.cuda.Stream.priority`).
+# The classes whose attributes a crossed removal may take away, read by `hasattr(t, "names")` (`guards`).
+PROBED_CLASSES = frozenset({"torch.Tensor", "numpy.ndarray"})
 TYPED_CLASSES = frozenset(
     {"torch.Tensor", "torch.nn.Module", "numpy.ndarray", *(owner for _, owner in OBJECT_CLASSES)}
 )

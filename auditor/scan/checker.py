@@ -115,7 +115,7 @@ class Checker:
                 if func.__class__ is ast.Attribute and func.attr not in attributes and (
                     func.value.__class__ is not ast.Name or func.value.id != "self"
                 ):
-                    continue  # as `_call` would: no matched call, nor method, is named so
+                    continue  # `a.b.f(x)` is qualified `....f` if at all: no matched call, nor method, is named so
             self.scope, self.guarded, self.in_annotation, self.conditions = where
             handlers[kind](node)
         for value, name, scope, guarded, version_tests in self.deferred:
@@ -200,12 +200,7 @@ class Checker:
 
     def _call(self, node: ast.AST) -> None:
         assert isinstance(node, ast.Call)
-        func = node.func
-        if (
-            func.__class__ is ast.Attribute and func.attr not in self.attributes and not self.forwards
-            and (func.value.__class__ is not ast.Name or func.value.id != "self")
-        ):
-            return  # `a.b.f(x)` is qualified `....f` if at all: no matched call, nor method, is named so
+        func = node.func  # a chain ending in a name no call or method has never comes here (`run`)
         qualified = self.resolver.qualified(func, self.scope)
         if qualified == "functools.partial" and node.args:
             self._partial(node)
@@ -351,7 +346,7 @@ class Checker:
         assert isinstance(node, ast.Attribute)
         if id(node) in self.covered:
             return
-        if node.attr not in self.attributes and (node.value.__class__ is not ast.Name or node.value.id != "self"):
+        if node.attr not in self.attributes and not _on_self(node):
             return  # a chain whose qualified name, if any, ends in a name no call has (`self.op` may be an alias)
         root = node.value
         while root.__class__ is ast.Attribute:

@@ -57,6 +57,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from auditor.scan.apis import PROBED_CLASSES
 from auditor.scan.modules import Constant, ModuleTable, ProjectModules
 from auditor.scan.scopes import Scope, lookup
 from auditor.scan.tags import is_tensor
@@ -157,7 +158,7 @@ class _Names:
     def may_be_array(self, expr: ast.expr) -> bool:
         """Whether `expr` may be a tensor or array (or is their class): unless its type is known
         to be something else."""
-        if self.qualified(expr) in ("torch.Tensor", "numpy.ndarray"):
+        if self.qualified(expr) in PROBED_CLASSES:
             return True
         if self.resolver is None or self.scope is None:
             return True

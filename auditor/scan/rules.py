@@ -9,9 +9,8 @@ from dataclasses import dataclass, field
 from packaging.version import Version
 
 from auditor.models import Match, SpecChange
-from auditor.scan.apis import TYPED_CLASSES
+from auditor.scan.apis import PROBED_CLASSES, TYPED_CLASSES
 
-_ARRAY_CLASSES = frozenset({"torch.Tensor", "numpy.ndarray"})  # whose removed attributes a hasattr test probes
 OPERATOR_SYMBOLS = {
     "//": ("torch.Tensor.__floordiv__", "torch.Tensor.__rfloordiv__"),
     "//=": ("torch.Tensor.__ifloordiv__", "torch.Tensor.__ifloordiv__"),
@@ -76,7 +75,7 @@ class RuleIndex:
             if change.kind == "removed":
                 for symbol in change.symbols:
                     owner, _, attribute = symbol.rpartition(".")
-                    if owner in _ARRAY_CLASSES and attribute.isidentifier():
+                    if owner in PROBED_CLASSES and attribute.isidentifier():
                         earlier = index.removed_attributes.get(attribute)
                         if earlier is None or change.introduced < earlier[1]:
                             index.removed_attributes[attribute] = (change.package, change.introduced)
