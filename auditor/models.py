@@ -302,8 +302,52 @@ class Fix:
         return self.keep_old if mode == "keep-old" else self.adopt_new
 
 
+class Crossed:
+    """What a transition crosses: a change of `package`, in force from `introduced` until
+    `until`, that can hurt code moving the way its `hazard` says."""
+
+    __slots__ = ()
+    package: str
+    introduced: Version
+    until: Version | None
+    hazard: Hazard
+
+    def active(self, version: Version) -> bool:
+        """Whether `version` has the new behaviour."""
+        v = release(version)
+        return self.introduced <= v and (self.until is None or v < self.until)
+
+    def crossing(self, transition: Transition) -> Literal["into", "out of"] | None:
+        """Which way the transition crosses the change, if it does."""
+        if transition.old is None or transition.new is None or transition.package != self.package:
+            return None
+        before, after = self.active(transition.old), self.active(transition.new)
+        if before == after:
+            return None
+        return "into" if after else "out of"
+
+    def crossed_by(self, transition: Transition) -> bool:
+        """Whether the transition crosses the change in a way that can hurt code."""
+        way = self.crossing(transition)
+        if way is None:
+            return False
+        return self.hazard == "both" or self.hazard == ("upgrade" if way == "into" else "downgrade")
+
+
 @dataclass(frozen=True, slots=True)
-class SpecChange:
+class Unloaded(Crossed):
+    """`count` changes generated from a harvest that an audit did not load (no `--harvested`),
+    alike in what decides whether a transition crosses them."""
+
+    package: str
+    introduced: Version
+    until: Version | None
+    hazard: Hazard
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class SpecChange(Crossed):
     id: str
     package: str
     introduced: Version
@@ -332,27 +376,6 @@ class SpecChange:
     harvested: Harvested | None = None  # set on changes generated from a harvest, never probe-verified
     fix: Fix | None = None  # mechanical rewrites per mode (`auditor fix`)
     evidence: str | None = None  # where a change no harvested candidate shows lives ("c++", ...: witness.EVIDENCE)
-
-    def active(self, version: Version) -> bool:
-        """Whether `version` has the new behaviour."""
-        v = release(version)
-        return self.introduced <= v and (self.until is None or v < self.until)
-
-    def crossing(self, transition: Transition) -> Literal["into", "out of"] | None:
-        """Which way the transition crosses the change, if it does."""
-        if transition.old is None or transition.new is None or transition.package != self.package:
-            return None
-        before, after = self.active(transition.old), self.active(transition.new)
-        if before == after:
-            return None
-        return "into" if after else "out of"
-
-    def crossed_by(self, transition: Transition) -> bool:
-        """Whether the transition crosses the change in a way that can hurt code."""
-        way = self.crossing(transition)
-        if way is None:
-            return False
-        return self.hazard == "both" or self.hazard == ("upgrade" if way == "into" else "downgrade")
 
     def good_news_for(self, transition: Transition) -> bool:
         """An upgrade crossing the change the harmless way, where that ends a warning or opens

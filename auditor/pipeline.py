@@ -88,6 +88,7 @@ def audit(
     )
     hazards = {c.id for c in changes}
     unreviewed, horizon_notes = kb.beyond(transitions)
+    horizon_notes += kb.not_loaded(transitions)
     reported, folded = fold_generated(merge_stages((f for f in findings if f.change in hazards), changes), changes)
     return AuditResult(
         transitions=transitions,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from auditor.harvest.model import Candidate
 from auditor.harvest.related import relate
 from auditor.harvest.shipped import Waiver, read_candidates, read_waivers
 from auditor.harvest.witness import Witness, oldest_release, witness
-from auditor.models import SpecChange
+from auditor.models import SpecChange, Unloaded
 
 STATES = ("covered", "generated", "waived", "open")
 
@@ -78,3 +79,10 @@ def generated_changes(knowledge: Path, entries: tuple[SpecChange, ...]) -> tuple
                 assert not isinstance(found, Open)
                 out.append(spec_change(s.candidate, found))
     return tuple(out)
+
+
+def unloaded(knowledge: Path, entries: tuple[SpecChange, ...]) -> tuple[Unloaded, ...]:
+    """The generated changes counted, grouped by what decides whether a transition crosses them:
+    what an audit that does not load them (no `--harvested`) says it did not check."""
+    groups = Counter((c.package, c.introduced, c.until, c.hazard) for c in generated_changes(knowledge, entries))
+    return tuple(Unloaded(*group, count) for group, count in sorted(groups.items(), key=lambda g: repr(g[0])))

@@ -11,9 +11,9 @@ from packaging.version import Version
 
 from auditor.errors import UsageError
 from auditor.knowledge import horizon as horizons
-from auditor.knowledge.loader import default_directory, read_knowledge
-from auditor.knowledge.stored import load_stored
-from auditor.models import EnvironmentFinding, SpecChange, Transition
+from auditor.knowledge.loader import default_directory
+from auditor.knowledge.stored import load_stored, read_base
+from auditor.models import EnvironmentFinding, SpecChange, Transition, Unloaded
 
 if TYPE_CHECKING:
     from auditor.harvest.fly import FlySettings
@@ -25,6 +25,7 @@ class KnowledgeBase:
     horizon: dict[str, Version] = field(default_factory=dict)  # the newest release reviewed, per package
     notes: tuple[str, ...] = ()  # a kept base that could not be used
     fly: FlySettings | None = None  # `--harvest`: how to harvest the releases past the shipped harvest
+    unloaded: tuple[Unloaded, ...] = ()  # the generated changes not loaded (no `--harvested`), counted
 
     @classmethod
     def load(
@@ -37,16 +38,17 @@ class KnowledgeBase:
         probe-verified: `--harvested`). With `fly`, an audit harvests the releases a transition
         reaches past the shipped harvest (`--harvest`)."""
         root = directory or default_directory()
-        knowledge, notes = load_stored(root, cache_dir, read_knowledge)
-        entries = knowledge.entries
+        knowledge, notes = load_stored(root, cache_dir, read_base)
+        entries, unloaded = knowledge.entries, knowledge.unloaded
         if harvested:
             from auditor.harvest.coverage import generated_changes
 
             entries = tuple(sorted(entries + generated_changes(root, entries),
                                    key=lambda e: (e.package, e.introduced, e.id)))
+            unloaded = ()
         if fly is not None:
             fly = replace(fly, knowledge=root)
-        return cls(entries, knowledge.horizon, notes, fly)
+        return cls(entries, knowledge.horizon, notes, fly, unloaded)
 
     def harvest_beyond(self, transitions: Iterable[Transition]) -> tuple[KnowledgeBase, tuple[str, ...]]:
         """With `fly`: this knowledge and the generated changes of the releases the transitions
@@ -64,6 +66,20 @@ class KnowledgeBase:
     ) -> tuple[tuple[EnvironmentFinding, ...], tuple[str, ...]]:
         """The moves this knowledge cannot vouch for, as findings and as notes."""
         return horizons.beyond(transitions, self.horizon)
+
+    def not_loaded(self, transitions: Iterable[Transition]) -> tuple[str, ...]:
+        """Per transition, the note that says how many changes generated from the package's own
+        released source it crosses that this audit did not check (`--harvested` loads them)."""
+        notes = []
+        for t in transitions:
+            count = sum(g.count for g in self.unloaded if g.crossed_by(t))
+            if count:
+                notes.append(
+                    f"{t.package} {t.old} -> {t.new} also crosses {count} change{'s' if count != 1 else ''} "
+                    f"generated from {t.package}'s own released source (not probe-verified) that this audit "
+                    f"did not check: --harvested (the Action's `harvested` input) reports their call sites, at low confidence"
+                )
+        return tuple(dict.fromkeys(notes))
 
     def packages(self) -> list[str]:
         return sorted({e.package for e in self.entries}, key=lambda p: (p != "torch", p))

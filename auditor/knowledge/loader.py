@@ -28,6 +28,7 @@ from auditor.models import (
     Probe,
     SpecChange,
     Transform,
+    Unloaded,
 )
 from auditor.scan import conditions
 
@@ -413,11 +414,19 @@ def _all_stages(entries: list[SpecChange]) -> list[SpecChange]:
 @dataclass(frozen=True)
 class Knowledge:
     """What a knowledge directory holds: its entries and its horizon, typed, and `raw`, the
-    checked data they were built from (plain JSON values), which `rebuild` turns back into them."""
+    checked data they were built from (plain JSON values), which `rebuild` turns back into them;
+    with `with_unloaded`, also the changes its harvest generates, counted (`Unloaded`)."""
 
     entries: tuple[SpecChange, ...]
     horizon: dict[str, Version]
     raw: dict[str, Any]
+    unloaded: tuple[Unloaded, ...] = ()
+
+
+def with_unloaded(knowledge: Knowledge, groups: Iterable[Unloaded]) -> Knowledge:
+    groups = tuple(groups)
+    rows = [[g.package, str(g.introduced), None if g.until is None else str(g.until), g.hazard, g.count] for g in groups]
+    return replace(knowledge, raw={**knowledge.raw, "unloaded": rows}, unloaded=groups)
 
 
 def load_entries(directory: Path | None = None) -> tuple[SpecChange, ...]:
@@ -489,7 +498,11 @@ def rebuild(data: Any) -> Knowledge:
     declared, problems = horizon.parse_horizon(data["horizon"], horizon.FILE)
     if problems:
         raise ValueError(problems[0])
-    return Knowledge(entries, _horizon(entries, declared), data)
+    unloaded = tuple(
+        Unloaded(package, Version(introduced), None if until is None else Version(until), hazard, int(count))
+        for package, introduced, until, hazard, count in data.get("unloaded", ())
+    )
+    return Knowledge(entries, _horizon(entries, declared), data, unloaded)
 
 
 def _horizon(entries: tuple[SpecChange, ...], declared: dict[str, Version]) -> dict[str, Version]:

@@ -35,12 +35,22 @@ import packaging
 
 from auditor import __version__
 from auditor.cachefiles import MAX_AGE_DAYS, write_whole
-from auditor.knowledge.loader import Knowledge, knowledge_files, read_knowledge, rebuild
+from auditor.knowledge.loader import (
+    HARVEST_DIRECTORY,
+    Knowledge,
+    knowledge_files,
+    read_knowledge,
+    rebuild,
+    with_unloaded,
+)
 
-FORMAT = 2  # 1 was a pickle
+FORMAT = 3  # 1 was a pickle; 3 counts the generated changes (`unloaded`)
 SUBDIRECTORY = "knowledge"
 SUFFIX = ".json"
 SHIPPED = "_kept.json"  # in a built wheel's knowledge directory: {"key": ..., "base": Knowledge.raw}
+
+
+_loaded: dict[tuple[Callable[[Path], Knowledge], bytes], Knowledge] = {}  # read without a kept base, per files
 
 
 def load_stored(
@@ -49,12 +59,15 @@ def load_stored(
     """`load(root)`, or what it gave last time for the same files and code; and a note when a
     kept base could not be used."""
     shipped = _read_shipped(root)
-    if shipped is None and cache_dir is None:
-        return load(root), ()  # nothing to compare the files with: no need to hash them
     try:
         files = _digest(root)
     except OSError:
         return load(root), ()  # the loader says what cannot be read
+    if shipped is None and cache_dir is None:  # nothing kept: read once per process (a test suite reads it often)
+        memo = _loaded.get((load, files))
+        if memo is None:
+            memo = _loaded[(load, files)] = load(root)
+        return memo, ()
     knowledge = _shipped(shipped, files) if shipped is not None else None
     if knowledge is not None:
         return knowledge, ()
@@ -84,10 +97,19 @@ def load_stored(
     return knowledge, tuple(notes[:1])  # say it once
 
 
+def read_base(root: Path) -> Knowledge:
+    """The knowledge under `root`, read and checked, with the changes its harvest generates
+    counted (`Knowledge.unloaded`): what is kept."""
+    from auditor.harvest.coverage import unloaded
+
+    knowledge = read_knowledge(root)
+    return with_unloaded(knowledge, unloaded(root, knowledge.entries))
+
+
 def ship(root: Path, into: Path) -> None:
     """Read and check the knowledge under `root` (KnowledgeError when it is not sound) and write
     it to `into`, keyed, for `load_stored` to use instead of the files while they are the same."""
-    data = {"key": _digest(root).hex(), "base": read_knowledge(root).raw}
+    data = {"key": _digest(root).hex(), "base": read_base(root).raw}
     into.write_bytes(json.dumps(data, separators=(",", ":")).encode())
 
 
@@ -111,11 +133,13 @@ def _digest(root: Path) -> bytes:
     """The knowledge files and the code that reads and checks them."""
     digest = hashlib.sha256(f"{FORMAT}\0".encode())
     here = Path(__file__).resolve().parent
-    code = (here / "loader.py", here / "horizon.py", here / "entry.schema.json", here.parent / "models.py",
-            here.parent / "scan" / "conditions.py")  # the conditions' part of the schema is theirs
+    code = [here / "loader.py", here / "horizon.py", here / "entry.schema.json", here.parent / "models.py",
+            here.parent / "scan" / "conditions.py"]  # the conditions' part of the schema is theirs
+    code += sorted((here.parent / "harvest").glob("*.py"))  # what counts the generated changes
     for file in code:
         digest.update(file.read_bytes() + b"\0")
-    for file in knowledge_files(root):
+    harvest = sorted(f for f in root.glob(f"*/{HARVEST_DIRECTORY}/**/*") if f.is_file())
+    for file in [*knowledge_files(root), *harvest]:
         digest.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
     return digest.digest()
 

@@ -13,6 +13,11 @@ stored under its key and what it was fed (`fed_key`). The results are stored com
 rows without the path) in one SQLite database, `scan.sqlite3`, under the cache directory and
 nowhere else.
 
+A cache that never held a result of this scanner and these rules (`blank`: its `contexts` table,
+the contexts results were stored for, does not list theirs) would miss every lookup: the files
+are not read to be looked up, and the processes that scan them make their keys (`Keys`) from the
+bytes they read anyway.
+
 What is not used is not kept: each entry carries the day it was last read or written, and
 entries unused for `MAX_AGE_DAYS` (those of files since edited, other projects, older versions
 of auditor or of the knowledge) are deleted when a scan closes the cache.
@@ -101,6 +106,21 @@ def decode(value: bytes, path: str) -> tuple[FileResult, tuple[Dependency, ...]]
     return result, dependencies
 
 
+class Keys:
+    """The keys of files' results for one scanner and set of rules (`context`): made where the
+    files are read, in this process or in the processes that scan them."""
+
+    def __init__(self, context: bytes) -> None:
+        self._seed = hashlib.sha256(context)  # with the CPU's SHA instructions, twice blake2b's speed
+
+    def key(self, data: bytes, relative: str) -> bytes:
+        """The key of a file's bytes at `relative` (its path from the project root)."""
+        digest = self._seed.copy()
+        digest.update(relative.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(data)
+        return digest.digest()[:20]
+
+
 class CacheUnusable(Exception):
     """The cache directory or database cannot be used; the message says which and why."""
 
@@ -113,9 +133,18 @@ class ScanCache:
         self._connection: sqlite3.Connection | None = connection
         self.directory = directory
         self.problems: list[str] = []  # what went wrong after opening, for the report
-        self._seed = hashlib.blake2b(context, digest_size=20)
+        self.context = context
+        self._keys = Keys(context)
         self._pending: list[tuple[bytes, bytes]] = []
         self._read: list[bytes] = []  # keys found: used today
+        self._context_kept = False
+        try:
+            found = connection.execute("SELECT 1 FROM contexts WHERE context = ?", (context,)).fetchone()
+        except sqlite3.Error:
+            found = True  # then look the files up: a read that fails is said there
+        # Nothing was ever stored for this scanner and these rules: every lookup would miss, so
+        # the files are not read here to be looked up; the processes that scan them make the keys.
+        self.blank = found is None
 
     @classmethod
     def open(
@@ -135,10 +164,7 @@ class ScanCache:
 
     def key(self, data: bytes, relative: str) -> bytes:
         """The key of a file's bytes at `relative` (its path from the project root)."""
-        digest = self._seed.copy()
-        digest.update(relative.encode("utf-8", "surrogateescape") + b"\0")
-        digest.update(data)
-        return digest.digest()
+        return self._keys.key(data, relative)
 
     def fed_key(self, key: bytes, fed: bytes) -> bytes:
         """The key of a file's result when other modules feed its parameters (`feeds.digest`)."""
@@ -179,6 +205,9 @@ class ScanCache:
             "INSERT OR REPLACE INTO entries (key, value, used) VALUES (?, ?, ?)",
             [(key, value, today) for key, value in self._pending],
         )
+        if self._pending and not self._context_kept:  # with the first results: from now on a lookup may hit
+            self._connection.execute("INSERT OR REPLACE INTO contexts (context, used) VALUES (?, ?)", (self.context, today))
+            self._context_kept = True
         self._pending.clear()
 
     def _lost(self, exc: sqlite3.Error) -> None:
@@ -201,6 +230,9 @@ class ScanCache:
                     [(today, key, today) for key in self._read],
                 )
                 self._connection.execute("DELETE FROM entries WHERE used < ?", (today - MAX_AGE_DAYS,))
+                if self._read:
+                    self._connection.execute("UPDATE contexts SET used = ? WHERE context = ?", (today, self.context))
+                self._connection.execute("DELETE FROM contexts WHERE used < ?", (today - MAX_AGE_DAYS,))
         except sqlite3.Error as exc:
             self._lost(exc)
         finally:
@@ -226,6 +258,9 @@ def _connect(path: Path) -> sqlite3.Connection:
                 " (key BLOB PRIMARY KEY, value BLOB NOT NULL, used INTEGER NOT NULL) WITHOUT ROWID"
             )
             connection.execute("CREATE INDEX IF NOT EXISTS entries_used ON entries (used)")
+            connection.execute(  # the scanners and rules results were stored for (`ScanCache.blank`)
+                "CREATE TABLE IF NOT EXISTS contexts (context BLOB PRIMARY KEY, used INTEGER NOT NULL) WITHOUT ROWID"
+            )
         except sqlite3.Error:
             connection.close()
             raise

@@ -1,7 +1,8 @@
 """Scanning a whole project: discovery, the result cache, and the files shared out to processes.
 
 Reading and parsing is the floor of what a scan costs, so the work is arranged around it:
-results of unchanged files come from the cache (a read and a hash each), the rest go in chunks
+results of unchanged files come from the cache (a read and a hash each; none when the cache
+never held results of these rules: the processes make the keys), the rest go in chunks
 of paths to a pool with one process per core, biggest chunks first so that no core idles at the
 end; inside each process `scan_file` skips without parsing every file that names none of the
 rules' tokens. Small jobs stay in this process, where a pool would cost more than it saves.
@@ -13,7 +14,7 @@ from __future__ import annotations
 import os
 import signal
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,7 @@ from pathlib import Path
 from auditor.models import Finding, Skipped, SpecChange
 from auditor.progress import SILENT, ProgressReporter
 from auditor.scan import feeds
-from auditor.scan.cache import CacheUnusable, FileResult, ScanCache, decode
+from auditor.scan.cache import CacheUnusable, FileResult, Keys, ScanCache, decode
 from auditor.scan.config import ScanConfig
 from auditor.scan.discover import discover
 from auditor.scan.modules import Dependency, ProjectModules
@@ -69,10 +70,13 @@ def scan_tree(
         keys: dict[int, tuple[bytes, Stamp]] = {}
         sizes: dict[int, int] = {}
         misses = _from_cache(files, relatives, results, cache, progress, modules, keys, sizes)
-        work = _Work(changes, known, ends, modules, options.workers)
+        blank = cache.context if cache is not None and cache.blank else None  # the scans make the keys
+        work = _Work(changes, known, ends, modules, options.workers, blank)
         with closing(_Pool(work)) as pool:
-            for i, result, dependencies in _scan(files, relatives, misses, sizes, work, pool):
+            for i, result, dependencies, keyed in _scan(files, relatives, misses, sizes, work, pool):
                 results[i] = result
+                if keyed is not None:
+                    keys[i] = keyed
                 if cache is not None and i in keys:
                     key, stamp = keys[i]
                     if _stamp(files[i]) == stamp:  # not edited while it was scanned
@@ -195,8 +199,10 @@ def _from_cache(
     the files left to scan, as soon as it is looked up (their scans start while the next batch
     is read); their keys and sizes go in `keys` and `sizes`. The first batch ends early, at
     PARALLEL_MIN_BYTES: were they all misses, the processes could start. A result resting on
-    another module that has changed since (`Dependency`) is scanned again."""
-    if cache is None:
+    another module that has changed since (`Dependency`) is scanned again. A cache that never
+    held a result of these rules (`ScanCache.blank`) is not asked: every file is left to scan,
+    and the scans make the keys from the bytes they read."""
+    if cache is None or cache.blank:
         yield list(range(len(files)))
         return
     start = 0
@@ -247,9 +253,12 @@ class _Work:
     ends: Ends
     modules: ProjectModules
     workers: int | None
+    blank: bytes | None = None  # the context of a blank cache (`ScanCache.blank`): each scan makes its file's key
 
 
-Scanned = tuple[int, FileResult, tuple[Dependency, ...]]
+Keyed = tuple[bytes, Stamp]  # a file's key in the cache, and its stamp when it was read
+Scanned = tuple[int, FileResult, tuple[Dependency, ...], Keyed | None]
+Refed = tuple[int, FileResult, tuple[Dependency, ...]]  # a module analysed again (`_feed`)
 
 
 def _scan(
@@ -260,8 +269,8 @@ def _scan(
     work: _Work,
     pool: _Pool,
 ) -> Iterator[Scanned]:
-    """(index, result, the other modules it rests on) for each file of `misses`, in no
-    particular order. The processes start once the files to scan come to PARALLEL_MIN_BYTES
+    """(index, result, the other modules it rests on, its key when this side made it) for each
+    file of `misses`, in no particular order. The processes start once the files to scan come to PARALLEL_MIN_BYTES
     (at once when `work.workers` says how many) and take each full chunk as the batches come;
     below that, or on one core, this process scans them all when the last batch is in."""
     cores = work.workers or _cores()
@@ -288,20 +297,17 @@ def _scan(
                     yield from future.result()
         if executor is None:
             index = RuleIndex.build(work.changes, work.known, work.ends) if held else None
-            modules = work.modules
+            keys = Keys(work.blank) if work.blank is not None else None
             for i in held:
                 assert index is not None
-                modules.take()
-                result = scan_module(files[i], relatives[i], index, modules=modules)
-                yield i, result, modules.take()
+                yield (i, *_scan_one(files[i], relatives[i], index, work.modules, keys))
             return
         if held:
             items = [(i, str(files[i]), relatives[i], sizes[i]) for i in held]
             pending |= {executor.submit(_scan_chunk, _paths(chunk)) for chunk in _chunks(items, biggest_first=True)}
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                yield from future.result()
+        for future in as_completed(pending):  # one waiter for them all: `wait` in a loop installs one per round
+            pending.discard(future)
+            yield from future.result()
     finally:
         for future in pending:
             future.cancel()
@@ -324,7 +330,8 @@ class _Pool:
             modules = self.work.modules
             self.executor = ProcessPoolExecutor(
                 max_workers=workers, initializer=_start_worker,
-                initargs=(self.work.changes, self.work.known, self.work.ends, str(modules.base), modules.relatives),
+                initargs=(self.work.changes, self.work.known, self.work.ends, str(modules.base), modules.relatives,
+                          self.work.blank),
             )
         return self.executor
 
@@ -370,18 +377,38 @@ def _cores() -> int:
 
 _index: RuleIndex | None = None
 _modules: ProjectModules | None = None
+_keys: Keys | None = None
 
 
 def _start_worker(
-    changes: tuple[SpecChange, ...], known: frozenset[str], ends: Ends, base: str, relatives: tuple[str, ...]
+    changes: tuple[SpecChange, ...], known: frozenset[str], ends: Ends, base: str, relatives: tuple[str, ...],
+    blank: bytes | None,
 ) -> None:
-    global _index, _modules
+    global _index, _modules, _keys
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _index = RuleIndex.build(changes, known, ends)
     _modules = ProjectModules(Path(base), relatives)
+    _keys = Keys(blank) if blank is not None else None
 
 
-def _scan_fed(i: int, path: str, relative: str, fed: feeds.Fed) -> Scanned:
+def _scan_one(
+    file: Path, relative: str, index: RuleIndex, modules: ProjectModules, keys: Keys | None
+) -> tuple[FileResult, tuple[Dependency, ...], Keyed | None]:
+    """One file's result, the other modules it rests on, and with `keys` its key (None when
+    it cannot be read: its result says why)."""
+    data, keyed = None, None
+    if keys is not None:
+        try:
+            data, stamp = _read(file)
+            keyed = keys.key(data, relative), stamp
+        except OSError:
+            pass
+    modules.take()
+    result = scan_module(file, relative, index, modules=modules, data=data)
+    return result, modules.take(), keyed
+
+
+def _scan_fed(i: int, path: str, relative: str, fed: feeds.Fed) -> Refed:
     """One module analysed again with what it is fed (`_feed`)."""
     assert _index is not None and _modules is not None
     _modules.take()
@@ -391,9 +418,4 @@ def _scan_fed(i: int, path: str, relative: str, fed: feeds.Fed) -> Scanned:
 
 def _scan_chunk(chunk: list[tuple[int, str, str]]) -> list[Scanned]:
     assert _index is not None and _modules is not None
-    done: list[Scanned] = []
-    for i, path, relative in chunk:
-        _modules.take()
-        result = scan_module(Path(path), relative, _index, modules=_modules)
-        done.append((i, result, _modules.take()))
-    return done
+    return [(i, *_scan_one(Path(path), relative, _index, _modules, _keys)) for i, path, relative in chunk]

@@ -103,7 +103,12 @@ def read_source(file: Path) -> str:
     """The text of a source as `Path.read_text` gives it (newlines made "\n", a byte-order
     mark dropped: it is not Python), without its text-mode reader: one read, one decode."""
     with open(file, "rb") as handle:
-        text = handle.read().decode("utf-8-sig")
+        return source_text(handle.read())
+
+
+def source_text(data: bytes) -> str:
+    """`read_source` of a file whose bytes are `data`."""
+    text = data.decode("utf-8-sig")
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text
@@ -117,13 +122,15 @@ def scan_file(
 
 
 def scan_module(
-    file: Path, relative: str, index: RuleIndex, fed: Fed | None = None, modules: ProjectModules | None = None
+    file: Path, relative: str, index: RuleIndex, fed: Fed | None = None, modules: ProjectModules | None = None,
+    data: bytes | None = None,
 ) -> tuple[list[Finding], list[Skipped], Facts | None]:
     """`scan_file`, fed what the project's other modules pass its functions, with the module's
     facts for the project's index (None for a file not analysed). A notebook's cells, read
-    together, have facts too: its calls feed the project's modules (no module imports it)."""
+    together, have facts too: its calls feed the project's modules (no module imports it).
+    `data`: the file's bytes, when they were read already."""
     try:
-        text = read_source(file)
+        text = read_source(file) if data is None else source_text(data)
     except UnicodeDecodeError:
         return [], [Skipped(relative, "not UTF-8 text")], None
     except OSError as exc:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from packaging.version import Version
 from typer.testing import CliRunner
 
 from auditor import pipeline
@@ -15,6 +16,7 @@ from auditor.harvest.generate import Open, guard_conditions, matches
 from auditor.harvest.model import Candidate, Evidence, Harvest, Param
 from auditor.harvest.shipped import pair_text, read_candidates, ship
 from auditor.knowledge import KnowledgeBase
+from auditor.models import Transition
 from tests.harvest.test_candidates import release
 from tests.harvest.wheels import NEW, OLD
 
@@ -115,6 +117,41 @@ def test_the_loader_generates_only_when_asked(tmp_path: Path) -> None:
     assert eig.harvested is not None and eig.harvested.file == "tiny/__init__.py"
     assert "not probe-verified" in eig.title and "not probe-verified" in (eig.matches[0].message or "")
     assert sorted(e.id for e in generated_changes(root, plain.entries)) == sorted(ids)
+
+
+def test_an_audit_without_the_generated_changes_says_how_many_it_crossed_unchecked(tmp_path: Path) -> None:
+    root = knowledge(tmp_path)
+    plain, full = KnowledgeBase.load(root), KnowledgeBase.load(root, harvested=True)
+    up, down = Transition("tiny", Version("1.0"), Version("2.0")), Transition("tiny", Version("2.0"), Version("1.0"))
+    crossed = [c for c in full.crossed([up]) if c.harvested is not None]
+    assert crossed
+    assert plain.not_loaded([up]) == (
+        f"tiny 1.0 -> 2.0 also crosses {len(crossed)} changes generated from tiny's own released source "
+        "(not probe-verified) that this audit did not check: --harvested (the Action's `harvested` input) reports their "
+        "call sites, at low confidence",
+    )
+    assert full.not_loaded([up]) == ()  # loaded: they were checked
+    back = [c for c in full.crossed([down]) if c.harvested is not None]  # the defaults changed hurt both ways
+    assert back and f"tiny 2.0 -> 1.0 also crosses {len(back)} changes" in plain.not_loaded([down])[0]
+    assert plain.not_loaded([Transition("tiny", Version("2.0"), Version("2.0"))]) == ()
+    (project := tmp_path / "project").mkdir()
+    (project / "m.py").write_text("import tiny\n", "utf-8")
+    result = pipeline.audit([up], project, plain)
+    assert plain.not_loaded([up])[0] in result.notes
+
+
+def test_the_kept_base_counts_the_generated_changes_and_a_harvest_edit_counts_again(tmp_path: Path) -> None:
+    root = knowledge(tmp_path)
+    cache = tmp_path / "cache"
+    first = KnowledgeBase.load(root, cache_dir=cache)
+    assert sum(g.count for g in first.unloaded) == len(generated_changes(root, first.entries)) > 0
+    assert KnowledgeBase.load(root, cache_dir=cache).unloaded == first.unloaded  # read back from the kept JSON
+    (root / "tiny" / "harvest" / "waivers.toml").write_text(WAIVERS + '''
+[[waive]]
+pattern = "tiny.*"
+reason = "everything waived"
+''', "utf-8")
+    assert KnowledgeBase.load(root, cache_dir=cache).unloaded == ()
 
 
 def candidate(kind: str, symbol: str, guard: str | None = None, params: tuple[Param, ...] = (),

@@ -151,10 +151,15 @@ def test_twins_keep_their_own_paths(tree: Path, changes: tuple[SpecChange, ...],
     assert twins == [("deep/er/twin_b.py", 4), ("twin_a.py", 4)]
 
 
-def test_a_warm_scan_reads_its_results_from_the_cache(tree: Path, changes: tuple[SpecChange, ...], tmp_path: Path) -> None:
-    """Proof that the second scan does not parse: a value planted in the cache comes back."""
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_warm_scan_reads_its_results_from_the_cache(
+    tree: Path, changes: tuple[SpecChange, ...], tmp_path: Path, workers: int
+) -> None:
+    """Proof that the second scan does not parse: a value planted in the cache comes back. The
+    first scan, into a blank cache, made the keys where it read the files (in the processes
+    with two workers); the second looks them up from the bytes it reads itself."""
     cache = tmp_path / "cache"
-    scan(tree, changes, cache_dir=cache)
+    scan(tree, changes, workers=workers, cache_dir=cache)
     planted = Finding(FLOOR, "torch.planted", "", 7, 3, None, "high", "planted", "x // y")
     with sqlite3.connect(cache / DATABASE) as db:
         db.execute("UPDATE entries SET value = ?", (encode(([planted], [], None)),))
@@ -372,6 +377,41 @@ def test_a_write_failing_midway_is_said_once_and_the_rest_is_not_stored(
     assert "the next scan reads the files again" in cache.problems[0]
 
 
+def test_a_cache_that_never_held_these_rules_is_not_asked(changes: tuple[SpecChange, ...], tmp_path: Path) -> None:
+    """A blank cache (no result of this scanner and these rules was ever stored in it): the
+    files are not read to be looked up, all of them are left to scan at once; once results are
+    stored it is asked, and it is blank again when they are all too old to be kept."""
+    from auditor.progress import SILENT
+    from auditor.scan.cache import ScanCache
+    from auditor.scan.modules import ProjectModules
+    from auditor.scan.project import _from_cache
+
+    for number in range(3):
+        (tmp_path / f"m{number}.py").write_text("import torch\n")
+    files = sorted(tmp_path.glob("*.py"))
+    relatives = [f.name for f in files]
+    cache = ScanCache.open(tmp_path / "cache", changes[:3])
+    assert cache.blank
+    keys: dict[int, object] = {}
+    results: list[object] = [None] * len(files)
+    modules = ProjectModules(tmp_path, relatives)
+    assert list(_from_cache(files, relatives, results, cache, SILENT, modules, keys, {})) == [[0, 1, 2]]  # type: ignore[arg-type]
+    assert keys == {}  # nothing read
+    cache.close()
+    assert ScanCache.open(tmp_path / "cache", changes[:3]).blank  # nothing was stored: still blank
+    scan(tmp_path, changes[:3], cache_dir=tmp_path / "cache")
+    assert not ScanCache.open(tmp_path / "cache", changes[:3]).blank
+    assert ScanCache.open(tmp_path / "cache", changes[3:6]).blank  # other rules: another context
+    today = int(time.time() // 86400)
+    with sqlite3.connect(tmp_path / "cache" / DATABASE) as db:
+        db.execute("UPDATE entries SET used = ?", (today - MAX_AGE_DAYS - 5,))
+        db.execute("UPDATE contexts SET used = ?", (today - MAX_AGE_DAYS - 5,))
+    ScanCache.open(tmp_path / "cache", changes[3:6]).close()  # a scan with other rules deletes the old ones
+    with sqlite3.connect(tmp_path / "cache" / DATABASE) as db:
+        assert db.execute("SELECT COUNT(*) FROM contexts").fetchone() == (0,)
+    assert ScanCache.open(tmp_path / "cache", changes[:3]).blank
+
+
 def test_the_first_lookup_ends_where_a_pool_would_start(changes: tuple[SpecChange, ...], tmp_path: Path) -> None:
     """The first batch of misses comes out after PARALLEL_MIN_BYTES of files, not after
     _LOOKUP_BATCH files: the processes start while the rest is read."""
@@ -386,6 +426,10 @@ def test_the_first_lookup_ends_where_a_pool_would_start(changes: tuple[SpecChang
     files = sorted(tmp_path.glob("*.py"))
     relatives = [f.name for f in files]
     cache = ScanCache.open(tmp_path / "cache", changes[:3])
+    cache.put(b"another file's key", ([], [], None))  # a cache that holds results of these rules is asked
+    cache.close()
+    cache = ScanCache.open(tmp_path / "cache", changes[:3])
+    assert not cache.blank
     results: list[object] = [None] * len(files)
     batches = list(_from_cache(files, relatives, results, cache, SILENT, ProjectModules(tmp_path, relatives), {}, {}))  # type: ignore[arg-type]
     cache.close()
