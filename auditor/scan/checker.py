@@ -210,11 +210,15 @@ class Checker:
                 self.called.add(func.id)
             elif _on_self(func):
                 self.called.add(f"self.{func.attr}")  # type: ignore[attr-defined]
-            for rule in self.index.calls.get(qualified, []):
-                input_tag = self.resolver.tag(node.args[0], self.scope) if node.args else None
-                confidence = check(rule.match, node, self.resolver, self.scope, input_tag, method=False, dicts=self.dicts, usages=self.usages)
-                if confidence:
-                    self._report(rule, qualified, node, confidence, "call")
+            # an alias bound one way per branch: what reaches this call; one of several runs on some runs only: medium at most
+            symbols = (self.resolver.possible(func, self.scope, self.conditions)
+                       if func.__class__ is ast.Name and func.id in self.resolver.alternated else (qualified,))
+            for symbol in symbols:
+                for rule in self.index.calls.get(symbol, []):
+                    input_tag = self.resolver.tag(node.args[0], self.scope) if node.args else None
+                    confidence = check(rule.match, node, self.resolver, self.scope, input_tag, method=False, dicts=self.dicts, usages=self.usages)
+                    if confidence:
+                        self._report(rule, symbol, node, weakest("medium", confidence) if len(symbols) > 1 else confidence, "call")
             owner, _, method = qualified.rpartition(".")
             if owner == "torch.Tensor":
                 for rule in (r for r in self.index.methods.get(method, []) if r.match.receiver == "tensor"):

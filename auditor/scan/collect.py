@@ -194,6 +194,7 @@ class Collector(FastVisitor):
                 continue
             if kind is Assignment and value.__class__ in ALIASES:
                 self.resolver.importable.add(key)  # may be an alias: op = torch.floor_divide
+                self.resolver.arms[id(element)] = self.conditions  # the branches it is bound on
             owner = owner_for(key, scope) if scope.lives_in or key[:5] == "self." else scope
             bindings = owner.bindings.get(key)
             if bindings is None:

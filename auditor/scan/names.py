@@ -25,6 +25,7 @@ from auditor.scan.bindings import (
     Unpacking,
 )
 from auditor.scan.collect import Collector, Site
+from auditor.scan.guards import Conditions
 from auditor.scan.scopes import Scope, enclosing_class, key_of, lookup, owner_for
 from auditor.scan.tagging import Tagger
 from auditor.scan.tags import (
@@ -71,6 +72,8 @@ class Resolver(Tagger):
         # functions' parameters ((function, parameter) -> tag): see `feeds`
         self.fed: Mapping[tuple[str, str], Tag] = fed or {}
         self.asked: set[tuple[str, str]] = set()  # those parameters whose callers were asked for
+        self.alternated: set[str] = set()  # keys some scope binds to more than one qualified name
+        self.arms: dict[int, Conditions] = {}  # alias binding target (id) -> the branches it is bound on
         Collector(self).collect(tree)
         self.module_classes = self._module_classes()
 
@@ -152,6 +155,10 @@ class Resolver(Tagger):
                 owner = owner_for(key, scope)
                 owner.qualified[key] = qualified
                 owner.aliases.add(key)
+                records = owner.alias_bindings.setdefault(key, {})
+                records[id(target)] = (qualified, self.arms.get(id(target), ()))
+                if len(records) > 1:
+                    self.alternated.add(key)
                 return
             self._bind_tag(scope, key, self.tag(value, scope) if value is not None else None)
 
@@ -337,6 +344,22 @@ class Resolver(Tagger):
             return ".".join(reversed(attributes))
         return None
 
+    def possible(self, expr: ast.Name, scope: Scope, conditions: Conditions) -> tuple[str, ...]:
+        """The qualified names an alias bound more than one way (`alternated`) may hold at a
+        site on the branches `conditions`: that of the last of its bindings that can reach the
+        site (not on the other arm of a branch the site is on), and those of the bindings on the
+        other arm of a branch that one is on (`if c: op = torch.a` / `else: op = torch.b`). A
+        binding the last one follows on every run (`op = torch.a`, then `if hasattr(...): op =
+        torch.b`) is not one: the test decides, as it does for an import in a `try`."""
+        qualified = self.qualified(expr, scope)
+        owner = lookup(expr.id, scope) if qualified else None
+        records = list(owner.alias_bindings.get(expr.id, {}).values()) if owner is not None else []
+        reach = [(options, arms) for options, arms in records if not _apart(arms, conditions)]
+        if not reach:
+            return (qualified,) if qualified else ()
+        last, arms = reach[-1]
+        return tuple(dict.fromkeys([last, *(other for other, other_arms in reach[:-1] if _apart(arms, other_arms))]))
+
     # -- tags ----------------------------------------------------------------------------------
 
     def _key_tag(self, key: str, scope: Scope) -> Tag | None:
@@ -384,3 +407,9 @@ def _dict_item(value: ast.expr, item: str) -> ast.expr | None:
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" and not value.args:
         return next((k.value for k in value.keywords if k.arg == item), None)
     return None
+
+
+def _apart(first: Conditions, second: Conditions) -> bool:
+    """Whether code on the branches `first` and code on `second` never run in one pass: one is
+    on the other arm of a test the other is on."""
+    return any(test is other and way != other_way for test, way, _ in first for other, other_way, _ in second)

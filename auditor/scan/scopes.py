@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from auditor.scan.bindings import FROM_WALK, Binding
 from auditor.scan.tags import Tag
+
+if TYPE_CHECKING:
+    from auditor.scan.guards import Conditions
 
 
 @dataclass(eq=False)
@@ -21,6 +25,9 @@ class Scope:
     qualified: dict[str, str] = field(default_factory=dict)
     tags: dict[str, Tag] = field(default_factory=dict)
     aliases: set[str] = field(default_factory=set)  # names bound by `name = qualified.thing`
+    # per alias, the qualified name each of its bindings gives and the branches it is on
+    # (`Resolver.possible`), by binding target, in source order
+    alias_bindings: dict[str, dict[int, tuple[str, Conditions]]] = field(default_factory=dict)
     lives_in: dict[str, Scope] = field(default_factory=dict)  # global/nonlocal name -> the scope it lives in
     stars: list[str] = field(default_factory=list)  # modules imported with `from m import *`
     returns: dict[str, ast.expr] = field(default_factory=dict)  # function name -> return annotation

@@ -78,6 +78,53 @@ CASES = {
         b = list(map(torch.floor_divide, [t], [2]))  # expect[medium]
         c = sorted([3, 1], key=len)
         """),
+    "an alias bound one way in each branch: either may run, what cannot reach a call is not it": (FLOOR, """
+        import torch
+
+        def pick(a, b, new):
+            if new:
+                op = torch.floor_divide
+            else:
+                op = torch.div
+            return op(a, b)  # expect[medium]
+
+        def later(a, b, new):
+            if new:
+                op = torch.div
+            else:
+                op = torch.floor_divide
+            return op(a, b)  # expect[medium]
+
+        def closure(t, new):
+            if new:
+                op = torch.floor_divide
+            else:
+                op = torch.true_divide
+
+            def inner(x):
+                return op(x, 2)  # expect[medium]
+            return inner(t)
+
+        def neither(a, b, new):
+            if new:
+                op = torch.div
+            else:
+                op = torch.true_divide
+            return op(a, b)
+
+        def early_exit(a, b, new):
+            if new:
+                op = torch.div
+                return op(a, b)
+            op = torch.floor_divide
+            return op(a, b)  # expect
+
+        def feature_test(a, b):
+            op = torch.floor_divide  # the default, which the test below replaces where it can
+            if hasattr(torch, "newer_divide"):
+                op = torch.div
+            return op(a, b)
+        """),
     "subclass and decorator lines": (DROPOUT, """
         import torch
 
