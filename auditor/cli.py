@@ -20,6 +20,7 @@ import typer
 
 from auditor import __version__, pipeline
 from auditor.errors import AuditorError, ExitCode, UsageError
+from auditor.knowledge.base import UNLISTED
 from auditor.lockfiles.detect import format_names
 from auditor.models import AuditResult, rank
 from auditor.progress import wants_color
@@ -613,7 +614,8 @@ def kb_list(
         package = pipeline.known_package(kb, package)
     if from_version is not None and to_version is not None:
         entries = pipeline.scan_changes(kb, package or "torch", from_version, to_version)
-        warn(kb.beyond([pipeline.transition_between(package or "torch", from_version, to_version)])[1])
+        transition = pipeline.transition_between(package or "torch", from_version, to_version)
+        warn(kb.beyond([transition])[1] + kb.not_loaded([transition], UNLISTED))
     elif package is not None:
         entries = kb.for_package(package)
     if kind is not None:

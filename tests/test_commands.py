@@ -121,6 +121,16 @@ def test_kb_list_transition_selects_crossed_entries() -> None:
     ids = {e["id"] for e in json.loads(result.stdout)["entries"]}
     assert "torch-floor-divide-rounds-toward-floor" in ids
     assert "torch-clamp-type-promotion" not in ids
+    # the generated changes it does not list are counted, on stderr: the listing stays JSON
+    from auditor.knowledge import KnowledgeBase
+    from auditor.models import Transition
+    from packaging.version import Version
+
+    generated = KnowledgeBase.load(harvested=True).crossed([Transition("torch", Version("1.12.1"), Version("1.13.0"))])
+    count = sum(c.harvested is not None for c in generated)
+    assert count > 0
+    assert (f"torch 1.12.1 -> 1.13.0 also crosses {count} changes generated from torch's own released source "
+            "(not probe-verified) that this list leaves out") in result.stderr
 
 
 def test_kb_show_renders_docs_and_unknown_id_exits_2() -> None:

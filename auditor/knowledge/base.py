@@ -19,6 +19,11 @@ if TYPE_CHECKING:
     from auditor.harvest.fly import FlySettings
 
 
+UNCHECKED = ("that this audit did not check: --harvested (the Action's `harvested` input) reports their call sites, "
+             "at low confidence")
+UNLISTED = "that this list leaves out: `kb coverage` counts them, `scan --harvested` reports their call sites"
+
+
 @dataclass(frozen=True)
 class KnowledgeBase:
     entries: tuple[SpecChange, ...]
@@ -67,17 +72,17 @@ class KnowledgeBase:
         """The moves this knowledge cannot vouch for, as findings and as notes."""
         return horizons.beyond(transitions, self.horizon)
 
-    def not_loaded(self, transitions: Iterable[Transition]) -> tuple[str, ...]:
+    def not_loaded(self, transitions: Iterable[Transition], unchecked: str = UNCHECKED) -> tuple[str, ...]:
         """Per transition, the note that says how many changes generated from the package's own
-        released source it crosses that this audit did not check (`--harvested` loads them)."""
+        released source it crosses that were left out (`--harvested` loads them), ending with
+        `unchecked`: what was left out, and how to have them."""
         notes = []
         for t in transitions:
             count = sum(g.count for g in self.unloaded if g.crossed_by(t))
             if count:
                 notes.append(
                     f"{t.package} {t.old} -> {t.new} also crosses {count} change{'s' if count != 1 else ''} "
-                    f"generated from {t.package}'s own released source (not probe-verified) that this audit "
-                    f"did not check: --harvested (the Action's `harvested` input) reports their call sites, at low confidence"
+                    f"generated from {t.package}'s own released source (not probe-verified) {unchecked}"
                 )
         return tuple(dict.fromkeys(notes))
 
