@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
 from packaging.version import InvalidVersion, Version
 
 from auditor.errors import LockfileError
@@ -22,7 +21,8 @@ _SPEC = re.compile(
 )
 _SELECTOR = re.compile(r"#\s*\[\s*([A-Za-z0-9_]+)\s*\]")
 
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    import yaml  # imported where YAML is read: only conda files need it
 
 
 def conda_name(name: str) -> str:
@@ -78,14 +78,18 @@ _BLOCK_PREFIX = re.compile(r"^[ \t?:-]{300,}", re.MULTILINE)
 def _loader(text: str) -> Any:
     """libyaml's loader, unless the text nests deeply: libyaml recurses on the C stack and
     crashes the interpreter; the pure-Python loader stops at the recursion limit instead."""
+    import yaml
+
     depth = deepest = 0
     for bracket in _FLOW.findall(text):
         depth = depth + 1 if bracket in "[{" else max(depth - 1, 0)
         deepest = max(deepest, depth)
-    return yaml.SafeLoader if deepest > 100 or _BLOCK_PREFIX.search(text) else _Loader
+    return yaml.SafeLoader if deepest > 100 or _BLOCK_PREFIX.search(text) else getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _yaml(path: Path, text: str, read: Any) -> Any:
+    import yaml
+
     try:
         return read(text, Loader=_loader(text))
     except RecursionError as exc:
@@ -101,15 +105,21 @@ def _yaml(path: Path, text: str, read: Any) -> Any:
 
 
 def compose_yaml(path: Path, text: str) -> yaml.Node | None:
+    import yaml
+
     node: yaml.Node | None = _yaml(path, text, yaml.compose)
     return node
 
 
 def load_yaml(path: Path, text: str) -> Any:
+    import yaml
+
     return _yaml(path, text, yaml.load)
 
 
 def mapping_get(node: yaml.Node | None, key: str) -> yaml.Node | None:
+    import yaml
+
     if not isinstance(node, yaml.MappingNode):
         return None
     return next(

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-
-import yaml
+from typing import TYPE_CHECKING
 
 from auditor.errors import LockfileError
 from auditor.lockfiles.conda import compose_yaml, mapping_get, match_spec_pin, node_line, selector
 from auditor.lockfiles.interface import LockFormat, nothing_in
 from auditor.lockfiles.pep508 import editable_pin, requirement_pin
 from auditor.models import Lock, Pin
+
+if TYPE_CHECKING:
+    import yaml
 
 ENVIRONMENT = "environment.yml"
 EXPORT = "conda-env-export"
@@ -55,6 +57,8 @@ def claims_export(path: Path, text: str) -> int:
 
 
 def _parse(path: Path, text: str, fmt: str) -> Lock:
+    import yaml  # here, not at import: only conda files need PyYAML (a fiftieth of a second)
+
     root = compose_yaml(path, text)
     if root is None:
         raise nothing_in(path, fmt)
@@ -85,6 +89,8 @@ def _parse(path: Path, text: str, fmt: str) -> Lock:
 
 
 def _pip_pin(node: yaml.Node, path: Path) -> Pin | None:
+    import yaml
+
     line = node_line(node)
     if not isinstance(node, yaml.ScalarNode):
         raise LockfileError("pip: expected a requirement string", path, line)

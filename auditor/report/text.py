@@ -4,18 +4,25 @@ from __future__ import annotations
 
 import io
 from collections import Counter, defaultdict
-from typing import TextIO
-
-from rich.console import Console
-from rich.markup import escape
+from typing import TYPE_CHECKING, TextIO
 
 from auditor.models import AuditResult, Finding, SpecChange, Transition, rank
 from auditor.report.serialize import version_label
 from auditor.report.summary import call_sites, files, layout, tally
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan"}
 FILES_SHOWN = 5
 SITES_SHOWN = 10
+
+
+def escape(text: str) -> str:
+    """`rich.markup.escape`; rich is imported by the text report only (a JSON scan starts faster)."""
+    from rich.markup import escape as escaped
+
+    return escaped(text)
 
 
 def _location(f: Finding) -> str:
@@ -60,6 +67,8 @@ def write(
 ) -> None:
     """The report, line by line as it is made (a long report shows as it comes). `fix_command`:
     the `auditor fix ... --diff` that shows the mechanical rewrite of this project's findings."""
+    from rich.console import Console
+
     # without colour no ANSI style at all (bold, dim), also when `out` is a terminal
     console = Console(file=out, force_terminal=color, color_system="auto" if color else None, width=width,
                       highlight=False, soft_wrap=True)

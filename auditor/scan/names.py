@@ -354,7 +354,7 @@ class Resolver(Tagger):
         qualified = self.qualified(expr, scope)
         owner = lookup(expr.id, scope) if qualified else None
         records = list(owner.alias_bindings.get(expr.id, {}).values()) if owner is not None else []
-        reach = [(options, arms) for options, arms in records if not _apart(arms, conditions)]
+        reach = [(name, arms) for name, arms in records if not _apart(arms, conditions)]
         if not reach:
             return (qualified,) if qualified else ()
         last, arms = reach[-1]
