@@ -88,7 +88,7 @@ def audit(
     )
     hazards = {c.id for c in changes}
     unreviewed, horizon_notes = kb.beyond(transitions)
-    horizon_notes += kb.not_loaded(transitions)
+    unloaded_notes = kb.not_loaded(transitions)  # the generated changes crossed but not checked
     reported, folded = fold_generated(merge_stages((f for f in findings if f.change in hazards), changes), changes)
     return AuditResult(
         transitions=transitions,
@@ -96,7 +96,7 @@ def audit(
         findings=reported,
         environment=tuple(environment) + unreviewed,
         skipped=tuple(skipped),
-        notes=kb.notes + tuple(notes) + tuple(dict.fromkeys(scan_notes)) + horizon_notes + ((folded,) if folded else ()),
+        notes=kb.notes + tuple(notes) + tuple(dict.fromkeys(scan_notes)) + horizon_notes + unloaded_notes + ((folded,) if folded else ()),
         good_news=good_news(good, (f for f in findings if f.change not in hazards)),
         horizon=tuple(sorted(kb.horizon.items())),
     )
