@@ -684,7 +684,8 @@ def kb_harvest(
         help="Where each release's harvest is kept (default: <user cache>/auditor/harvest).")] = None,
     no_cache: NoCacheOption = False,
     ship: Annotated[Path | None, typer.Option(
-        help="Also write one TOML per release pair under DIR/<package>/harvest/ (the knowledge directory).",
+        help="Also write one TOML per release pair under DIR/<package>/harvest/ (the knowledge directory), "
+             "and presence.json: the module names whose presence changes, for `hasattr` version guards.",
     )] = None,
     fmt: FormatOption = Format.text,
     output: OutputOption = None,

@@ -82,7 +82,7 @@ def audit(
     findings, skipped = (
         scan_project(
             project, scanned, settings, options, (e.id for e in kb.entries),
-            transition_ends((t.package, t.old, t.new, t.environment) for t in transitions),
+            transition_ends((t.package, t.old, t.new, t.environment) for t in transitions), kb.presence,
         )
         if project is not None and scanned else ([], [])
     )

@@ -15,6 +15,8 @@ from packaging.version import InvalidVersion, Version
 
 from auditor.errors import KnowledgeError
 from auditor.harvest.model import Candidate, Evidence, Harvest, Param
+from auditor.harvest.presence import FILE as PRESENCE
+from auditor.harvest.presence import presence, presence_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -79,10 +81,17 @@ def pair_text(package: str, before: str, after: str, candidates: list[Candidate]
 
 def ship(h: Harvest, knowledge: Path) -> list[Path]:
     """Write one file per release pair that has candidates, and delete the file of a pair that
-    has none any more; returns the files written."""
+    has none any more, and the names whose presence changes (`presence`); returns the files
+    written."""
     directory = knowledge / h.package / DIRECTORY
     directory.mkdir(parents=True, exist_ok=True)
     written = []
+    table = presence(h.releases)
+    if table:
+        (directory / PRESENCE).write_text(presence_text(h.package, h.releases, table), "utf-8")
+        written.append(directory / PRESENCE)
+    else:
+        (directory / PRESENCE).unlink(missing_ok=True)
     for old, new in zip(h.releases, h.releases[1:], strict=False):
         found = [c for c in h.candidates if c.before == old.version and c.release == new.version]
         path = directory / f"{old.version}..{new.version}.toml"

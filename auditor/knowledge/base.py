@@ -12,6 +12,7 @@ from packaging.version import Version
 from auditor.errors import UsageError
 from auditor.knowledge import horizon as horizons
 from auditor.knowledge.loader import default_directory
+from auditor.knowledge.presence import NOTHING, Presence
 from auditor.knowledge.stored import load_stored, read_base
 from auditor.models import EnvironmentFinding, SpecChange, Transition, Unloaded
 
@@ -31,6 +32,7 @@ class KnowledgeBase:
     notes: tuple[str, ...] = ()  # a kept base that could not be used
     fly: FlySettings | None = None  # `--harvest`: how to harvest the releases past the shipped harvest
     unloaded: tuple[Unloaded, ...] = ()  # the generated changes not loaded (no `--harvested`), counted
+    presence: Presence = NOTHING  # what `hasattr(module, "name")` finds per release, for the version guards
 
     @classmethod
     def load(
@@ -53,7 +55,7 @@ class KnowledgeBase:
             unloaded = ()
         if fly is not None:
             fly = replace(fly, knowledge=root)
-        return cls(entries, knowledge.horizon, notes, fly, unloaded)
+        return cls(entries, knowledge.horizon, notes, fly, unloaded, Presence.of(root))
 
     def harvest_beyond(self, transitions: Iterable[Transition]) -> tuple[KnowledgeBase, tuple[str, ...]]:
         """With `fly`: this knowledge and the generated changes of the releases the transitions

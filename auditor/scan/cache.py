@@ -70,15 +70,20 @@ def scanner_fingerprint() -> bytes:
     return digest.digest()
 
 
-def knowledge_fingerprint(changes: Iterable[SpecChange], known: Iterable[str] = (), ends: object = ()) -> bytes:
+def knowledge_fingerprint(
+    changes: Iterable[SpecChange], known: Iterable[str] = (), ends: object = (), presence: str = "",
+) -> bytes:
     """The crossed entries, as data: any edit to an entry (or another set of entries) differs;
-    every id of the knowledge base, which tells an ignore comment's unknown ids; and the
-    versions at the ends of the transition, which decide the code behind version guards."""
+    every id of the knowledge base, which tells an ignore comment's unknown ids; and what decides
+    the code behind version guards: the versions at the ends of the transition, and what each
+    release has (`presence`: the digest of `knowledge.presence`)."""
     digest = hashlib.sha256()
     for change in sorted(changes, key=lambda c: c.id):
         digest.update(repr(change).encode() + b"\0")
     digest.update(b"\0known\0" + "\0".join(sorted(known)).encode())
     digest.update(b"\0ends\0" + repr(ends).encode())
+    if presence:
+        digest.update(b"\0presence\0" + presence.encode())
     return digest.digest()
 
 
@@ -148,10 +153,11 @@ class ScanCache:
 
     @classmethod
     def open(
-        cls, directory: Path, changes: Iterable[SpecChange], known: Iterable[str] = (), ends: object = ()
+        cls, directory: Path, changes: Iterable[SpecChange], known: Iterable[str] = (), ends: object = (),
+        presence: str = "",
     ) -> ScanCache:
         """The cache in `directory` for these rules; CacheUnusable when it cannot be used."""
-        context = scanner_fingerprint() + knowledge_fingerprint(changes, known, ends)
+        context = scanner_fingerprint() + knowledge_fingerprint(changes, known, ends, presence)
         try:
             directory.mkdir(parents=True, exist_ok=True)
             tag = directory / "CACHEDIR.TAG"

@@ -58,7 +58,7 @@ class Checker:
         self.resolver = Resolver(tree, fed)
         self.guards = Guards(
             index.end_versions(), self.resolver, lambda: ModuleTable.of(tree, path, source), modules,
-            index.removed_attributes,
+            index.removed_attributes, index.presence,
         )
         self.conditions: Conditions = ()
         self.dicts = Dicts()
@@ -211,14 +211,19 @@ class Checker:
             elif _on_self(func):
                 self.called.add(f"self.{func.attr}")  # type: ignore[attr-defined]
             # an alias bound one way per branch: what reaches this call; one of several runs on some runs only: medium at most
+            # (the version tests its binding is under count for the symbol: `else: wn = nn.utils.weight_norm`
+            # under `if hasattr(nn.utils.parametrizations, "weight_norm")` runs before torch 2.1 only)
             symbols = (self.resolver.possible(func, self.scope, self.conditions)
-                       if func.__class__ is ast.Name and func.id in self.resolver.alternated else (qualified,))
-            for symbol in symbols:
+                       if func.__class__ is ast.Name and func.id in self.resolver.alternated else ((qualified, ()),))
+            site = self.conditions
+            for symbol, arms in symbols:
+                self.conditions = (*site, *(arm for arm in arms if arm not in site))
                 for rule in self.index.calls.get(symbol, []):
                     input_tag = self.resolver.tag(node.args[0], self.scope) if node.args else None
                     confidence = check(rule.match, node, self.resolver, self.scope, input_tag, method=False, dicts=self.dicts, usages=self.usages)
                     if confidence:
                         self._report(rule, symbol, node, weakest("medium", confidence) if len(symbols) > 1 else confidence, "call")
+            self.conditions = site
             owner, _, method = qualified.rpartition(".")
             if owner == "torch.Tensor":
                 for rule in (r for r in self.index.methods.get(method, []) if r.match.receiver == "tensor"):

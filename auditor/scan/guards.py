@@ -37,6 +37,9 @@ A test is read as far as it is a version comparison (`VersionReader`):
   (Lightning's helpers);
 - `hasattr(t, "names")`, where a crossed change removes that attribute of tensors (or arrays):
   true before its release, false from it (named tensors, gone in torch 2.13);
+- `hasattr(nn.utils.parametrizations, "weight_norm")`, a module's public name whose presence
+  changes between releases (`knowledge.presence`, from the shipped harvest): true on the releases
+  that have it (torch 2.1.0 on);
 - names bound to one of these at the top level of this module or of another module of the
   project (`modules.ProjectModules.constant`), `not`, `and`, `or`, chained comparisons.
 
@@ -57,6 +60,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from auditor.knowledge.presence import NOTHING, Presence
 from auditor.scan.apis import PROBED_CLASSES
 from auditor.scan.modules import Constant, ModuleTable, ProjectModules
 from auditor.scan.scopes import Scope, lookup
@@ -182,9 +186,13 @@ class _Names:
 class VersionReader:
     """What an expression is, as far as it is a package's version or a test of one."""
 
-    def __init__(self, modules: ProjectModules | None, removed: Mapping[str, tuple[str, Version]] | None = None):
+    def __init__(
+        self, modules: ProjectModules | None, removed: Mapping[str, tuple[str, Version]] | None = None,
+        presence: Presence = NOTHING,
+    ):
         self.modules = modules
         self.removed = removed or {}  # tensor (array) attributes removed: name -> package, release
+        self.presence = presence  # the public names of each release's modules
 
     def test(self, expr: ast.expr, names: _Names) -> _Test | None:
         value = self._read(expr, names, 0)
@@ -297,9 +305,19 @@ class VersionReader:
         (torch 2.13): true before that release, false from it, for a tensor or the class
         itself. A subject known to be something else (a module, a number), or a `hasattr`
         that is not the builtin, is not read; one of unknown type is taken for a tensor, as
-        the test is written for one."""
-        found = self.removed.get(attribute) if isinstance(attribute, str) else None
-        if found is None or not names.builtin("hasattr") or not names.may_be_array(subject):
+        the test is written for one.
+
+        `hasattr(nn.utils.parametrizations, "weight_norm")`, on a module whose public names
+        change (`presence`): true on the releases that have it (torch 2.1.0 on)."""
+        if not isinstance(attribute, str) or not names.builtin("hasattr"):
+            return None
+        module = names.qualified(subject)
+        name = f"{module}.{attribute}"
+        if module is not None and self.presence.known(name):
+            owner, presence = canonicalize_name(module.split(".", 1)[0]), self.presence
+            return _Test(lambda end: _robust(end, owner, lambda text: presence.present(name, Version(text))))
+        found = self.removed.get(attribute)
+        if found is None or not names.may_be_array(subject):
             return None
         package, release = found
         return _Test(lambda end: _robust(end, package, lambda text: Version(text) < release))
@@ -442,12 +460,13 @@ class Guards:
     def __init__(
         self, ends: Sequence[End], resolver: Resolver, table: Callable[[], ModuleTable],
         modules: ProjectModules | None = None, removed: Mapping[str, tuple[str, Version]] | None = None,
+        presence: Presence = NOTHING,
     ):
         self.ends = tuple(ends)
         self.resolver = resolver
         self._table = table
         self._module: ModuleTable | None = None
-        self.reader = VersionReader(modules, removed)
+        self.reader = VersionReader(modules, removed, presence)
         self._readings: dict[int, _Test | None] = {}
         self._outcomes: dict[int, tuple[bool | None, ...]] = {}
 

@@ -344,21 +344,26 @@ class Resolver(Tagger):
             return ".".join(reversed(attributes))
         return None
 
-    def possible(self, expr: ast.Name, scope: Scope, conditions: Conditions) -> tuple[str, ...]:
+    def possible(self, expr: ast.Name, scope: Scope, conditions: Conditions) -> tuple[tuple[str, Conditions], ...]:
         """The qualified names an alias bound more than one way (`alternated`) may hold at a
-        site on the branches `conditions`: that of the last of its bindings that can reach the
-        site (not on the other arm of a branch the site is on), and those of the bindings on the
-        other arm of a branch that one is on (`if c: op = torch.a` / `else: op = torch.b`). A
-        binding the last one follows on every run (`op = torch.a`, then `if hasattr(...): op =
-        torch.b`) is not one: the test decides, as it does for an import in a `try`."""
+        site on the branches `conditions`, each with the branches its binding is on: that of
+        the last of its bindings that can reach the site (not on the other arm of a branch the
+        site is on), and those of the bindings on the other arm of a branch that one is on (`if
+        c: op = torch.a` / `else: op = torch.b`). A binding the last one follows on every run
+        (`op = torch.a`, then `if hasattr(...): op = torch.b`) is not one: the test decides, as
+        it does for an import in a `try`."""
         qualified = self.qualified(expr, scope)
         owner = lookup(expr.id, scope) if qualified else None
         records = list(owner.alias_bindings.get(expr.id, {}).values()) if owner is not None else []
         reach = [(name, arms) for name, arms in records if not _apart(arms, conditions)]
         if not reach:
-            return (qualified,) if qualified else ()
+            return ((qualified, ()),) if qualified else ()
         last, arms = reach[-1]
-        return tuple(dict.fromkeys([last, *(other for other, other_arms in reach[:-1] if _apart(arms, other_arms))]))
+        found = {last: arms}
+        for other, other_arms in reach[:-1]:
+            if _apart(arms, other_arms):
+                found.setdefault(other, other_arms)
+        return tuple(found.items())
 
     # -- tags ----------------------------------------------------------------------------------
 

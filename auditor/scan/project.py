@@ -19,6 +19,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
+from auditor.knowledge.presence import NOTHING, Presence
 from auditor.models import Finding, Skipped, SpecChange
 from auditor.progress import SILENT, ProgressReporter
 from auditor.scan import feeds
@@ -51,7 +52,7 @@ class ScanOptions:
 
 def scan_tree(
     root: Path, changes: Iterable[SpecChange], config: ScanConfig, options: ScanOptions,
-    known: frozenset[str] = frozenset(), ends: Ends = (),
+    known: frozenset[str] = frozenset(), ends: Ends = (), presence: Presence = NOTHING,
 ) -> tuple[list[Finding], list[Skipped]]:
     changes = tuple(c for c in changes if c.id not in config.ignore)
     base = root if root.is_dir() else root.parent
@@ -63,7 +64,7 @@ def scan_tree(
     progress.start(len(files), "Scanning")
     cache = None
     try:
-        cache = ScanCache.open(options.cache_dir, changes, known, ends) if options.cache_dir is not None else None
+        cache = ScanCache.open(options.cache_dir, changes, known, ends, presence.digest) if options.cache_dir is not None else None
     except CacheUnusable as exc:
         options.note(str(exc))
     try:
@@ -71,7 +72,7 @@ def scan_tree(
         sizes: dict[int, int] = {}
         misses = _from_cache(files, relatives, results, cache, progress, modules, keys, sizes)
         blank = cache.context if cache is not None and cache.blank else None  # the scans make the keys
-        work = _Work(changes, known, ends, modules, options.workers, blank)
+        work = _Work(changes, known, ends, presence, modules, options.workers, blank)
         with closing(_Pool(work)) as pool:
             for i, result, dependencies, keyed in _scan(files, relatives, misses, sizes, work, pool):
                 results[i] = result
@@ -149,7 +150,7 @@ def _feed(
         futures = [pool.executor.submit(_scan_fed, *item) for item in again]
         done = [future.result() for future in futures]
     else:
-        index = RuleIndex.build(work.changes, work.known, work.ends) if again else None
+        index = RuleIndex.build(work.changes, work.known, work.ends, work.presence) if again else None
         done = []
         for i, path, relative, fed in again:
             assert index is not None
@@ -251,6 +252,7 @@ class _Work:
     changes: tuple[SpecChange, ...]
     known: frozenset[str]
     ends: Ends
+    presence: Presence
     modules: ProjectModules
     workers: int | None
     blank: bytes | None = None  # the context of a blank cache (`ScanCache.blank`): each scan makes its file's key
@@ -296,7 +298,7 @@ def _scan(
                 for future in done:
                     yield from future.result()
         if executor is None:
-            index = RuleIndex.build(work.changes, work.known, work.ends) if held else None
+            index = RuleIndex.build(work.changes, work.known, work.ends, work.presence) if held else None
             keys = Keys(work.blank) if work.blank is not None else None
             for i in held:
                 assert index is not None
@@ -330,8 +332,8 @@ class _Pool:
             modules = self.work.modules
             self.executor = ProcessPoolExecutor(
                 max_workers=workers, initializer=_start_worker,
-                initargs=(self.work.changes, self.work.known, self.work.ends, str(modules.base), modules.relatives,
-                          self.work.blank),
+                initargs=(self.work.changes, self.work.known, self.work.ends, self.work.presence, str(modules.base),
+                          modules.relatives, self.work.blank),
             )
         return self.executor
 
@@ -381,12 +383,12 @@ _keys: Keys | None = None
 
 
 def _start_worker(
-    changes: tuple[SpecChange, ...], known: frozenset[str], ends: Ends, base: str, relatives: tuple[str, ...],
-    blank: bytes | None,
+    changes: tuple[SpecChange, ...], known: frozenset[str], ends: Ends, presence: Presence, base: str,
+    relatives: tuple[str, ...], blank: bytes | None,
 ) -> None:
     global _index, _modules, _keys
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    _index = RuleIndex.build(changes, known, ends)
+    _index = RuleIndex.build(changes, known, ends, presence)
     _modules = ProjectModules(Path(base), relatives)
     _keys = Keys(blank) if blank is not None else None
 

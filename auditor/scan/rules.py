@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from packaging.version import Version
 
+from auditor.knowledge.presence import NOTHING, Presence
 from auditor.models import Match, SpecChange
 from auditor.scan.apis import PROBED_CLASSES, TYPED_CLASSES
 
@@ -65,10 +66,13 @@ class RuleIndex:
     # the moving packages' versions at each end of the transition(s), for version guards
     # (`guards`); empty: no guard is read, all code counts as running
     ends: Ends = ()
+    presence: Presence = NOTHING  # what each release has, for `hasattr(module, "name")` as a version guard
 
     @classmethod
-    def build(cls, changes: Iterable[SpecChange], known: Iterable[str] = (), ends: Ends = ()) -> RuleIndex:
-        index = cls(known=frozenset(known), ends=ends)
+    def build(
+        cls, changes: Iterable[SpecChange], known: Iterable[str] = (), ends: Ends = (), presence: Presence = NOTHING,
+    ) -> RuleIndex:
+        index = cls(known=frozenset(known), ends=ends, presence=presence)
         tokens: set[str] = set()
         roots: set[str] = set()
         for change in changes:

@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from auditor.knowledge.presence import NOTHING, Presence
 from auditor.models import Finding, Skipped, SpecChange
 from auditor.scan.checker import Checker
 from auditor.scan.config import ScanConfig
@@ -188,12 +189,15 @@ def scan_project(
     options: ScanOptions | None = None,
     known: Iterable[str] = (),
     ends: Ends = (),
+    presence: Presence = NOTHING,
 ) -> tuple[list[Finding], list[Skipped]]:
     """`config` (exclusions, ignored changes, minimum confidence) defaults to no settings at all;
     `options` (cache, processes, progress) to no cache, one process per core, silence; `known`,
     every id of the knowledge base, lets ignore comments naming no entry be reported; `ends`,
     the moving packages' versions on each side (`rules.transition_ends`), lets code behind a
-    version guard that holds the same way on both sides be read as dead (none: all code runs)."""
+    version guard that holds the same way on both sides be read as dead (none: all code runs);
+    `presence`, what each release of a package has, lets `hasattr(module, "name")` be read as
+    such a guard."""
     from auditor.scan.project import ScanOptions, scan_tree
 
-    return scan_tree(root, changes, config or ScanConfig(), options or ScanOptions(), frozenset(known), ends)
+    return scan_tree(root, changes, config or ScanConfig(), options or ScanOptions(), frozenset(known), ends, presence)

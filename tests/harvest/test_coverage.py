@@ -66,7 +66,7 @@ def knowledge(tmp_path: Path) -> Path:
 def test_shipped_files_round_trip(tmp_path: Path) -> None:
     root = knowledge(tmp_path)
     files = sorted(p.name for p in (root / "tiny" / "harvest").iterdir())
-    assert files == ["1.0..2.0.toml", "waivers.toml"]
+    assert files == ["1.0..2.0.toml", "presence.json", "waivers.toml"]
     back = read_candidates(root, "tiny")
     original = compare_tiny()
     assert back == original
