@@ -55,7 +55,7 @@ class KnowledgeBase:
             unloaded = ()
         if fly is not None:
             fly = replace(fly, knowledge=root)
-        return cls(entries, knowledge.horizon, notes, fly, unloaded, Presence.of(root))
+        return cls(entries, knowledge.horizon, notes, fly, unloaded, Presence(str(root)))
 
     def harvest_beyond(self, transitions: Iterable[Transition]) -> tuple[KnowledgeBase, tuple[str, ...]]:
         """With `fly`: this knowledge and the generated changes of the releases the transitions

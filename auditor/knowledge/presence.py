@@ -35,10 +35,6 @@ class Presence:
 
     directory: str | None = None
 
-    @classmethod
-    def of(cls, root: Path) -> Presence:
-        return cls(str(root))
-
     @cached_property
     def digest(self) -> str:
         """Of the tables' bytes ("" for none), read when a scan cache is opened."""

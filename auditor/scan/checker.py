@@ -217,7 +217,7 @@ class Checker:
                        if func.__class__ is ast.Name and func.id in self.resolver.alternated else ((qualified, ()),))
             site = self.conditions
             for symbol, arms in symbols:
-                self.conditions = (*site, *(arm for arm in arms if arm not in site))
+                self.conditions = (*site, *(arm for arm in arms if arm not in site)) if arms else site
                 for rule in self.index.calls.get(symbol, []):
                     input_tag = self.resolver.tag(node.args[0], self.scope) if node.args else None
                     confidence = check(rule.match, node, self.resolver, self.scope, input_tag, method=False, dicts=self.dicts, usages=self.usages)

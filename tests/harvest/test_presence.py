@@ -70,7 +70,7 @@ def test_the_shipped_table_is_read_release_by_release(releases: list[Release], t
     ship(Harvest("tool", tuple(releases), (), (), ()), tmp_path)
     path = tmp_path / "tool" / "harvest" / "presence.json"
     assert json.loads(path.read_text("utf-8"))["names"]["tool.core.fast"] == ["-1.0", "+1.1"]
-    known = Presence.of(tmp_path)
+    known = Presence(str(tmp_path))
     assert known.known("tool.core.fast") and not known.known("tool.run")
     assert [known.present("tool.core.fast", Version(v)) for v in ("1.0", "1.1", "1.1.5", "2.0.3")] == [False, True, True, True]
     assert known.present("tool.core.run", Version("2.0+cpu")) is False
@@ -78,9 +78,9 @@ def test_the_shipped_table_is_read_release_by_release(releases: list[Release], t
     assert known.present("tool.core.fast", Version("0.9")) is None  # before the harvest
     assert known.present("tool.core.fast", Version("2.1")) is None  # past its newest minor release
     assert NOTHING.present("tool.core.fast", Version("1.1")) is None
-    assert Presence.of(tmp_path).digest == known.digest
+    assert Presence(str(tmp_path)).digest == known.digest
     path.write_text(path.read_text("utf-8").replace('"+1.1"', '"+1.2"'), "utf-8")
-    assert Presence.of(tmp_path).digest != known.digest  # what the scan cache's context tells apart
+    assert Presence(str(tmp_path)).digest != known.digest  # what the scan cache's context tells apart
 
 
 # -- read as a version guard, with torch's shipped table ----------------------------------------
