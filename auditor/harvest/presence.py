@@ -21,9 +21,7 @@ from collections.abc import Sequence
 from packaging.version import Version
 
 from auditor.harvest.model import Release
-
-PRESENT, ABSENT, UNKNOWN = "+", "-", "?"
-FILE = "presence.json"
+from auditor.knowledge.presence import ABSENT, PRESENT, UNKNOWN
 
 
 def presence(releases: Sequence[Release]) -> dict[str, list[str]]:

@@ -22,8 +22,9 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from auditor.harvest.presence import ABSENT, FILE, PRESENT
-
+# the shipped format, written by `auditor.harvest.presence`: one state per release read, from it on
+PRESENT, ABSENT, UNKNOWN = "+", "-", "?"
+FILE = "presence.json"
 _HARVEST = "harvest"
 _tables: dict[Path, _Table | None] = {}
 
