@@ -21,13 +21,13 @@ class ShippedKnowledge(BuildHookInterface):  # type: ignore[misc]
             return
         sys.path.insert(0, self.root)
         try:
-            from auditor.knowledge.stored import SHIPPED, ship
+            from auditor.knowledge.stored import GENERATED, SHIPPED, ship
         finally:
             sys.path.remove(self.root)
         self._made = Path(tempfile.mkdtemp(prefix="auditor-build-"))
-        kept = self._made / SHIPPED
-        ship(Path(self.root) / "knowledge", kept)
-        build_data["force_include"][str(kept)] = f"auditor/_knowledge/{SHIPPED}"
+        ship(Path(self.root) / "knowledge", self._made / SHIPPED)  # and the generated changes beside it
+        for name in (SHIPPED, GENERATED):
+            build_data["force_include"][str(self._made / name)] = f"auditor/_knowledge/{name}"
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
         made = getattr(self, "_made", None)

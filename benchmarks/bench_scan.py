@@ -150,7 +150,7 @@ def snapshot(into: Path) -> dict[str, str]:
     does (hatch_build.py); the environment that makes Python use it."""
     repository = Path(__file__).resolve().parents[1]
     for name in ("auditor", "knowledge"):
-        shutil.copytree(repository / name, into / name, ignore=shutil.ignore_patterns("__pycache__", "_kept.json"))
+        shutil.copytree(repository / name, into / name, ignore=shutil.ignore_patterns("__pycache__", "_kept*.json"))
     compileall.compile_dir(into / "auditor", quiet=1)
     env = {**os.environ, "PYTHONPATH": str(into)}
     ship = "import sys; from pathlib import Path; from auditor.knowledge.stored import SHIPPED, ship; " \

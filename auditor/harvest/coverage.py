@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from auditor.harvest.generate import Open, matches
-from auditor.harvest.model import Candidate
+from auditor.harvest.model import Candidate, candidate_data, candidate_from
 from auditor.harvest.related import relate
 from auditor.harvest.shipped import Waiver, read_candidates, read_waivers
 from auditor.harvest.witness import Witness, oldest_release, witness
@@ -65,20 +66,50 @@ def coverage(knowledge: Path, package: str, entries: tuple[SpecChange, ...], wit
     return Coverage(package, tuple(stand(c, covering, waivers) for c in candidates), found)
 
 
-def generated_changes(knowledge: Path, entries: tuple[SpecChange, ...]) -> tuple[SpecChange, ...]:
-    """The spec changes generated from the shipped candidates that no curated entry covers and no
-    waiver takes, for every package with a harvest."""
+def generated_candidates(knowledge: Path, entries: tuple[SpecChange, ...]) -> tuple[Candidate, ...]:
+    """The shipped candidates that no curated entry covers and no waiver takes, and whose
+    evidence allows a narrow matcher, for every package with a harvest."""
+    packages = sorted(p.parent.name for p in knowledge.glob("*/harvest") if p.is_dir())
+    return tuple(s.candidate for package in packages for s in coverage(knowledge, package, entries).standings
+                 if s.state == "generated")
+
+
+def changes_of(candidates: Iterable[Candidate]) -> tuple[SpecChange, ...]:
+    """The spec changes generated from candidates that allow a narrow matcher."""
     from auditor.harvest.generate import spec_change
 
     out: list[SpecChange] = []
-    packages = sorted(p.parent.name for p in knowledge.glob("*/harvest") if p.is_dir())
-    for package in packages:
-        for s in coverage(knowledge, package, entries).standings:
-            if s.state == "generated":
-                found = matches(s.candidate)
-                assert not isinstance(found, Open)
-                out.append(spec_change(s.candidate, found))
+    for c in candidates:
+        found = matches(c)
+        assert not isinstance(found, Open)
+        out.append(spec_change(c, found))
     return tuple(out)
+
+
+def generated_changes(knowledge: Path, entries: tuple[SpecChange, ...]) -> tuple[SpecChange, ...]:
+    """The spec changes generated from the shipped candidates (`generated_candidates`)."""
+    return changes_of(generated_candidates(knowledge, entries))
+
+
+def kept_changes(knowledge: Path, cache_dir: Path | None) -> tuple[tuple[SpecChange, ...], tuple[str, ...]]:
+    """`generated_changes` of the knowledge under `knowledge`, from the candidates a wheel ships
+    made or a cache keeps while its files are the same (the harvest's TOML is read only when they
+    change); and a note when a kept copy could not be used."""
+    from auditor.knowledge.stored import load_generated
+
+    kept, notes = load_generated(
+        knowledge, cache_dir, _generated_of,
+        data=lambda candidates: [candidate_data(c) for c in candidates],
+        value=lambda data: tuple(candidate_from(d) for d in data),
+    )
+    return changes_of(kept), notes
+
+
+def _generated_of(knowledge: Path) -> tuple[Candidate, ...]:
+    from auditor.knowledge.stored import load_stored, read_base
+
+    base, _ = load_stored(knowledge, None, read_base)  # the curated entries that cover candidates
+    return generated_candidates(knowledge, base.entries)
 
 
 def unloaded(knowledge: Path, entries: tuple[SpecChange, ...]) -> tuple[Unloaded, ...]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 UNKNOWN_DEFAULT = "..."  # a stub's `= ...`: the default exists, its value is not written down
 # In a default-changed candidate's detail: the body puts another value in for a new default of None
@@ -112,6 +113,20 @@ class Candidate:
     # Set by the harvest when its own evidence shows users are not affected (the body puts the
     # old default back in for None): the one-line reason, with file and line.
     waived: str | None = None
+
+
+def candidate_data(c: Candidate) -> dict[str, Any]:
+    """`c` as plain JSON values (`candidate_from` reads them back)."""
+    return asdict(c)
+
+
+def candidate_from(data: dict[str, Any]) -> Candidate:
+    """A candidate from `candidate_data`'s values; data of another shape raises KeyError or TypeError."""
+    return Candidate(**{
+        **data,
+        "evidence": tuple(Evidence(**e) for e in data["evidence"]),
+        "params": tuple(Param(**p) for p in data["params"]),
+    })
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,11 +48,11 @@ class KnowledgeBase:
         knowledge, notes = load_stored(root, cache_dir, read_base)
         entries, unloaded = knowledge.entries, knowledge.unloaded
         if harvested:
-            from auditor.harvest.coverage import generated_changes
+            from auditor.harvest.coverage import kept_changes
 
-            entries = tuple(sorted(entries + generated_changes(root, entries),
-                                   key=lambda e: (e.package, e.introduced, e.id)))
-            unloaded = ()
+            generated, more = kept_changes(root, cache_dir)
+            entries = tuple(sorted(entries + generated, key=lambda e: (e.package, e.introduced, e.id)))
+            unloaded, notes = (), notes + more
         if fly is not None:
             fly = replace(fly, knowledge=root)
         return cls(entries, knowledge.horizon, notes, fly, unloaded, Presence(str(root)))

@@ -154,6 +154,49 @@ reason = "everything waived"
     assert KnowledgeBase.load(root, cache_dir=cache).unloaded == ()
 
 
+def generated_ids(kb: KnowledgeBase) -> list[str]:
+    return sorted(e.id for e in kb.entries if e.harvested is not None)
+
+
+def test_the_generated_changes_are_kept_and_read_back_while_the_files_are_the_same(tmp_path: Path) -> None:
+    root, cache = knowledge(tmp_path), tmp_path / "cache"
+    made = KnowledgeBase.load(root, cache_dir=cache, harvested=True)
+    computed = sorted(c.id for c in generated_changes(root, KnowledgeBase.load(root).entries))
+    assert generated_ids(made) == computed and len(computed) > 1 and made.notes == ()
+    (stored,) = (cache / "knowledge").glob("*.generated.json")
+    data = json.loads(stored.read_bytes())  # plain JSON: the candidates
+    assert sorted(d["id"] for d in data) == computed
+    stored.write_text(json.dumps(data[:1]), "utf-8")  # what is kept is what is read: the harvest is not
+    assert generated_ids(KnowledgeBase.load(root, cache_dir=cache, harvested=True)) == [data[0]["id"]]
+    stored.write_bytes(b"not json")
+    damaged = KnowledgeBase.load(root, cache_dir=cache, harvested=True)
+    assert generated_ids(damaged) == computed
+    assert len(damaged.notes) == 1 and "kept generated changes" in damaged.notes[0] and "damaged" in damaged.notes[0]
+    assert generated_ids(KnowledgeBase.load(root, cache_dir=cache, harvested=True)) == computed  # kept again
+    (root / "tiny" / "harvest" / "waivers.toml").write_text(WAIVERS + '''
+[[waive]]
+pattern = "tiny.*"
+reason = "everything waived"
+''', "utf-8")
+    assert generated_ids(KnowledgeBase.load(root, cache_dir=cache, harvested=True)) == []  # an edit: made again
+
+
+def test_a_wheel_ships_its_generated_changes_made(tmp_path: Path) -> None:
+    from auditor.knowledge.stored import GENERATED, SHIPPED
+    from auditor.knowledge.stored import ship as ship_base
+
+    root = knowledge(tmp_path)
+    computed = generated_ids(KnowledgeBase.load(root, harvested=True))
+    ship_base(root, root / SHIPPED)
+    shipped = json.loads((root / GENERATED).read_bytes())
+    assert sorted(d["id"] for d in shipped["base"]) == computed
+    assert generated_ids(KnowledgeBase.load(root, harvested=True)) == computed
+    (root / GENERATED).write_text(json.dumps({**shipped, "base": shipped["base"][:1]}), "utf-8")
+    assert generated_ids(KnowledgeBase.load(root, harvested=True)) == [shipped["base"][0]["id"]]  # read, not made
+    (root / GENERATED).write_text(json.dumps({**shipped, "key": "another"}), "utf-8")
+    assert generated_ids(KnowledgeBase.load(root, harvested=True)) == computed  # not these files': made
+
+
 def candidate(kind: str, symbol: str, guard: str | None = None, params: tuple[Param, ...] = (),
               parameter: str | None = None, symbol_kind: str = "function", conditional: bool = False) -> Candidate:
     return Candidate(f"torch@2.1.0:{kind}:{symbol}", "torch", "2.0.0", "2.1.0", kind, symbol, "test", parameter,

@@ -143,6 +143,13 @@ def test_the_built_wheel_ships_the_checked_base_of_its_knowledge(tmp_path: Path)
     shipped, notes = load_stored(unpacked / "auditor" / "_knowledge", None, loader)
     assert notes == () and shipped.entries == load_entries(repository / "knowledge")
     assert loader.calls == 0  # the wheel's code and files are the checkout's: its key holds
+    from auditor.harvest.coverage import generated_candidates
+    from auditor.knowledge.stored import GENERATED
+
+    generated = json.loads((unpacked / "auditor" / "_knowledge" / GENERATED).read_bytes())
+    assert generated["key"] == json.loads((unpacked / "auditor" / "_knowledge" / SHIPPED).read_bytes())["key"]
+    assert [d["id"] for d in generated["base"]] == [
+        c.id for c in generated_candidates(repository / "knowledge", load_entries(repository / "knowledge"))]
 
 
 class RunsCode:
