@@ -208,10 +208,12 @@ def _unknown_ignores(settings: ScanConfig, kb: KnowledgeBase) -> list[str]:
 
 
 def known_package(kb: KnowledgeBase, package: str) -> str:
-    """`package`'s canonical name, when the knowledge base has entries for it."""
+    """`package`'s canonical name, when the knowledge base has entries for it or a harvest (whose
+    generated changes an audit without `--harvested` counts as not checked)."""
     name = package_name(package)
-    if name not in kb.packages():
-        known = ", ".join(kb.packages())
+    harvested = sorted({g.package for g in kb.unloaded} - set(kb.packages()))
+    if name not in kb.packages() and name not in harvested:
+        known = ", ".join(kb.packages()) + "".join(f"; {p} from its harvest only" for p in harvested)
         raise UsageError(f"the knowledge base knows no package {name!r} (it knows {known})")
     return name
 

@@ -85,6 +85,22 @@ def test_a_moving_torch_family_package_without_knowledge_is_listed_and_not_revie
     assert "**Not reviewed (torchaudio)**" in markdown
 
 
+def test_a_package_known_from_its_harvest_only_is_scanned_as_not_reviewed(tmp_path: Path) -> None:
+    """`scan --package torchaudio`: no curated entry, but a shipped harvest. The scan runs as
+    `compare` does for it: not reviewed (a medium finding, exit 1), its unchecked generated
+    changes counted; a package the knowledge base has never seen stays a usage error."""
+    (tmp_path / "m.py").write_text("import torchaudio\n", "utf-8")
+    done = runner.invoke(app, ["scan", str(tmp_path), "--package", "torchaudio", "--from", "2.0.0", "--to", "2.5.0",
+                               "--no-cache", "-f", "json"])
+    assert done.exit_code == 1, done.stderr
+    document = json.loads(done.stdout)
+    (blind,) = [e for e in document["environment"] if e["kind"] == "beyond-knowledge"]
+    assert blind["package"] == "torchaudio" and blind["severity"] == "medium"
+    assert any("torchaudio 2.0.0 -> 2.5.0 also crosses" in n and "did not check" in n for n in document["notes"])
+    unknown = runner.invoke(app, ["scan", str(tmp_path), "--package", "leftpad", "--from", "1.0", "--to", "2.0"])
+    assert unknown.exit_code == 2 and "torchaudio from its harvest only" in unknown.stderr
+
+
 def test_kb_list_of_a_transition_past_the_horizon_warns() -> None:
     listed = runner.invoke(app, ["kb", "list", "--from", "2.13.0", "--to", "2.17.0"])
     assert listed.exit_code == 0
