@@ -38,10 +38,7 @@ builders = [d.fasterrcnn_resnet50_fpn, d.fasterrcnn_mobilenet_v3_large_fpn, d.fa
             s.lraspp_mobilenet_v3_large]
 torch.manual_seed(0)
 for b in builders:
-    kw = dict(off)
-    if b.__module__.endswith("segmentation") or "segmentation" in b.__module__:
-        kw = {"weights_backbone": None} if new else {"pretrained_backbone": False}
-    m = b(**kw)
+    m = b(**off)
     print(b.__name__, shapes(m), sorted(heads(m).items()))
 print("versions", torch.__version__, torchvision.__version__)
 for b in (d.ssd300_vgg16, d.ssdlite320_mobilenet_v3_large):

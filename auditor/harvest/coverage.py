@@ -115,5 +115,10 @@ def _generated_of(knowledge: Path) -> tuple[Candidate, ...]:
 def unloaded(knowledge: Path, entries: tuple[SpecChange, ...]) -> tuple[Unloaded, ...]:
     """The generated changes counted, grouped by what decides whether a transition crosses them:
     what an audit that does not load them (no `--harvested`) says it did not check."""
-    groups = Counter((c.package, c.introduced, c.until, c.hazard) for c in generated_changes(knowledge, entries))
+    return counted(generated_changes(knowledge, entries))
+
+
+def counted(changes: Iterable[SpecChange]) -> tuple[Unloaded, ...]:
+    """`changes` grouped by package, releases and hazard, with their counts (`unloaded`)."""
+    groups = Counter((c.package, c.introduced, c.until, c.hazard) for c in changes)
     return tuple(Unloaded(*group, count) for group, count in sorted(groups.items(), key=lambda g: repr(g[0])))

@@ -147,12 +147,14 @@ def ship(root: Path, into: Path) -> None:
     """Read and check the knowledge under `root` (KnowledgeError when it is not sound) and write
     it to `into`, keyed, for `load_stored` to use instead of the files while they are the same;
     and the generated changes' candidates beside it (GENERATED), for `load_generated`."""
-    from auditor.harvest.coverage import generated_candidates
+    from auditor.harvest.coverage import changes_of, counted, generated_candidates
     from auditor.harvest.model import candidate_data
 
     key = _digest(root).hex()
-    knowledge = read_base(root)
-    generated = [candidate_data(c) for c in generated_candidates(root, knowledge.entries)]
+    knowledge = read_knowledge(root)
+    candidates = generated_candidates(root, knowledge.entries)  # the harvest read once, for both files
+    knowledge = with_unloaded(knowledge, counted(changes_of(candidates)))  # what `read_base` gives
+    generated = [candidate_data(c) for c in candidates]
     into.write_bytes(json.dumps({"key": key, "base": knowledge.raw}, separators=(",", ":")).encode())
     into.with_name(GENERATED).write_bytes(json.dumps({"key": key, "base": generated}, separators=(",", ":")).encode())
 
