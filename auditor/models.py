@@ -48,6 +48,12 @@ def release(version: Version) -> Version:
     return Version(version.public)
 
 
+def final_release(version: Version) -> Version:
+    """The final release a version leads to or belongs to: `2.6.0rc1`, a `2.6.0.dev20250101`
+    nightly and a `2.6.0a0+git1234` source build are audited as `2.6.0`."""
+    return Version(version.base_version)
+
+
 # --- locks -------------------------------------------------------------------------------------
 
 
@@ -314,7 +320,7 @@ class Crossed:
 
     def active(self, version: Version) -> bool:
         """Whether `version` has the new behaviour."""
-        v = release(version)
+        v = final_release(version)
         return self.introduced <= v and (self.until is None or v < self.until)
 
     def crossing(self, transition: Transition) -> Literal["into", "out of"] | None:

@@ -17,7 +17,15 @@ from auditor.knowledge import KnowledgeBase
 from auditor.knowledge.horizon import REVIEWED_FAMILY, moves
 from auditor.lockfiles import Selection, diff_locks, read_lock
 from auditor.lockfiles.interface import parse_version
-from auditor.models import AuditResult, EnvironmentFinding, Lock, SpecChange, Transition, release
+from auditor.models import (
+    AuditResult,
+    EnvironmentFinding,
+    Lock,
+    SpecChange,
+    Transition,
+    final_release,
+    release,
+)
 from auditor.scan import scan_project
 from auditor.scan.config import ScanConfig, load_config
 from auditor.scan.project import ScanOptions
@@ -71,7 +79,7 @@ def audit(
         check_project(project)
     transitions = tuple(transitions)
     kb, harvest_notes = kb.harvest_beyond(transitions)
-    notes = (*notes, *harvest_notes)
+    notes = (*notes, *harvest_notes, *_prerelease_notes(transitions))
     changes = kb.crossed(transitions, python)
     good = tuple(c for c in kb.good_news(transitions, python) if c not in changes)
     settings = load_config(config, project)
@@ -100,6 +108,14 @@ def audit(
         good_news=good_news(good, (f for f in findings if f.change not in hazards)),
         horizon=tuple(sorted(kb.horizon.items())),
     )
+
+
+def _prerelease_notes(transitions: Iterable[Transition]) -> tuple[str, ...]:
+    """A pre-release or nightly end is audited as the release it leads to (`SpecChange.active`)."""
+    return tuple(dict.fromkeys(
+        f"{t.package} {v} is a pre-release: audited as the {final_release(v)} release it leads to"
+        for t in transitions for v in (t.old, t.new) if v is not None and v.is_prerelease
+    ))
 
 
 def reviewed_transitions(transitions: Iterable[Transition], kb: KnowledgeBase) -> list[Transition]:
