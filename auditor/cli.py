@@ -293,6 +293,19 @@ def warn(notes: tuple[str, ...]) -> None:
         typer.echo(f"auditor: warning: {note}", err=True)
 
 
+def not_an_input(output: Path | None, *inputs: Path | None) -> None:
+    """--output never names a file the command reads: the report would overwrite it."""
+    for given in inputs:
+        if output is None or given is None:
+            continue
+        try:
+            same = output.samefile(given)
+        except OSError:  # one of them does not exist (yet)
+            same = os.path.abspath(output) == os.path.abspath(given)
+        if same:
+            raise UsageError(f"--output names an input of this command ({given}): write the report elsewhere")
+
+
 def emit(text: str, output: Path | None) -> None:
     with destination(output) as out:
         out.write(text)
@@ -404,6 +417,7 @@ def compare(
     provision: Provision | None = None,
 ) -> None:
     """Read two locks, find the transitions the knowledge base knows, report affected call sites."""
+    not_an_input(output, old, new, config)
     settings = probe_settings_for(provision or {}, cache_dir, no_cache, probe, harvest)
     options = scan_options(cache_dir, no_cache, fmt in (ReportFormat.text, ReportFormat.markdown))
     kb = knowledge(cache_dir, no_cache, harvested, harvest, (provision or {}).get("index_url"))
@@ -456,6 +470,7 @@ def scan(
     provision: Provision | None = None,
 ) -> None:
     """The same as compare, with the transition given instead of two locks."""
+    not_an_input(output, path, config)
     settings = probe_settings_for(provision or {}, cache_dir, no_cache, probe, harvest)
     kb = knowledge(cache_dir, no_cache, harvested, harvest, (provision or {}).get("index_url"))
     result = pipeline.scan(
@@ -509,6 +524,7 @@ def fix_command(
     from auditor.fix.gitcheck import uncommitted
     from auditor.report import fix as fix_report
 
+    not_an_input(output, first, second, config)
     if keep_old == adopt_new:
         raise UsageError("fix needs one of --keep-old and --adopt-new")
     if diff and write:
@@ -564,6 +580,7 @@ def lock_show(
     """The parsed pins of one lock."""
     from auditor.lockfiles import read_lock
 
+    not_an_input(output, file)
     emit(lock_report.show(read_lock(file, format_in, resolve), fmt.value), output)
 
 
@@ -584,6 +601,7 @@ def lock_diff(
     """Every package change between two locks, torch family first, compatibility problems flagged."""
     from auditor.lockfiles import Selection, diff_locks, read_lock
 
+    not_an_input(output, old, new)
     kb = knowledge()
     warn(kb.notes)
     old_lock, new_lock = read_lock(old, old_format, resolve), read_lock(new, new_format, resolve)

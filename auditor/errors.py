@@ -10,9 +10,27 @@ from pathlib import Path
 _USERINFO = re.compile(r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*://)[^/\s@]*(?:@[^/\s@]*)*@")
 
 
+# a URL's query string (`?access_token=...`, a presigned `X-Amz-Signature=...`): every value
+_QUERY = re.compile(r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*://[^\s?#]*\?)([^\s#]*)")
+
+
 def redact(text: str) -> str:
-    """Text with every URL's user and password (`https://user:token@host`) replaced by `***`."""
-    return _USERINFO.sub(r"\1***@", text) if "@" in text else text
+    """Text with every URL's user and password (`https://user:token@host`) and the values of its
+    query string (`?access_token=...`) replaced by `***`."""
+    if "@" in text:
+        text = _USERINFO.sub(r"\1***@", text)
+    if "?" in text:
+        text = _QUERY.sub(lambda m: m.group(1) + _hidden(m.group(2)), text)
+    return text
+
+
+def _hidden(query: str) -> str:
+    """`a=1&token` -> `a=***&***`: the keys say what was there, no value is shown."""
+    if not query:
+        return query
+    return "&".join(
+        key + "=***" if sep else "***" for key, sep, _ in (p.partition("=") for p in query.split("&"))
+    )
 
 
 class ExitCode(IntEnum):

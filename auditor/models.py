@@ -72,7 +72,7 @@ class Pin:
     build: str | None = None  # a conda build string (py3.10_cuda11.8_cudnn8.7.0_0): tells CUDA or CPU
 
     def __post_init__(self) -> None:  # a source URL's credentials never reach a report
-        if self.source is not None and "@" in self.source:
+        if self.source is not None:
             object.__setattr__(self, "source", redact(self.source))
 
 

@@ -182,3 +182,57 @@ def test_lock_diff_fail_on_sets_the_exit_code() -> None:
     assert run(*args, "--fail-on", "high").exit_code == 0
     assert run(*args, "--fail-on", "medium").exit_code == 1
     assert run(*args, "--platform", "darwin").exit_code == 0  # no finding on macOS
+
+
+@pytest.mark.parametrize("command", ["show", "diff", "compare"])
+def test_output_onto_an_input_is_refused_and_leaves_it_alone(tmp_path: Path, command: str) -> None:
+    old, new = tmp_path / "old.txt", tmp_path / "requirements.txt"
+    old.write_text("torch==2.5.1\n")
+    new.write_text("torch==2.6.0\n")
+    args = ["lock", "show", new] if command == "show" else ["lock", "diff", old, new]
+    if command == "compare":
+        args = ["compare", old, new]
+    # the same file under another spelling of its path
+    result = run(*args, "--output", tmp_path / "sub" / ".." / "requirements.txt")
+    assert result.exit_code == 2
+    assert "--output names an input of this command" in result.output
+    assert new.read_text() == "torch==2.6.0\n"
+
+
+def test_output_elsewhere_is_written(tmp_path: Path) -> None:
+    lock, report = tmp_path / "requirements.txt", tmp_path / "report.txt"
+    lock.write_text("torch==2.6.0\n")
+    assert run("lock", "show", lock, "--output", report).exit_code == 0
+    assert "torch 2.6.0" in report.read_text()
+
+
+TOKEN = "s3cr3t-t0ken-value"
+
+
+def test_url_secrets_are_redacted_in_lock_show_and_diff(tmp_path: Path) -> None:
+    old, new = tmp_path / "old.txt", tmp_path / "new.txt"
+    old.write_text(f"torch @ https://builder:{TOKEN}@wheels.example.com/torch-2.5.1-cp311-cp311-linux_x86_64.whl\n")
+    new.write_text(
+        "torch @ https://wheels.example.com/torch-2.6.0-cp311-cp311-linux_x86_64.whl"
+        f"?access_token={TOKEN}&expires=1700000000\n"
+    )
+    outputs = [
+        run("lock", "show", new),
+        run("lock", "show", new, "-f", "json"),
+        run("lock", "diff", old, new),
+        run("lock", "diff", old, new, "-f", "json"),
+        run("compare", old, new, "-f", "json"),
+    ]
+    for result in outputs:
+        assert result.exit_code in (0, 1), result.output
+        assert TOKEN not in result.output
+    assert "torch-2.6.0-cp311-cp311-linux_x86_64.whl?access_token=***&expires=***" in outputs[0].stdout
+    assert "https://***@wheels.example.com/" in outputs[2].stdout
+
+
+def test_url_secrets_are_redacted_in_errors(tmp_path: Path) -> None:
+    target = tmp_path / "requirements.txt"
+    target.write_text(f"-r https://example.com/reqs.txt?token={TOKEN}\n")
+    result = run("lock", "show", target)
+    assert result.exit_code == 2
+    assert TOKEN not in result.output and "token=***" in result.output
