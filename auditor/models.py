@@ -70,6 +70,9 @@ class Pin:
     specifier: str | None = None  # the range an unpinned input asks for
     platform: str | None = None  # the conda platform (linux-64, osx-arm64) a per-platform lock pins for
     build: str | None = None  # a conda build string (py3.10_cuda11.8_cudnn8.7.0_0): tells CUDA or CPU
+    # a path or `file:` requirement (`-e .`, `./libs/x`): its name only when the input states it
+    # ("" otherwise), its version only when an archive's file name states it
+    local: bool = False
 
     def __post_init__(self) -> None:  # a source URL's credentials never reach a report
         if self.source is not None:
@@ -85,7 +88,8 @@ class Lock:
     notes: tuple[str, ...] = ()  # what the reader did beyond parsing (resolved ranges, ...)
 
     def unpinned(self) -> tuple[Pin, ...]:
-        return tuple(pin for pin in self.pins if pin.version is None)
+        """Registry packages with no version: local requirements have none to pin."""
+        return tuple(pin for pin in self.pins if pin.version is None and not pin.local)
 
 
 # --- transitions -------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,9 @@ from auditor.models import Pin
 # conda's `pytorch` is PyPI's `torch`; `pytorch-cuda`, `pytorch-mutex`, `cpuonly` are selectors
 # of the build and keep their own names.
 CONDA_NAMES = {"pytorch": "torch"}
+# conda-forge's metapackages that install the `pytorch` of their own version and build: torch,
+# where no `pytorch` is listed beside them (an export lists both, and `pytorch` says it)
+METAPACKAGES = ("pytorch-gpu", "pytorch-cpu")
 
 _SPEC = re.compile(
     r"^(?:(?P<channel>[^:\s]+)::)?(?P<name>[A-Za-z0-9_][A-Za-z0-9_.\-]*)\s*(?P<rest>.*)$"
@@ -30,6 +34,14 @@ def conda_name(name: str) -> str:
     stripped = name.lstrip("_")
     name = "_" * (len(name) - len(stripped)) + canonical(stripped)
     return CONDA_NAMES.get(name, name)
+
+
+def torch_of_metapackages(pins: list[Pin]) -> list[Pin]:
+    listed = {p.platform for p in pins if p.name == "torch"}
+    return [
+        replace(p, name="torch") if p.name in METAPACKAGES and p.platform not in listed else p
+        for p in pins
+    ]
 
 
 def version_pin(name: str, version: str, **fields: Any) -> Pin:

@@ -4,13 +4,21 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from auditor.errors import LockfileError
-from auditor.lockfiles.conda import compose_yaml, mapping_get, match_spec_pin, node_line, selector
-from auditor.lockfiles.interface import LockFormat, nothing_in
-from auditor.lockfiles.pep508 import editable_pin, requirement_pin
+from auditor.lockfiles.conda import (
+    compose_yaml,
+    mapping_get,
+    match_spec_pin,
+    node_line,
+    selector,
+    torch_of_metapackages,
+)
+from auditor.lockfiles.interface import LockFormat, nothing_in, unique_pins
+from auditor.lockfiles.pep508 import editable_pin, is_local, local_pin, requirement_pin
 from auditor.models import Lock, Pin
 
 if TYPE_CHECKING:
@@ -69,23 +77,46 @@ def _parse(path: Path, text: str, fmt: str) -> Lock:
         return Lock(path=str(path), format=fmt, pins=())
     if not isinstance(dependencies, yaml.SequenceNode):
         raise LockfileError("dependencies: expected a list", path, node_line(dependencies))
-    pins: list[Pin] = []
+    conda: list[Pin] = []
+    pip: list[Pin] = []
     for item in dependencies.value:
         line = node_line(item)
         if isinstance(item, yaml.ScalarNode):
-            pins.append(match_spec_pin(str(item.value), path, line, platform=selector(text, line)))
+            conda.append(match_spec_pin(str(item.value), path, line, platform=selector(text, line)))
             continue
-        pip = mapping_get(item, "pip")
-        if not isinstance(pip, yaml.SequenceNode):
+        section = mapping_get(item, "pip")
+        if not isinstance(section, yaml.SequenceNode):
             raise LockfileError(
                 "dependencies: expected a package spec or a `pip:` list", path, line
             )
-        for entry in pip.value:
-            pin = _pip_pin(entry, path)
-            if pin is not None:
-                pins.append(pin)
+        pip += [pin for pin in (_pip_pin(entry, path) for entry in section.value) if pin]
+    conda = torch_of_metapackages(unique_pins((p, path) for p in conda))
+    pins, notes = _pip_installs_last(conda, unique_pins((p, path) for p in pip))
     python = next((str(p.version) for p in pins if p.name == "python" and p.version), None)
-    return Lock(path=str(path), format=fmt, pins=tuple(pins), python=python)
+    return Lock(path=str(path), format=fmt, pins=tuple(pins), python=python, notes=tuple(notes))
+
+
+def _pip_installs_last(conda: list[Pin], pip: list[Pin]) -> tuple[list[Pin], list[str]]:
+    """pip runs after conda: a package its section pins to another version replaces conda's
+    (`torch==2.6.0` under `pip:` beside `pytorch=2.5.1`: the environment runs 2.6.0); one it
+    leaves unpinned or pins to the same version is conda's."""
+    installed = {p.name: p for p in conda}
+    pins, notes = list(conda), []
+    for pin in pip:
+        was = installed.get(pin.name)
+        if was is None:
+            pins.append(pin)
+        elif (pin.version is not None or pin.local) and pin.version != was.version:
+            pins[pins.index(was)] = pin
+            notes.append(
+                f"{pin.name} {_shown(pin)} of the pip section (line {pin.line}) replaces the conda "
+                f"pin {_shown(was)} (line {was.line}): pip installs after conda"
+            )
+    return pins, notes
+
+
+def _shown(pin: Pin) -> str:
+    return str(pin.version) if pin.version is not None else pin.specifier or pin.source or "(local)"
 
 
 def _pip_pin(node: yaml.Node, path: Path) -> Pin | None:
@@ -96,9 +127,12 @@ def _pip_pin(node: yaml.Node, path: Path) -> Pin | None:
         raise LockfileError("pip: expected a requirement string", path, line)
     text = re.sub(r"\s--hash[=\s]\S+", "", str(node.value)).strip()
     if text.startswith(("-e ", "--editable")):
-        return editable_pin(text.split(None, 1)[-1], path, line)
+        pin = editable_pin(text.split(None, 1)[-1], path, line)
+        return replace(pin, groups=("pip", *pin.groups))
     if text.startswith("-"):
         return None  # -r, --extra-index-url, ...: options of pip, not packages
+    if is_local(text):
+        return local_pin(text, line, groups=("pip",))
     return requirement_pin(text, path, line, groups=("pip",))
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from auditor.errors import LockfileError
-from auditor.lockfiles.conda import version_pin
+from auditor.lockfiles.conda import torch_of_metapackages, version_pin
 from auditor.lockfiles.interface import LockFormat
 from auditor.models import Lock, Pin
 
@@ -102,6 +102,7 @@ def explicit_pin(url: str, path: Path, line: int | None, platform: str | None) -
 
 
 def _lock(path: Path, fmt: str, pins: list[Pin]) -> Lock:
+    pins = torch_of_metapackages(pins)
     python = next((str(p.version) for p in pins if p.name == "python" and p.version), None)
     return Lock(path=str(path), format=fmt, pins=tuple(pins), python=python)
 

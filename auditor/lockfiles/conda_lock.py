@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from auditor.errors import LockfileError
-from auditor.lockfiles.conda import load_yaml, version_pin
+from auditor.lockfiles.conda import load_yaml, torch_of_metapackages, version_pin
 from auditor.lockfiles.conda_list import explicit_pin
 from auditor.lockfiles.interface import Fields, LockFormat, canonical, nothing_in
 from auditor.models import Lock, Pin
@@ -37,7 +37,7 @@ def parse(path: Path, text: str) -> Lock:
     pins = []
     for index, raw in enumerate(document.array("package")):
         pins.append(_pin(Fields(raw, f"package[{index}]", path), path))
-    return Lock(path=str(path), format=FORMAT, pins=tuple(pins))
+    return Lock(path=str(path), format=FORMAT, pins=tuple(torch_of_metapackages(pins)))
 
 
 def _pin(package: Fields, path: Path) -> Pin:

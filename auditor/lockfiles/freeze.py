@@ -4,9 +4,10 @@ comment header (`# Editable install with no version control (name==1.0)`) holds 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
-from auditor.lockfiles.interface import LockFormat, canonical, parse_version
+from auditor.lockfiles.interface import LockFormat, canonical, parse_version, unique_pins
 from auditor.lockfiles.pep508 import editable_pin, requirement_pin
 from auditor.models import Lock, Pin
 
@@ -44,26 +45,18 @@ def parse(path: Path, text: str) -> Lock:
             continue
         if line.startswith(("-e ", "--editable")):
             target = line.split(None, 1)[1] if " " in line else line.split("=", 1)[-1]
-            if header:
+            pin = editable_pin(target.strip(), path, number)
+            if header:  # what pip found installed there
                 version = parse_version(header[1], path, number)
-                pins.append(
-                    Pin(
-                        canonical(header[0]),
-                        version,
-                        source=target.strip(),
-                        groups=("editable",),
-                        line=number,
-                    )
-                )
-            else:
-                pins.append(editable_pin(target.strip(), path, number))
+                pin = replace(pin, name=canonical(header[0]), version=version)
+            pins.append(pin)
             header = None
             continue
         if line.startswith("-"):
             continue  # index and find-links lines echoed by `pip freeze -r`
         pins.append(requirement_pin(line, path, number))
         header = None
-    return Lock(path=str(path), format=FORMAT, pins=tuple(pins))
+    return Lock(path=str(path), format=FORMAT, pins=tuple(unique_pins((p, path) for p in pins)))
 
 
 FREEZE = LockFormat(FORMAT, claims, parse)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from packaging.markers import InvalidMarker, Marker
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import (
     InvalidSdistFilename,
     InvalidWheelFilename,
@@ -22,7 +23,7 @@ from packaging.version import InvalidVersion, Version
 
 from auditor import tomlread
 from auditor.errors import LockfileError
-from auditor.models import Lock
+from auditor.models import Lock, Pin
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +59,54 @@ def normal_marker(text: str | None) -> str | None:
         return str(Marker(text))
     except InvalidMarker:
         return text
+
+
+# --- one pin per package and environment --------------------------------------------------------
+
+
+def _pins_one(pin: Pin) -> bool:
+    """A version, a legacy `===` version or a local folder: a pin, not a range."""
+    return pin.version is not None or pin.local or (pin.specifier or "").startswith("===")
+
+
+def _shown(pin: Pin) -> str:
+    if pin.version is not None:
+        return str(pin.version)
+    return pin.specifier or pin.source or "any version"
+
+
+def unique_pins(found: Iterable[tuple[Pin, Path]]) -> list[Pin]:
+    """One pin per package and environment (marker, platform), each pin with the file it was
+    read from. The same requirement twice is read once, a range beside a pin yields to the pin
+    and two ranges combine, as pip reads them; two different pins for one environment are an
+    error naming both lines, as pip's resolver refuses them."""
+    kept: dict[tuple[object, ...], tuple[Pin, Path]] = {}
+    for pin, path in found:
+        key = (pin.name or pin.source, pin.marker, pin.platform)
+        if key not in kept:
+            kept[key] = (pin, path)
+            continue
+        first, first_path = kept[key]
+        if _pins_one(first) and _pins_one(pin):
+            if (first.version, first.specifier, first.source) != (pin.version, pin.specifier, pin.source):
+                where = f"line {first.line}" if first_path == path else f"{first_path.name}:{first.line}"
+                raise LockfileError(
+                    f"{pin.name or pin.source} is pinned twice for one environment: "
+                    f"{_shown(first)} at {where} and {_shown(pin)} here",
+                    path, pin.line,
+                )
+        elif _pins_one(pin):
+            kept[key] = (pin, path)
+        elif not _pins_one(first) and pin.specifier:
+            kept[key] = (replace(first, specifier=_both(first.specifier, pin.specifier)), first_path)
+    return [pin for pin, _ in kept.values()]
+
+
+def _both(one: str | None, other: str) -> str:
+    try:
+        return str(SpecifierSet(one or "") & SpecifierSet(other))
+    except InvalidSpecifier:
+        return f"{one},{other}" if one else other
 
 
 # --- documents ---------------------------------------------------------------------------------
@@ -172,6 +221,12 @@ def index_source(url: str | None) -> str | None:
         if url is None or url.rstrip("/") + "/" in {u.rstrip("/") + "/" for u in PYPI_INDEXES}
         else url
     )
+
+
+def archive_version(name: str, location: str) -> Version | None:
+    """The version a wheel or sdist's file name states for package `name`, if it is one."""
+    found = distribution_from_url(location.replace("\\", "/"))
+    return found[1] if found and canonical(found[0]) == canonical(name) else None
 
 
 def distribution_from_url(url: str) -> tuple[str, Version] | None:

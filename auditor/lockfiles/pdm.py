@@ -9,12 +9,14 @@ from auditor.errors import LockfileError
 from auditor.lockfiles.interface import (
     Fields,
     LockFormat,
+    archive_version,
     canonical,
     header_lines,
     load_toml,
     normal_marker,
     nothing_in,
 )
+from auditor.lockfiles.pep508 import is_local
 from auditor.models import Lock, Pin
 
 FORMAT = "pdm.lock"
@@ -42,14 +44,20 @@ def parse(path: Path, text: str) -> Lock:
         package = Fields(
             raw, f"package[{index}]", path, lines[index] if index < len(lines) else None
         )
+        url = package.string("url")
+        local = package.string("path") is not None or (url is not None and is_local(url))
+        editable = ("editable",) if package.data.get("editable") is True else ()
+        name = canonical(package.required("name"))
         pins.append(
             Pin(
-                name=canonical(package.required("name")),
-                version=package.version("version"),
+                name=name,
+                # a folder's version is its working tree's, which pins nothing
+                version=archive_version(name, _source(package) or "") if local else package.version("version"),
                 marker=normal_marker(package.string("marker")),
                 source=_source(package),
-                groups=tuple(str(g) for g in package.array("groups")),
+                groups=(*(str(g) for g in package.array("groups")), *editable),
                 line=package.line,
+                local=local,
             )
         )
     return Lock(

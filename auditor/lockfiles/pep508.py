@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -10,7 +11,13 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
 from auditor.errors import LockfileError, redact
-from auditor.lockfiles.interface import canonical, distribution_from_url, parse_version
+from auditor.lockfiles.interface import (
+    archive_version,
+    canonical,
+    distribution_from_url,
+    normal_marker,
+    parse_version,
+)
 from auditor.models import Pin
 
 # The shape of nearly every line of a lock: parsed without the full PEP 508 grammar, for speed.
@@ -35,10 +42,10 @@ def requirement_pin(
     marker = str(req.marker) if req.marker else None
     version: Version | None = None
     specifier = str(req.specifier) or None
+    local = False
     if req.url:
-        found = distribution_from_url(req.url)
-        version = found[1] if found and canonical(found[0]) == canonical(req.name) else None
-        specifier = None
+        version, specifier = archive_version(req.name, req.url), None
+        local = is_local(req.url)
     else:
         pinned = [s for s in req.specifier if s.operator in ("==", "===") and "*" not in s.version]
         if len(pinned) == 1:
@@ -54,6 +61,7 @@ def requirement_pin(
         groups=groups,
         line=line,
         specifier=specifier,
+        local=local,
     )
 
 
@@ -75,32 +83,61 @@ def _indent(caret: str, text: str) -> int:
 
 
 _EGG = re.compile(r"[#&]egg=([A-Za-z0-9][A-Za-z0-9._-]*)")
+_LOCAL = re.compile(r"file:|\.{1,2}([/\\\[]|$)|[/\\~]|[A-Za-z]:[/\\]", re.IGNORECASE)
+_BARE_PATH = re.compile(r"[^\s;<>=!~@]*[/\\]")  # `libs/x`: a separator before any operator
+_MARKER = re.compile(r"\s*;\s+")  # pip's split of a URL or path from its marker
 
 
-def editable_pin(
-    target: str, path: Path | str, line: int | None, version: Version | None = None
-) -> Pin:
-    """`-e git+https://...@sha#egg=name` or `-e ./path`: named by its egg fragment or its folder."""
+def is_local(target: str) -> bool:
+    """A path or `file:` URL (`.`, `.[all]`, `./libs/x`, `libs/x`, `C:\\src\\x`, `file:.`),
+    not `name @ url`, not a VCS or web URL."""
+    if target[:5].lower() == "file:":
+        return True
+    if " @ " in target:
+        return False
+    if _LOCAL.match(target):
+        return True
+    return "://" not in target and _BARE_PATH.match(target) is not None
+
+
+def local_pin(target: str, line: int | None, groups: tuple[str, ...] = ()) -> Pin:
+    """A path or `file:` requirement: named by its `#egg=` fragment or an archive's file name,
+    versioned by the archive's file name; a folder has neither, and its path is no name."""
+    location, *marker = _MARKER.split(target, maxsplit=1)
+    egg = _EGG.search(location)
+    found = distribution_from_url(location.replace("\\", "/"))
+    name = canonical(egg.group(1)) if egg else canonical(found[0]) if found else ""
+    return Pin(
+        name, archive_version(name, location), normal_marker(marker[0] if marker else None), location, groups, line, local=True
+    )
+
+
+def editable_pin(target: str, path: Path | str, line: int | None) -> Pin:
+    """`-e git+https://...@sha#egg=name`, `-e .[all]`, `-e name @ file:///src/name`: VCS checkouts
+    named by their egg fragment or repository, local folders by what the line says only."""
+    if is_local(target):
+        return local_pin(target, line, groups=("editable",))
     egg = _EGG.search(target)
     if egg:
         name = egg.group(1)
     elif " @ " in target or re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*(\[.*\])?$", target):
-        return requirement_pin(target, path, line)
+        pin = requirement_pin(target, path, line)
+        return replace(pin, groups=(*pin.groups, "editable")) if pin.local else pin
     else:
         name = _name_from_location(target, path, line)
-    return Pin(canonical(name), version, source=target, line=line, groups=("editable",))
+    return Pin(canonical(name), None, source=target, line=line, groups=("editable",))
 
 
 def _name_from_location(target: str, path: Path | str, line: int | None) -> str:
-    """A folder's or repository's name (`./libs/mylib`, `git+https://host/org/repo.git@v1`):
-    the last segment of the path, never the host or the credentials before it."""
+    """A repository's name (`git+https://host/org/repo.git@v1`): the last segment of the path,
+    never the host or the credentials before it."""
     location = re.split(r"[#?]", target)[0]
     if "://" in location:
         location = urlsplit(location).path
     name = location.rstrip("/").rsplit("/", 1)[-1].split("@", 1)[0].removesuffix(".git")
     if not re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?", name):
         raise LockfileError(
-            f"cannot tell the package of the URL or path {redact(target)}: write NAME @ URL or add #egg=NAME",
+            f"cannot tell the package of the URL {redact(target)}: write NAME @ URL or add #egg=NAME",
             path, line,
         )
     return name
@@ -108,6 +145,8 @@ def _name_from_location(target: str, path: Path | str, line: int | None) -> str:
 
 def url_pin(target: str, path: Path | str, line: int | None) -> Pin:
     """A bare URL or file path line: the wheel or sdist file name says what it is."""
+    if is_local(target):
+        return local_pin(target, line)
     found = distribution_from_url(target)
     if found:
         return Pin(canonical(found[0]), found[1], source=target, line=line)

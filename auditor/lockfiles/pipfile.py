@@ -4,12 +4,14 @@ registry pin (`"version": "==2.0.1"`, `index`, `markers`), a file URL, a VCS or 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from auditor.errors import LockfileError
 from auditor.lockfiles.interface import (
     Fields,
     LockFormat,
+    archive_version,
     canonical,
     distribution_from_url,
     index_source,
@@ -18,6 +20,7 @@ from auditor.lockfiles.interface import (
     nothing_in,
     parse_version,
 )
+from auditor.lockfiles.pep508 import is_local
 from auditor.models import Lock, Pin
 
 FORMAT = "Pipfile.lock"
@@ -63,9 +66,7 @@ def parse(path: Path, text: str) -> Lock:
             key = (pin.name, pin.version, pin.marker, pin.source)
             if key in pins:
                 pin = pins[key]
-                pin = Pin(
-                    pin.name, pin.version, pin.marker, pin.source, (*pin.groups, category), pin.line
-                )
+                pin = replace(pin, groups=(*pin.groups, category))
             pins[key] = pin
     return Lock(path=str(path), format=FORMAT, pins=tuple(pins.values()), python=python)
 
@@ -79,6 +80,11 @@ def _pin(name: str, entry: Fields, category: str, indexes: dict[str | None, str 
         version = parse_version(version_text.lstrip("="), entry.path, entry.line)
     file_url = entry.string("file")
     vcs = next((key for key in ("git", "hg", "svn", "bzr") if entry.data.get(key)), None)
+    groups = (category, "editable") if entry.data.get("editable") is True else (category,)
+    if entry.string("path") or (file_url and is_local(file_url)):  # a folder: no version to pin
+        location = entry.string("path") or file_url or ""
+        return Pin(canonical(name), archive_version(name, location), normal_marker(entry.string("markers")),
+                   location, groups, entry.line, local=True)
     if file_url:
         source = file_url
         found = distribution_from_url(file_url)
@@ -86,8 +92,6 @@ def _pin(name: str, entry: Fields, category: str, indexes: dict[str | None, str 
     elif vcs:
         ref = entry.string("ref")
         source = f"{vcs}+{entry.string(vcs)}" + (f"@{ref}" if ref else "")
-    elif entry.string("path"):
-        source = entry.string("path")
     elif entry.string("index"):
         index = entry.string("index")
         source = index_source(indexes.get(index, index))
@@ -96,7 +100,7 @@ def _pin(name: str, entry: Fields, category: str, indexes: dict[str | None, str 
         version=version,
         marker=normal_marker(entry.string("markers")),
         source=source,
-        groups=(category,),
+        groups=groups,
         line=entry.line,
     )
 

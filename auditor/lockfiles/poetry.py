@@ -62,13 +62,18 @@ def _pin(package: Fields) -> Pin:
     )
     if package.data.get("optional") is True:
         groups = (*groups, "optional")
+    if package.data.get("develop") is True:
+        groups = (*groups, "editable")
+    kind = Fields(package.table("source"), "source", package.path).string("type")
     return Pin(
         name=canonical(package.required("name")),
-        version=package.version("version"),
+        # a folder's version is its working tree's, which pins nothing; a local file's stays
+        version=None if kind == "directory" else package.version("version"),
         marker=normal_marker(_marker(package)),
         source=_source(package),
         groups=tuple(str(g) for g in groups),
         line=package.line,
+        local=kind in ("directory", "file"),
     )
 
 

@@ -51,10 +51,12 @@ def parse(path: Path, text: str) -> Lock:
     pins = tuple(
         Pin(
             name=str(package.name),
-            version=package.version,
+            version=None if package.directory else package.version,  # a folder pins nothing
             marker=str(package.marker) if package.marker else None,
             source=_source(package),
+            groups=("editable",) if package.directory and package.directory.editable else (),
             line=lines[i] if i < len(lines) else None,
+            local=package.directory is not None or (package.archive is not None and package.archive.url is None),
         )
         for i, package in enumerate(lock.packages)
     )

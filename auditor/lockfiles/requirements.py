@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from auditor.errors import LockfileError, redact
-from auditor.lockfiles.interface import LockFormat, canonical, index_source, read_text
-from auditor.lockfiles.pep508 import editable_pin, requirement_pin, url_pin
+from auditor.lockfiles.interface import LockFormat, canonical, index_source, read_text, unique_pins
+from auditor.lockfiles.pep508 import editable_pin, is_local, requirement_pin, url_pin
 from auditor.models import Lock, Pin
 
 FORMAT = "requirements.txt"
@@ -117,7 +117,7 @@ def included_files(text: str) -> list[str]:
 class _Reading:
     env: Mapping[str, str]
     root: Path | None = None  # includes must stay inside (a repository read from git)
-    pins: list[Pin] = field(default_factory=list)
+    pins: list[tuple[Pin, Path]] = field(default_factory=list)  # with the file of each
     constraints: dict[str, Pin] = field(default_factory=dict)
     index: str | None = None
     notes: list[str] = field(default_factory=list)
@@ -152,7 +152,7 @@ def _read(
             pin = Pin(_unexpanded_name(target), None, line=number, specifier=target)
         elif editable:
             pin = editable_pin(target, path, number)
-        elif _is_url(target):
+        elif is_local(target) or _is_url(target):
             pin = url_pin(target, path, number)
         else:
             if _CREDENTIAL.fullmatch(target):
@@ -164,7 +164,7 @@ def _read(
             if pin.version is not None:
                 state.constraints.setdefault(pin.name, pin)
         else:
-            state.pins.append(pin)
+            state.pins.append((pin, path))
 
 
 def _is_url(target: str) -> bool:
@@ -213,16 +213,13 @@ def parse(
         env=os.environ if env is None else env, root=root and Path(os.path.realpath(root))
     )
     _read(path, text, (Path(os.path.realpath(path)),), state, constraint=False)
-    pins: list[Pin] = []
-    seen: set[tuple[object, ...]] = set()
-    for pin in state.pins:
+    constrained = []
+    for pin, where in state.pins:
         pinned = state.constraints.get(pin.name)
         if pin.version is None and pinned is not None and pin.source is None:
-            pin = Pin(pin.name, pinned.version, pin.marker, pin.source, pin.groups, pin.line)
-        key = (pin.name, pin.version, pin.marker, pin.source)
-        if key not in seen:  # the same pin reached through two includes
-            seen.add(key)
-            pins.append(pin)
+            pin = replace(pin, version=pinned.version, specifier=None)
+        constrained.append((pin, where))
+    pins = unique_pins(constrained)  # also the same pin reached through two includes
     return Lock(path=str(path), format=FORMAT, pins=tuple(pins), notes=tuple(state.notes))
 
 

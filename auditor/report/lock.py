@@ -20,6 +20,8 @@ def unpinned(lock: Lock) -> list[Pin]:
 def _pin(p: Pin) -> dict[str, Any]:
     return {
         **pin(p),
+        "name": p.name or None,  # a local folder the input does not name
+        "local": p.local,
         "platform": p.platform,
         "build": p.build,
         "specifier": p.specifier,
@@ -31,6 +33,8 @@ def _change(change: PackageChange) -> dict[str, Any]:
     old, new = change.old, change.new
     return {
         **transition(change.transition),
+        "package": change.transition.package or None,
+        "local": any(p.local for p in (old, new) if p),
         "changes": list(change.kinds),
         "source": {"from": old.source if old else None, "to": new.source if new else None},
         "build": {"from": old.build if old else None, "to": new.build if new else None},
@@ -38,6 +42,9 @@ def _change(change: PackageChange) -> dict[str, Any]:
 
 
 def _version(p: Pin) -> str:
+    if p.local:
+        mark = "(local, editable)" if "editable" in p.groups else "(local)"
+        return f"{p.version} {mark}" if p.version is not None else mark
     if p.version is not None:
         return str(p.version)
     if (p.specifier or "").startswith("==="):
@@ -45,15 +52,20 @@ def _version(p: Pin) -> str:
     return f"unpinned {p.specifier or ''}".rstrip()
 
 
+def _name(p: Pin) -> str:
+    """A pin's name, or for a local folder the input does not name, its path."""
+    return p.name or p.source or ""
+
+
 def _pin_line(p: Pin) -> str:
-    text = f"  {p.name} {_version(p)}"
+    text = f"  {_name(p)} {_version(p)}"
     if p.build:
         text += f" ({p.build})"
     if p.platform:
         text += f" [{p.platform}]"
     if p.marker:
         text += f"  ; {p.marker}"
-    if p.source:
+    if p.source and p.name:
         text += f"  from {p.source}"
     return text
 
@@ -94,7 +106,9 @@ def _change_line(change: PackageChange) -> str:
     t = change.transition
     before = _version(change.old) if change.old else "(none)"
     after = _version(change.new) if change.new else "(none)"
-    text = f"{t.package}: {before} -> {after} ({', '.join(change.kinds)})"
+    anchor = change.new or change.old
+    name = t.package or (_name(anchor) if anchor else "")
+    text = f"{name}: {before} -> {after} ({', '.join(change.kinds)})"
     if "build" in change.kinds and change.old and change.new:
         text += f" build {change.old.build} -> {change.new.build}"
     if "source" in change.kinds and change.old and change.new:

@@ -5,6 +5,7 @@ from lockfixtures import LOCKS, pins, read
 from packaging.version import Version
 
 from auditor.errors import LockfileError
+from auditor.lockfiles import read_lock
 from auditor.lockfiles.conda import match_spec_pin
 from auditor.lockfiles.conda_env import parse_environment
 
@@ -83,3 +84,23 @@ def test_dependencies_must_be_a_list(tmp_path) -> None:
     with pytest.raises(LockfileError) as caught:
         parse_environment(target, target.read_text())
     assert (caught.value.line, caught.value.message) == (3, "dependencies: expected a list")
+
+
+@pytest.mark.parametrize("metapackage", ["pytorch-gpu", "pytorch-cpu"])
+def test_conda_forge_metapackages_are_torch(tmp_path, metapackage) -> None:
+    target = tmp_path / "environment.yml"
+    target.write_text(f"channels:\n  - conda-forge\ndependencies:\n  - python=3.12\n  - {metapackage}=2.5.1\n")
+    assert [(p.name, str(p.version)) for p in read_lock(target).pins if p.name != "python"] == [("torch", "2.5.1")]
+
+
+def test_an_export_listing_pytorch_beside_its_metapackage_has_one_torch(tmp_path) -> None:
+    target = tmp_path / "conda-list.txt"
+    target.write_text(
+        "# platform: linux-64\npytorch=2.5.1=cuda126_py312h1763f6d_306\n"
+        "pytorch-gpu=2.5.1=cuda126ha999a5f_306\npython=3.12.7=hc5c86c4_0_cpython\n"
+    )
+    lock = read_lock(target)
+    assert [(p.name, p.build) for p in lock.pins if p.name.startswith(("torch", "pytorch"))] == [
+        ("torch", "cuda126_py312h1763f6d_306"),
+        ("pytorch-gpu", "cuda126ha999a5f_306"),
+    ]

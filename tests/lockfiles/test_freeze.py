@@ -31,7 +31,7 @@ def test_crlf_lines_parse_like_lf() -> None:
     }
 
 
-def test_direct_urls_take_the_wheel_version_and_conda_file_lines_stay_unpinned() -> None:
+def test_direct_urls_take_the_wheel_version_and_conda_file_lines_are_local() -> None:
     lock = read("pip-freeze/conda-env.txt")
     torchvision = pins(lock, "torchvision")[0]
     assert torchvision.version == Version("0.15.2+cu118")  # %2B in the wheel name is +
@@ -43,7 +43,10 @@ def test_direct_urls_take_the_wheel_version_and_conda_file_lines_stay_unpinned()
     assert certifi.version is None and certifi.source.startswith(
         "file:///"
     )  # reported, not dropped
-    assert {p.name for p in lock.unpinned()} == {"certifi", "charset-normalizer"}
+    assert {p.name for p in lock.pins if p.local and p.version is None} == {
+        "certifi", "charset-normalizer"
+    }
+    assert lock.unpinned() == ()  # a local folder has no version to pin
 
 
 def test_editable_lines_take_their_header_version_and_vcs_source() -> None:

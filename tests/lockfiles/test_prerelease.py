@@ -37,7 +37,7 @@ def lock_pair(tmp_path: Path, fmt: str, old: str, new: str) -> tuple[Path, Path]
     return written[0], written[1]
 
 
-@pytest.mark.parametrize("fmt", ["requirements", "freeze", "conda", "pipfile"])
+@pytest.mark.parametrize("fmt", ["requirements", "freeze", "conda", "pipfile", "poetry"])
 @pytest.mark.parametrize("new", ["2.6.0rc1", "2.6.0.dev20250101", "2.6.0a0+git1eba9b3"])
 def test_a_move_to_a_pre_release_crosses_what_its_release_crosses(tmp_path: Path, fmt: str, new: str) -> None:
     old_lock, new_lock = lock_pair(tmp_path, fmt, "2.5.1", new)

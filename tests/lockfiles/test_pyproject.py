@@ -1,5 +1,12 @@
 """A pyproject's dependencies: an input that is not a lock."""
 
+import json
+
+import pytest
+from lockfixtures import LOCKS
+from typer.testing import CliRunner
+
+from auditor.cli import app
 from auditor.lockfiles import FORMATS, read_lock
 from auditor.lockfiles.pyproject import parse
 
@@ -27,3 +34,79 @@ def test_a_pyproject_is_read_by_name_but_not_taken_for_a_lockfile(tmp_path) -> N
     target.write_text('[project]\nname = "app"\ndependencies = ["torch>=2.1"]\n')
     assert read_lock(target).format == "pyproject.toml"
     assert max(fmt.claims(target, "") for fmt in FORMATS) < 2
+
+
+def by_group(lock) -> dict[tuple[str, str], tuple[str | None, str | None]]:
+    """(group, name) -> (version, specifier)."""
+    return {
+        (p.groups[0], p.name): (str(p.version) if p.version else None, p.specifier) for p in lock.pins
+    }
+
+
+def test_poetry_dependencies_and_groups_are_read() -> None:
+    lock = read_lock(LOCKS / "pyproject/poetry/pyproject.toml")
+    assert lock.python == ">=3.10,<3.13"
+    assert by_group(lock) == {
+        ("main", "torch"): ("2.5.1", None),  # poetry's bare version is an exact pin
+        ("main", "torchvision"): ("0.20.1", None),
+        ("main", "numpy"): (None, ">=1.26,<2.0"),  # ^1.26
+        ("main", "tokenizer"): (None, None),
+        ("dev", "pytest"): (None, ">=8.3,<9.0"),
+        ("dev", "ruff"): ("0.8.1", None),
+    }
+    assert next(p for p in lock.pins if p.name == "torch").line == 10
+    assert next(p for p in lock.pins if p.name == "tokenizer").local
+
+
+def test_pdm_dev_groups_are_read() -> None:
+    lock = read_lock(LOCKS / "pyproject/pdm/pyproject.toml")
+    assert by_group(lock) == {
+        ("main", "torch"): ("2.5.1", None),
+        ("main", "torchvision"): (None, ">=0.20"),
+        ("test", "pytest"): ("8.3.3", None),
+        ("test", "testkit"): (None, None),
+        ("bench", "torch"): ("2.5.1", None),
+    }
+    assert [p.line for p in lock.pins if p.name == "torch"] == [6, 15]
+
+
+def test_uv_dependency_groups_and_dev_dependencies_are_read() -> None:
+    lock = read_lock(LOCKS / "pyproject/uv/pyproject.toml")
+    assert by_group(lock) == {
+        ("main", "fastapi"): (None, ">=0.115"),
+        ("gpu", "torch"): ("2.5.1", None),
+        ("gpu", "triton"): ("3.1.0", None),
+        ("dev", "pytest"): (None, ">=8"),
+        ("dev", "torchvision"): ("0.20.1", None),
+    }
+
+
+@pytest.mark.parametrize(
+    ("constraint", "version", "specifier"),
+    [
+        ('"==2.5.1"', "2.5.1", None),
+        ('"^2.5"', None, ">=2.5,<3.0"),
+        ('"^0.4.2"', None, ">=0.4.2,<0.5.0"),
+        ('"~2.5.1"', None, ">=2.5.1,<2.6.0"),
+        ('">=2.1,<2.6"', None, ">=2.1,<2.6"),
+        ('"2.5.*"', None, "==2.5.*"),
+        ('"*"', None, None),
+        ('{ version = "2.5.1", markers = "sys_platform == \'linux\'" }', "2.5.1", None),
+    ],
+)
+def test_poetry_constraints_are_pins_or_ranges(tmp_path, constraint, version, specifier) -> None:
+    target = tmp_path / "pyproject.toml"
+    target.write_text(f"[tool.poetry.dependencies]\ntorch = {constraint}\n")
+    (pin,) = read_lock(target).pins
+    assert (str(pin.version) if pin.version else None, pin.specifier) == (version, specifier)
+
+
+def test_a_poetry_pin_moving_is_a_torch_transition(tmp_path) -> None:
+    old, new = tmp_path / "old" / "pyproject.toml", tmp_path / "new" / "pyproject.toml"
+    for path, version in ((old, "2.5.1"), (new, "2.6.0")):
+        path.parent.mkdir()
+        path.write_text(f'[tool.poetry.dependencies]\npython = "^3.10"\ntorch = "{version}"\n')
+    result = CliRunner().invoke(app, ["compare", str(old), str(new), "-f", "json"])
+    assert result.exit_code in (0, 1), result.output
+    transitions = json.loads(result.stdout)["transitions"]
+    assert [(t["from"], t["to"], t["direction"]) for t in transitions] == [("2.5.1", "2.6.0", "upgrade")]
