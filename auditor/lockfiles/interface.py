@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from collections.abc import Callable, Iterable
@@ -116,7 +117,8 @@ _CONFLICT = re.compile(rb"^(<{7}|>{7})( |$)", re.MULTILINE)
 
 
 def read_text(path: Path) -> str:
-    """A lock file's text; binary, non-UTF-8, oversized and merge-conflicted files are errors."""
+    """A lock file's text: UTF-8 with or without a byte order mark, or UTF-16 with one
+    (PowerShell's `pip freeze > file`); binary, oversized and merge-conflicted files are errors."""
     try:
         if path.stat().st_size > MAX_BYTES:
             raise LockfileError(
@@ -125,6 +127,11 @@ def read_text(path: Path) -> str:
         data = path.read_bytes()
     except OSError as exc:
         raise LockfileError(f"cannot read: {exc.strerror or exc}", path) from exc
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            data = data.decode("utf-16").encode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise LockfileError("not UTF-16 text, though it starts as UTF-16 does", path) from exc
     if b"\0" in data:
         raise LockfileError("binary file, not a lock file", path)
     try:
