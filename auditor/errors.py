@@ -8,10 +8,8 @@ from pathlib import Path
 
 # a scheme is tried once per run of scheme characters (`\b` would try it inside `a.a.a...` too)
 _USERINFO = re.compile(r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*://)[^/\s@]*(?:@[^/\s@]*)*@")
-
-
-# a URL's query string (`?access_token=...`, a presigned `X-Amz-Signature=...`): every value
-_QUERY = re.compile(r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*://[^\s?#]*\?)([^\s#]*)")
+# a whole URL, matched at once to its end (no backtracking: each URL is read once)
+_URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://\S*")
 
 
 def redact(text: str) -> str:
@@ -20,17 +18,19 @@ def redact(text: str) -> str:
     if "@" in text:
         text = _USERINFO.sub(r"\1***@", text)
     if "?" in text:
-        text = _QUERY.sub(lambda m: m.group(1) + _hidden(m.group(2)), text)
+        text = _URL.sub(lambda m: _without_query_values(m.group(0)), text)
     return text
 
 
-def _hidden(query: str) -> str:
-    """`a=1&token` -> `a=***&***`: the keys say what was there, no value is shown."""
+def _without_query_values(url: str) -> str:
+    """`https://host/x?a=1&token#frag` -> `https://host/x?a=***&***#frag`: the keys say what was
+    there (`access_token`, `X-Amz-Signature`), no value is shown."""
+    head, mark, rest = url.partition("?")
+    query, hash_mark, fragment = rest.partition("#")
     if not query:
-        return query
-    return "&".join(
-        key + "=***" if sep else "***" for key, sep, _ in (p.partition("=") for p in query.split("&"))
-    )
+        return url
+    hidden = "&".join(key + "=***" if sep else "***" for key, sep, _ in (p.partition("=") for p in query.split("&")))
+    return head + mark + hidden + hash_mark + fragment
 
 
 class ExitCode(IntEnum):
