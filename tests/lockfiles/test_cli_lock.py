@@ -236,3 +236,14 @@ def test_url_secrets_are_redacted_in_errors(tmp_path: Path) -> None:
     result = run("lock", "show", target)
     assert result.exit_code == 2
     assert TOKEN not in result.output and "token=***" in result.output
+
+
+def test_redaction_reads_each_url_once() -> None:
+    from time import perf_counter
+
+    from auditor.errors import redact
+
+    hostile = "a://" * 20_000 + " ?"  # 16 s when each later `a://` was tried to the word's end
+    start = perf_counter()
+    assert redact(hostile) == hostile
+    assert perf_counter() - start < 2
