@@ -108,7 +108,13 @@ def local_pin(target: str, line: int | None, groups: tuple[str, ...] = ()) -> Pi
     found = distribution_from_url(location.replace("\\", "/"))
     name = canonical(egg.group(1)) if egg else canonical(found[0]) if found else ""
     return Pin(
-        name, archive_version(name, location), normal_marker(marker[0] if marker else None), location, groups, line, local=True
+        name,
+        archive_version(name, location),
+        normal_marker(marker[0]) if marker else None,
+        source=location,
+        groups=groups,
+        line=line,
+        local=True,
     )
 
 

@@ -58,7 +58,7 @@ class _Lines:
         )
 
     def requirement(self, table: str, text: str) -> int | None:
-        return self.find(table, re.compile(re.escape(text)))
+        return self.find(table, re.compile(rf"([\"']){re.escape(text)}\1"))
 
     def key(self, table: str, name: str) -> int | None:
         return self.find(table, re.compile(rf"^\s*[\"']?{re.escape(name)}[\"']?\s*="))

@@ -110,3 +110,9 @@ def test_a_poetry_pin_moving_is_a_torch_transition(tmp_path) -> None:
     assert result.exit_code in (0, 1), result.output
     transitions = json.loads(result.stdout)["transitions"]
     assert [(t["from"], t["to"], t["direction"]) for t in transitions] == [("2.5.1", "2.6.0", "upgrade")]
+
+
+def test_a_requirement_is_found_on_its_own_line(tmp_path) -> None:
+    target = tmp_path / "pyproject.toml"
+    target.write_text('[project]\nname = "x"\ndependencies = [\n  "torchvision",\n  "torch",\n]\n')
+    assert {p.name: p.line for p in read_lock(target).pins} == {"torchvision": 4, "torch": 5}
