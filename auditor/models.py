@@ -70,8 +70,8 @@ class Pin:
     specifier: str | None = None  # the range an unpinned input asks for
     platform: str | None = None  # the conda platform (linux-64, osx-arm64) a per-platform lock pins for
     build: str | None = None  # a conda build string (py3.10_cuda11.8_cudnn8.7.0_0): tells CUDA or CPU
-    # a path or `file:` requirement (`-e .`, `./libs/x`): its name only when the input states it
-    # ("" otherwise), its version only when an archive's file name states it
+    # a path or `file:` requirement (`-e .`, `./libs/x`): its name only where the input states it
+    # ("" otherwise), its version only where a file does (an archive's name, pip freeze's header)
     local: bool = False
 
     def __post_init__(self) -> None:  # a source URL's credentials never reach a report
