@@ -64,6 +64,8 @@ class Pin:
     specifier: str | None = None  # the range an unpinned input asks for
     platform: str | None = None  # the conda platform (linux-64, osx-arm64) a per-platform lock pins for
     build: str | None = None  # a conda build string (py3.10_cuda11.8_cudnn8.7.0_0): tells CUDA or CPU
+    wheels: tuple[str, ...] = ()  # the wheel file names the lock lists for this pin, where it lists them
+    requires: tuple[str, ...] = ()  # the names this pin depends on, where the lock says
 
     def __post_init__(self) -> None:  # a source URL's credentials never reach a report
         if self.source is not None and "@" in self.source:
@@ -92,8 +94,9 @@ class Transition:
     package: str
     old: Version | None
     new: Version | None
-    environment: str | None = None
+    environment: str | None = None  # the marker (or conda platform) of the pin, as the lock writes it
     unpinned: bool = False  # the side without a version still lists the package, with no pin
+    variant: str | None = None  # the installs it covers, briefly ("linux x86_64, extra rocm"); None: all
 
     @property
     def direction(self) -> Direction:
@@ -117,6 +120,9 @@ class EnvironmentFinding:
     severity: Severity
     message: str
     package: str | None = None
+    path: str | None = None  # the lock whose lines show it, and the line
+    line: int | None = None
+    change: str | None = None  # the knowledge entry this finding states for this lock, if one does
 
 
 # --- knowledge ---------------------------------------------------------------------------------

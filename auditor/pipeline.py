@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 from auditor.errors import ScanError, UsageError
 from auditor.findings import fold_generated, good_news, merge_stages
@@ -17,7 +18,17 @@ from auditor.knowledge import KnowledgeBase
 from auditor.knowledge.horizon import REVIEWED_FAMILY, moves
 from auditor.lockfiles import Selection, diff_locks, read_lock
 from auditor.lockfiles.interface import parse_version
-from auditor.models import AuditResult, EnvironmentFinding, Lock, SpecChange, Transition, release
+from auditor.models import (
+    AuditResult,
+    Docs,
+    EnvironmentFinding,
+    Finding,
+    Lock,
+    Match,
+    SpecChange,
+    Transition,
+    release,
+)
 from auditor.scan import scan_project
 from auditor.scan.config import ScanConfig, load_config
 from auditor.scan.project import ScanOptions
@@ -75,7 +86,9 @@ def audit(
     changes = kb.crossed(transitions, python)
     good = tuple(c for c in kb.good_news(transitions, python) if c not in changes)
     settings = load_config(config, project)
-    scanned = changes + good
+    environment = tuple(environment)
+    imports = _import_probes(environment) if project is not None else ()
+    scanned = changes + good + imports
     notes = (*notes, *_unknown_ignores(settings, kb))
     scan_notes: list[str] = []
     options = replace(scan_options or ScanOptions(), note=scan_notes.append)
@@ -86,6 +99,9 @@ def audit(
         )
         if project is not None and scanned else ([], [])
     )
+    environment, removal_notes = _removals(environment, findings, imports)
+    notes = (*notes, *removal_notes)
+    findings = [f for f in findings if f.change not in {c.id for c in imports}]
     hazards = {c.id for c in changes}
     unreviewed, horizon_notes = kb.beyond(transitions)
     unloaded_notes = kb.not_loaded(transitions)  # the generated changes crossed but not checked
@@ -94,12 +110,50 @@ def audit(
         transitions=transitions,
         changes=changes,
         findings=reported,
-        environment=tuple(environment) + unreviewed,
+        environment=environment + unreviewed,
         skipped=tuple(skipped),
         notes=kb.notes + tuple(notes) + tuple(dict.fromkeys(scan_notes)) + horizon_notes + unloaded_notes + ((folded,) if folded else ()),
         good_news=good_news(good, (f for f in findings if f.change not in hazards)),
         horizon=tuple(sorted(kb.horizon.items())),
     )
+
+
+def _import_probes(environment: tuple[EnvironmentFinding, ...]) -> tuple[SpecChange, ...]:
+    """For each package a lock no longer installs: a change whose only matcher is the import of
+    that package, scanned with the others to tell whether the project imports it."""
+    packages = sorted({e.package for e in environment if e.kind == "package-removed" and e.package})
+    return tuple(
+        SpecChange(
+            id=f"auditor-imports-{package}", package=package, introduced=Version("0"), kind="removed",
+            severity="high", silent=False, title=f"imports {package}", symbols=(package,),
+            matches=(Match(module=package),), docs=Docs("", "", "", "", ""), references=(), source="",
+        )
+        for package in packages
+    )
+
+
+def _removals(
+    environment: tuple[EnvironmentFinding, ...], findings: Sequence[Finding], imports: tuple[SpecChange, ...]
+) -> tuple[tuple[EnvironmentFinding, ...], list[str]]:
+    """A package the new lock no longer installs stays a finding where the project imports it
+    (named with the first import); where it does not, it becomes a note."""
+    if not imports:
+        return environment, []
+    sites = {
+        c.package: sorted((f for f in findings if f.change == c.id), key=lambda f: (f.path, f.cell or 0, f.line))
+        for c in imports
+    }
+    kept, notes = [], []
+    for e in environment:
+        if e.kind != "package-removed" or e.package not in sites:
+            kept.append(e)
+        elif sites[e.package]:
+            first = sites[e.package][0]
+            at = f"{first.path}:{first.line}" if first.cell is None else f"{first.path} cell {first.cell}, line {first.line}"
+            kept.append(replace(e, message=f"{e.message}; the project imports it ({at})"))
+        else:
+            notes.append(f"{e.message}; the project does not import {e.package}")
+    return tuple(kept), notes
 
 
 def reviewed_transitions(transitions: Iterable[Transition], kb: KnowledgeBase) -> list[Transition]:

@@ -1,8 +1,9 @@
-"""What changed between two locks: one change per package and environment, torch family first.
+"""What changed between two locks: one change per package and variant, torch family first.
 
 A name locked more than once (uv forks, per-platform conda pins, markers) is paired across the
-two locks by environment and source, so `torch 2.6.0+cu124 [linux]` is compared with
-`torch 2.7.0+cu128 [linux]`, not with the macOS pin."""
+two locks by the installs each pin covers (`variants.Grid`), so `torch 2.6.0+cu124 [linux]` is
+compared with `torch 2.7.0+cu128 [linux]`, not with the macOS pin, however the markers are
+spelled; pins that cover the same installs are paired by environment and source."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from packaging.markers import (
 )
 
 from auditor.errors import UsageError
+from auditor.lockfiles.variants import Grid
 from auditor.models import EnvironmentFinding, Lock, Pin, SpecChange, Transition, release
 
 TORCH_FAMILY = ("torch", "torchvision", "torchaudio", "torchtext", "torchdata", "triton")
@@ -43,6 +45,7 @@ class PackageChange:
     kinds: tuple[str, ...]
     old: Pin | None
     new: Pin | None
+    installs: int = 0  # the installs (a mask over the grid's points) that move from old to new
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +53,7 @@ class LockDiff:
     packages: tuple[Transition, ...]  # every package that changed, torch family first
     environment: tuple[EnvironmentFinding, ...] = ()
     changes: tuple[PackageChange, ...] = ()  # the same changes, with how and from which pins
+    grid: Grid | None = None  # the installs the changes' masks refer to
 
     def transition(self, package: str) -> tuple[Transition, ...]:
         return tuple(t for t in self.packages if t.package == package)
@@ -176,8 +180,39 @@ def _kinds(old: Pin | None, new: Pin | None, same_format: bool) -> tuple[str, ..
     return tuple(kinds)
 
 
+def _pair_by_installs(
+    olds: list[Pin], news: list[Pin], grid: Grid
+) -> list[tuple[Pin | None, Pin | None, int]]:
+    """Each install gets at most one pin of a name from each lock (else `_pair` decides among
+    those that cover it): the pairs, each with the installs where old gives way to new."""
+    if len(olds) <= 1 and len(news) <= 1 and all(p.marker is None and p.platform is None for p in olds + news):
+        return [(o, n, grid.full) for o, n in _pair(olds, news)]
+    old_covers, new_covers = [grid.cover(p) for p in olds], [grid.cover(p) for p in news]
+    cells: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = defaultdict(int)
+    for bit in range(len(grid.points)):
+        before = tuple(i for i, mask in enumerate(old_covers) if mask >> bit & 1)
+        after = tuple(i for i, mask in enumerate(new_covers) if mask >> bit & 1)
+        if before or after:
+            cells[(before, after)] |= 1 << bit
+    pairs: dict[tuple[int | None, int | None], int] = defaultdict(int)
+    for (before, after), mask in cells.items():
+        for old, new in _pair([olds[i] for i in before], [news[i] for i in after]):
+            key = (
+                None if old is None else next(i for i in before if olds[i] is old),
+                None if new is None else next(i for i in after if news[i] is new),
+            )
+            pairs[key] |= mask
+    # pins whose markers hold on no install of the grid (another platform) pair as written
+    uncovered = _pair(
+        [p for p, mask in zip(olds, old_covers) if not mask], [p for p, mask in zip(news, new_covers) if not mask]
+    )
+    return [
+        (None if o is None else olds[o], None if n is None else news[n], mask) for (o, n), mask in pairs.items()
+    ] + [(o, n, 0) for o, n in uncovered]
+
+
 def package_changes(
-    old: Iterable[Pin], new: Iterable[Pin], same_format: bool
+    old: Iterable[Pin], new: Iterable[Pin], same_format: bool, grid: Grid | None = None
 ) -> list[PackageChange]:
     before: dict[str, list[Pin]] = defaultdict(list)
     after: dict[str, list[Pin]] = defaultdict(list)
@@ -185,9 +220,10 @@ def package_changes(
         before[pin.name].append(pin)
     for pin in new:
         after[pin.name].append(pin)
+    grid = grid or Grid(())
     changes = []
     for name in before.keys() | after.keys():
-        for old_pin, new_pin in _pair(before[name], after[name]):
+        for old_pin, new_pin, installs in _pair_by_installs(before[name], after[name], grid):
             kinds = _kinds(old_pin, new_pin, same_format)
             if not kinds:
                 continue
@@ -199,9 +235,13 @@ def package_changes(
                 new_pin.version if new_pin else None,
                 environment_of(anchor),
                 unpinned=old_pin is not None and new_pin is not None,
+                variant=grid.name(installs),
             )
-            changes.append(PackageChange(transition, kinds, old_pin, new_pin))
-    changes.sort(key=lambda c: (family_order(c.transition.package), c.transition.environment or ""))
+            changes.append(PackageChange(transition, kinds, old_pin, new_pin, installs))
+    changes.sort(key=lambda c: (
+        family_order(c.transition.package), c.transition.variant or "", c.transition.environment or "",
+        str(c.transition.old), str(c.transition.new),
+    ))
     return changes
 
 
@@ -215,10 +255,12 @@ def diff_locks(
 
     selection = selection or Selection()
     old_pins, new_pins = select(old, selection), select(new, selection)
-    changes = package_changes(old_pins, new_pins, old.format == new.format)
-    findings = check(old, new, old_pins, new_pins, changes, selection, tuple(knowledge))
+    grid = Grid((old, new))
+    changes = package_changes(old_pins, new_pins, old.format == new.format, grid)
+    findings = check(old, new, old_pins, new_pins, changes, selection, tuple(knowledge), grid)
     return LockDiff(
         packages=tuple(c.transition for c in changes),
         environment=tuple(findings),
         changes=tuple(changes),
+        grid=grid,
     )

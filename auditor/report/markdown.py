@@ -165,6 +165,7 @@ def verdict(result: AuditResult) -> str:
     problems = [e for e in result.environment if e.kind != "beyond-knowledge"]
     if problems:
         worst_env = max((e.severity for e in problems), key=rank)
+        line = line.removeprefix("✅ ")  # no green check over problems of the environment
         line += (
             f"\n\n{ICON[worst_env]} **{_plural(len(problems), 'compatibility problem')}** "
             "with the new versions (see below)."
@@ -197,7 +198,7 @@ def summary_lines(result: AuditResult) -> list[str]:
         ids = {c.id for c in crossed}
         sites = call_sites(f for f in result.findings if f.change in ids and not is_low(f))
         low = call_sites(f for f in result.findings if f.change in ids and is_low(f))
-        where = f" ({t.environment})" if t.environment else ""
+        where = f" ({t.variant})" if t.variant else ""
         lines.append(
             f"**{t.package} {version_label(t, 'old')} -> {version_label(t, 'new')}**{_md(where)}: "
             f"{_plural(len(crossed), 'change')}, {_plural(sites, 'call site')}"

@@ -68,6 +68,7 @@ def test_lock_diff_json_has_transitions_packages_and_environment() -> None:
             "to": "2.7.0+cu128",
             "direction": "upgrade",
             "environment": 'sys_platform != \"darwin\"',
+            "variant": "linux and windows",
         },
         {
             "package": "torch",
@@ -75,6 +76,7 @@ def test_lock_diff_json_has_transitions_packages_and_environment() -> None:
             "to": "2.7.0",
             "direction": "upgrade",
             "environment": 'sys_platform == \"darwin\"',
+            "variant": "macOS",
         },
     ]
     numpy = document["packages"][-1]
