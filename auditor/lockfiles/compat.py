@@ -82,13 +82,11 @@ def cuda_major(pin: Pin, pins: Iterable[Pin]) -> tuple[int, str] | None:
     label = variant(pin, pins)
     if label and label.startswith("cu") and label[2:].isdigit() and len(label) > 3:
         return int(label[2:-1]), label
-    requires = sorted(pin.requires, key=lambda name: (not name.startswith("nvidia-cuda-runtime"), name))
-    suffixed = [(int(found.group(1)), name) for name in requires if (found := _NVIDIA_SUFFIX.fullmatch(name))]
-    if suffixed:
-        return max(suffixed, key=lambda found: found[0])
     versions = {p.name: p.version for p in pins if p.version is not None}
-    for name in requires:
-        version = versions.get(name)
+    for name in sorted(pin.requires, key=lambda name: (not name.startswith("nvidia-cuda-runtime"), name)):
+        suffixed, version = _NVIDIA_SUFFIX.fullmatch(name), versions.get(name)
+        if suffixed:
+            return int(suffixed.group(1)), name
         if _CUDA_PACKAGES.fullmatch(name) and version is not None and version.major >= 10:
             return version.major, f"{name} {version}"
     return None
