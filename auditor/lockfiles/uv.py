@@ -52,7 +52,7 @@ _FILES = re.compile(
 )
 
 
-_WHEEL_FILE = re.compile(r'[^/"\s]+\.whl(?=")')
+_WHEEL_FILE = re.compile(r'/([^/"]+\.whl)"')
 
 
 def _without_files(text: str) -> tuple[str, list[tuple[int, tuple[str, ...]]]]:

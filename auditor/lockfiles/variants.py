@@ -198,14 +198,14 @@ def _pythons(requirements: Iterable[str | None]) -> tuple[str, ...]:
     """The Pythons any of the locks admits; all of PYTHONS when one does not say."""
     admitted: set[str] = set()
     for text in requirements:
-        specifier = _specifier(text)
+        specifier = python_specifier(text)
         if specifier is None:
             return PYTHONS
         admitted |= {y for y in PYTHONS if specifier.contains(y + ".0", prereleases=True)}
     return tuple(y for y in PYTHONS if y in admitted) or PYTHONS
 
 
-def _specifier(text: str | None) -> SpecifierSet | None:
+def python_specifier(text: str | None) -> SpecifierSet | None:
     if not text:
         return None
     if re.fullmatch(r"\d+\.\d+(\.\d+)?", text.strip()):  # the interpreter a lock was made for

@@ -11,7 +11,7 @@ from packaging.tags import Tag
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 
 from auditor.lockfiles.diff import PackageChange
-from auditor.lockfiles.variants import _specifier
+from auditor.lockfiles.variants import python_specifier
 from auditor.models import EnvironmentFinding, Lock, Pin
 
 _CPYTHON = re.compile(r"cp3(\d+)")
@@ -90,7 +90,7 @@ def _lost_pythons(named: str, old: Pin, new: Pin, new_lock: Lock) -> list[Enviro
     lost = sorted(before - after, key=lambda y: int(y.split(".")[1]))
     if not lost:
         return []
-    admitted = _specifier(new_lock.python)
+    admitted = python_specifier(new_lock.python)
     still = [y for y in lost if admitted is None or admitted.contains(y + ".0", prereleases=True)]
     listed = ", ".join(lost)
     message = f"{named}: the lock lists no wheel for Python {listed} any more ({old.version} had them)"
