@@ -227,9 +227,11 @@ def _cuda(
     named = f"torch {old.version} -> {new.version}" + (f" [{change.transition.variant}]" if change.transition.variant else "")
     before, after = cuda_major(old, old_pins), cuda_major(new, new_pins)
     if before and after and before[0] != after[0]:
+        # the entries about the default wheel's dependencies, where the lock shows those
+        from_wheels = not after[1].startswith("cu")
         cited = [
             e.id for e in knowledge
-            if e.package == "torch" and e.evidence == "metadata" and e.crossed_by(change.transition)
+            if from_wheels and e.package == "torch" and e.evidence == "metadata" and e.crossed_by(change.transition)
         ]
         return [
             EnvironmentFinding(

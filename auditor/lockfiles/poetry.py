@@ -69,6 +69,10 @@ def _pin(package: Fields) -> Pin:
         source=_source(package),
         groups=tuple(str(g) for g in groups),
         line=package.line,
+        wheels=tuple(
+            str(f["file"]) for f in package.array("files") if isinstance(f, dict) and str(f.get("file", "")).endswith(".whl")
+        ),
+        requires=tuple(canonical(name) for name in package.table("dependencies")),
     )
 
 

@@ -55,6 +55,7 @@ def parse(path: Path, text: str) -> Lock:
             marker=str(package.marker) if package.marker else None,
             source=_source(package),
             line=lines[i] if i < len(lines) else None,
+            wheels=tuple(wheel.name for wheel in package.wheels or () if wheel.name),
         )
         for i, package in enumerate(lock.packages)
     )

@@ -216,3 +216,43 @@ def test_torch_removed_while_the_project_imports_it(tmp_path: Path, source: str,
         assert finding["message"].endswith("the project imports it (train.py:1)")
     else:
         assert not removed and any("does not import torch" in n for n in document["notes"])
+
+
+POETRY = """[[package]]
+name = "torch"
+version = "{version}"
+description = "Tensors and Dynamic neural networks in Python with strong GPU acceleration"
+optional = false
+python-versions = ">=3.9.0"
+groups = ["main"]
+files = [
+{files}
+]
+
+[package.dependencies]
+filelock = "*"
+{nvidia} = {{version = "{cuda}", markers = "platform_system == \\"Linux\\" and platform_machine == \\"x86_64\\""}}
+
+[metadata]
+lock-version = "2.1"
+python-versions = ">=3.9"
+content-hash = "5f3c1e0e3d6b6cbd1a1ef5d0f1b0b9a6e4f0c2d8f6a5b4c3d2e1f0a9b8c7d6e5"
+"""
+
+
+def poetry_lock(folder: Path, version: str, pythons: tuple[str, ...], nvidia: str, cuda: str) -> Lock:
+    files = "\n".join(
+        f'    {{file = "torch-{version}-cp{y}-cp{y}-manylinux_2_28_x86_64.whl", hash = "sha256:{y * 16}"}},'
+        for y in pythons
+    )
+    folder.mkdir()
+    (folder / "poetry.lock").write_text(POETRY.format(version=version, files=files, nvidia=nvidia, cuda=cuda))
+    return read_lock(folder / "poetry.lock")
+
+
+def test_poetry_lock_files_and_dependencies_show_the_same_changes(tmp_path: Path) -> None:
+    old = poetry_lock(tmp_path / "old", "2.8.0", ("39", "310", "311"), "nvidia-cuda-runtime-cu12", "12.8.90")
+    new = poetry_lock(tmp_path / "new", "2.9.0", ("310", "311"), "nvidia-cuda-runtime-cu13", "13.0.96")
+    found = {(e.kind, e.line, e.severity) for e in diff_locks(old, new).environment}
+    assert ("python-wheels-dropped", 1, "high") in found  # the lock still admits Python 3.9
+    assert ("cuda-major-changed", 1, "high") in found
