@@ -13,7 +13,7 @@ from auditor.cli import app
 from auditor.knowledge import KnowledgeBase
 from auditor.lockfiles import diff_locks, read_lock
 from auditor.lockfiles.variants import Grid, extra_label
-from auditor.models import Lock, Pin
+from auditor.models import Lock, Pin, Transition
 
 EXTRAS = ("uv/extras-old/uv.lock", "uv/extras-new/uv.lock")
 CUDA13 = ("uv/cuda13-old/uv.lock", "uv/cuda13-new/uv.lock")
@@ -256,3 +256,19 @@ def test_poetry_lock_files_and_dependencies_show_the_same_changes(tmp_path: Path
     found = {(e.kind, e.line, e.severity) for e in diff_locks(old, new).environment}
     assert ("python-wheels-dropped", 1, "high") in found  # the lock still admits Python 3.9
     assert ("cuda-major-changed", 1, "high") in found
+
+
+def test_a_move_past_the_horizon_names_its_variant_not_its_marker() -> None:
+    from auditor.knowledge.horizon import beyond
+
+    marker = " and ".join(f'extra != "extra-6-myproj-e{i}"' for i in range(40))  # uv writes such
+    moved = Transition("torch", Version("2.7.1+rocm6.3"), Version("2.16.0+rocm7.1"), marker, variant="linux x86_64, extra rocm")
+    (finding,), _ = beyond([moved], {"torch": Version("2.15.0")})
+    assert finding.message.startswith("torch 2.7.1+rocm6.3 -> 2.16.0+rocm7.1 [linux x86_64, extra rocm]: not reviewed")
+    assert "extra-6-myproj" not in finding.message
+
+
+def test_text_reports_name_variants_not_markers(tmp_path: Path) -> None:
+    _, out = compare(tmp_path, *EXTRAS)
+    assert "extra-6-myproj" not in out
+    assert "torch 2.7.1+rocm6.3 -> 2.10.0+rocm7.1 (upgrade) [linux x86_64, extra rocm]" in out
