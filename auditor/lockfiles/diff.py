@@ -211,6 +211,19 @@ def _pair_by_installs(
     ] + [(o, n, 0) for o, n in uncovered]
 
 
+def _variants(pairs: list[tuple[Pin | None, Pin | None, int]], grid: Grid) -> list[str | None]:
+    """Each pair's installs, named; pairs that share installs (a name locked once per group,
+    as pip's `torch` beside conda's `pytorch`) are told apart by their groups."""
+    names = [grid.name(installs) for _, _, installs in pairs]
+    told = []
+    for (old, new, _), name in zip(pairs, names):
+        pin = new or old
+        groups = [f"group {g}" for g in (pin.groups if pin else ()) if g not in ("main", "default")]
+        shared = names.count(name) > 1 and groups
+        told.append(", ".join(filter(None, [name, *groups])) if shared else name)
+    return told
+
+
 def package_changes(
     old: Iterable[Pin], new: Iterable[Pin], same_format: bool, grid: Grid | None = None
 ) -> list[PackageChange]:
@@ -223,7 +236,9 @@ def package_changes(
     grid = grid or Grid(())
     changes = []
     for name in before.keys() | after.keys():
-        for old_pin, new_pin, installs in _pair_by_installs(before[name], after[name], grid):
+        pairs = _pair_by_installs(before[name], after[name], grid)
+        variants = _variants(pairs, grid)
+        for (old_pin, new_pin, installs), variant in zip(pairs, variants):
             kinds = _kinds(old_pin, new_pin, same_format)
             if not kinds:
                 continue
@@ -235,7 +250,7 @@ def package_changes(
                 new_pin.version if new_pin else None,
                 environment_of(anchor),
                 unpinned=old_pin is not None and new_pin is not None,
-                variant=grid.name(installs),
+                variant=variant,
             )
             changes.append(PackageChange(transition, kinds, old_pin, new_pin, installs))
     changes.sort(key=lambda c: (

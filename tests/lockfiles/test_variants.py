@@ -272,3 +272,15 @@ def test_text_reports_name_variants_not_markers(tmp_path: Path) -> None:
     _, out = compare(tmp_path, *EXTRAS)
     assert "extra-6-myproj" not in out
     assert "torch 2.7.1+rocm6.3 -> 2.10.0+rocm7.1 (upgrade) [linux x86_64, extra rocm]" in out
+
+
+def test_pins_of_one_install_are_told_apart_by_their_groups() -> None:
+    def lock(cpu: str, gpu: str) -> Lock:
+        return Lock("pdm.lock", "pdm.lock", (
+            Pin("torch", Version(cpu), groups=("cpu",)), Pin("torch", Version(gpu), groups=("gpu",)),
+        ))
+
+    diff = diff_locks(lock("2.4.1+cpu", "2.4.1+cu121"), lock("2.5.1+cpu", "2.5.1+cu124"))
+    assert moves(diff) == [
+        ("torch", "2.4.1+cpu", "2.5.1+cpu", "group cpu"), ("torch", "2.4.1+cu121", "2.5.1+cu124", "group gpu"),
+    ]
