@@ -184,6 +184,7 @@ def test_markdown_names_variants_and_gives_no_green_check_over_lock_problems(tmp
     _, out = compare(tmp_path, *EXTRAS, "--format", "markdown")
     assert "extra-6-myproj" not in out and "**torch 2.7.1+rocm6.3 -> 2.10.0+rocm7.1** (linux x86\\_64, extra rocm)" in out
     assert "✅" not in out
+    assert "| 🔴 high | torch | `" in out and "extras-new/uv.lock:98`: torch 2.7.1 -> 2.12.0 [default] moves from CUDA 12" in out.replace("\\", "")
     # the CUDA 13 entry is stated about the lock, not listed among changes without a call site
     unused = out.split("not used by this code")[1].split("</details>")[0]
     assert "torch-default-wheel-cuda-13" not in unused
