@@ -228,7 +228,7 @@ def _cuda(
     before, after = cuda_major(old, old_pins), cuda_major(new, new_pins)
     if before and after and before[0] != after[0]:
         # the entries about the default wheel's dependencies, where the lock shows those
-        from_wheels = not after[1].startswith("cu")
+        from_wheels = after[1].startswith(("nvidia-", "cuda-toolkit"))
         cited = [
             e.id for e in knowledge
             if from_wheels and e.package == "torch" and e.evidence == "metadata" and e.crossed_by(change.transition)

@@ -181,10 +181,11 @@ def _kinds(old: Pin | None, new: Pin | None, same_format: bool) -> tuple[str, ..
 
 
 def _pair_by_installs(
-    olds: list[Pin], news: list[Pin], grid: Grid
+    olds: list[Pin], news: list[Pin], grid: Grid, admitted: tuple[int, int]
 ) -> list[tuple[Pin | None, Pin | None, int]]:
     """Each install gets at most one pin of a name from each lock (else `_pair` decides among
-    those that cover it): the pairs, each with the installs where old gives way to new."""
+    those that cover it): the pairs, each with the installs where old gives way to new. An
+    install whose Python a lock does not admit has nothing to lose or gain from that lock."""
     if len(olds) <= 1 and len(news) <= 1 and all(p.marker is None and p.platform is None for p in olds + news):
         return [(o, n, grid.full) for o, n in _pair(olds, news)]
     old_covers, new_covers = [grid.cover(p) for p in olds], [grid.cover(p) for p in news]
@@ -192,7 +193,7 @@ def _pair_by_installs(
     for bit in range(len(grid.points)):
         before = tuple(i for i, mask in enumerate(old_covers) if mask >> bit & 1)
         after = tuple(i for i, mask in enumerate(new_covers) if mask >> bit & 1)
-        if before or after:
+        if (before and after) or (before and admitted[1] >> bit & 1) or (after and admitted[0] >> bit & 1):
             cells[(before, after)] |= 1 << bit
     pairs: dict[tuple[int | None, int | None], int] = defaultdict(int)
     for (before, after), mask in cells.items():
@@ -225,8 +226,13 @@ def _variants(pairs: list[tuple[Pin | None, Pin | None, int]], grid: Grid) -> li
 
 
 def package_changes(
-    old: Iterable[Pin], new: Iterable[Pin], same_format: bool, grid: Grid | None = None
+    old: Iterable[Pin],
+    new: Iterable[Pin],
+    same_format: bool,
+    grid: Grid | None = None,
+    admitted: tuple[int, int] | None = None,
 ) -> list[PackageChange]:
+    """`admitted`: the installs whose Python each lock admits (default: all)."""
     before: dict[str, list[Pin]] = defaultdict(list)
     after: dict[str, list[Pin]] = defaultdict(list)
     for pin in old:
@@ -234,9 +240,10 @@ def package_changes(
     for pin in new:
         after[pin.name].append(pin)
     grid = grid or Grid(())
+    admitted = admitted or (grid.full, grid.full)
     changes = []
     for name in before.keys() | after.keys():
-        pairs = _pair_by_installs(before[name], after[name], grid)
+        pairs = _pair_by_installs(before[name], after[name], grid, admitted)
         variants = _variants(pairs, grid)
         for (old_pin, new_pin, installs), variant in zip(pairs, variants):
             kinds = _kinds(old_pin, new_pin, same_format)
@@ -271,7 +278,8 @@ def diff_locks(
     selection = selection or Selection()
     old_pins, new_pins = select(old, selection), select(new, selection)
     grid = Grid((old, new))
-    changes = package_changes(old_pins, new_pins, old.format == new.format, grid)
+    admitted = (grid.admitted(old), grid.admitted(new))
+    changes = package_changes(old_pins, new_pins, old.format == new.format, grid, admitted)
     findings = check(old, new, old_pins, new_pins, changes, selection, tuple(knowledge), grid)
     return LockDiff(
         packages=tuple(c.transition for c in changes),

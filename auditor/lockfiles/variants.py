@@ -74,6 +74,13 @@ class Grid:
         env.update(implementation_name="cpython", platform_python_implementation="CPython", os_name="posix")
         return env
 
+    def admitted(self, lock: Lock) -> int:
+        """The installs whose Python the lock admits (all, when it does not say)."""
+        specifier = python_specifier(lock.python)
+        if specifier is None:
+            return self.full
+        return self._mask(lambda p, e, y: specifier.contains(y + ".0", prereleases=True))
+
     def cover(self, pin: Pin) -> int:
         """The installs that get this pin: where its marker holds, on its conda platform."""
         key = (pin.marker, pin.platform)

@@ -285,3 +285,13 @@ def test_pins_of_one_install_are_told_apart_by_their_groups() -> None:
     assert moves(diff) == [
         ("torch", "2.4.1+cpu", "2.5.1+cpu", "group cpu"), ("torch", "2.4.1+cu121", "2.5.1+cu124", "group gpu"),
     ]
+
+
+def test_a_python_the_new_lock_drops_is_not_a_removal() -> None:
+    old = Lock("a", "poetry.lock", (Pin("torch", Version("2.8.0")),), python=">=3.9")
+    new = Lock("b", "poetry.lock", (Pin("torch", Version("2.9.0"), 'python_version >= "3.10"'),), python=">=3.10")
+    assert [(t.direction, str(t.new)) for t in diff_locks(old, new).packages] == [("upgrade", "2.9.0")]
+    admits = Lock("b", "poetry.lock", new.pins, python=">=3.9")  # torch left out on 3.9: a removal there
+    assert [(t.direction, t.variant) for t in diff_locks(old, admits).packages] == [
+        ("removed", "python < 3.10"), ("upgrade", "python >= 3.10"),
+    ]
