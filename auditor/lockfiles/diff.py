@@ -20,7 +20,7 @@ from packaging.markers import (
 )
 
 from auditor.errors import UsageError
-from auditor.lockfiles.variants import Grid
+from auditor.lockfiles.variants import Grid, extras_named
 from auditor.models import EnvironmentFinding, Lock, Pin, SpecChange, Transition, release
 
 TORCH_FAMILY = ("torch", "torchvision", "torchaudio", "torchtext", "torchdata", "triton")
@@ -113,8 +113,9 @@ class Selection:
         if self.platform and pin.platform and not _same_platform(self.platform, pin.platform):
             return False
         if pin.marker and (self.python or self.platform):
-            try:
-                return Marker(pin.marker).evaluate(env)
+            try:  # with any of the extras it names: an option selects a platform, not an extra
+                marker = Marker(pin.marker)
+                return any(marker.evaluate({**env, "extra": e}) for e in ("", *sorted(extras_named(pin.marker))))
             except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
                 return True
         return True

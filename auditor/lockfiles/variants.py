@@ -41,6 +41,11 @@ _PLATFORM_VARIABLES = ("sys_platform", "platform_system", "platform_machine", "o
 _UV_ENCODED = re.compile(r"(extra|group)-(\d+)-(.+)")
 
 
+def extras_named(marker: str) -> set[str]:
+    """The extras a marker compares `extra` with."""
+    return {m.group(1) or m.group(2) for m in _EXTRA.finditer(marker)} - {""}
+
+
 def extra_label(value: str) -> str:
     """An extra as users name it: uv writes a conflicting extra `cpu` of `myproj` as
     `extra-6-myproj-cpu` (and a dependency group `dev` as `group-6-myproj-dev`)."""
@@ -57,8 +62,7 @@ class Grid:
     name, and every Python either lock admits. A set of installs is a bit mask over `points`."""
 
     def __init__(self, locks: Sequence[Lock]):
-        extras = sorted({m.group(1) or m.group(2) for lock in locks for p in lock.pins if p.marker
-                         for m in _EXTRA.finditer(p.marker)} - {""})
+        extras = sorted({e for lock in locks for p in lock.pins if p.marker for e in extras_named(p.marker)})
         self.extras: tuple[str | None, ...] = (None, *extras)
         self.pythons = _pythons(lock.python for lock in locks)
         self.points = tuple(

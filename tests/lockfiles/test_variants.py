@@ -295,3 +295,12 @@ def test_a_python_the_new_lock_drops_is_not_a_removal() -> None:
     assert [(t.direction, t.variant) for t in diff_locks(old, admits).packages] == [
         ("removed", "python < 3.10"), ("upgrade", "python >= 3.10"),
     ]
+
+
+def test_platform_option_keeps_every_extra_of_that_platform() -> None:
+    from auditor.lockfiles import Selection
+
+    linux = diff_locks(read(EXTRAS[0]), read(EXTRAS[1]), Selection(platform="linux-64"))
+    assert [t.variant for t in linux.transition("torch")] == ["default", "extra cpu", "linux x86_64, extra rocm"]
+    mac = diff_locks(read(EXTRAS[0]), read(EXTRAS[1]), Selection(platform="osx-arm64"))
+    assert [t.variant for t in mac.transition("torch")] == ["default", "extra cpu"]  # no rocm wheels for macOS
