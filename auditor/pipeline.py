@@ -228,7 +228,8 @@ def compare_range(
             old = pair.old or Lock(pair.path, pair.new.format, ())
             diff = diff_locks(old, pair.new, selection, kb.entries)
             transitions.update((t, None) for t in reviewed_transitions(diff.packages, kb))
-            environment.update((e, None) for e in diff.environment)
+            # a finding at a line of the lock names it as the repository does, not its checkout
+            environment.update((replace(e, path=pair.path) if e.path == pair.new.path else e, None) for e in diff.environment)
             notes += [f"{pair.path}: {note}" for lock in (pair.old, pair.new) if lock for note in lock.notes]
         moved = {t.package for t in transitions}
         for transition, note in fallback:

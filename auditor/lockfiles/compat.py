@@ -291,8 +291,7 @@ def _removed(change: PackageChange, new: Lock) -> list[EnvironmentFinding]:
         EnvironmentFinding(
             "package-removed",
             "high",
-            f"{new.path} no longer installs torch{installs} (it had {t.old}): "
-            "code that imports torch fails there",
+            f"the new lock no longer installs torch{installs} (it had {t.old}): code that imports torch fails there",
             "torch",
             path=new.path,
         )

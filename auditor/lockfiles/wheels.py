@@ -95,9 +95,9 @@ def _lost_pythons(named: str, old: Pin, new: Pin, new_lock: Lock) -> list[Enviro
     listed = ", ".join(lost)
     message = f"{named}: the lock lists no wheel for Python {listed} any more ({old.version} had them)"
     if still:
-        message += f"; {new_lock.path} still admits Python {', '.join(still)}, where the install fails"
+        message += f"; the lock still admits Python {', '.join(still)}, where the install fails"
     else:
-        message += f"; {new_lock.path} no longer admits it either: drop it from CI and deployments"
+        message += "; the lock no longer admits it either: drop it from CI and deployments"
     return [
         EnvironmentFinding("python-wheels-dropped", "high" if still else "low", message, new.name, line=new.line)
     ]

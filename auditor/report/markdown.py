@@ -379,7 +379,7 @@ def _good_news(news: Sequence[GoodNews], links: Links | None) -> list[str]:
 def _environment(result: AuditResult) -> list[str]:
     lines = ["### Compatibility", "", "| Severity | Package | Problem |", "| --- | --- | --- |"]
     for e in sorted(result.environment, key=lambda e: -rank(e.severity)):
-        at = f"`{e.path}:{e.line}`: " if e.path and e.line else ""
+        at = (f"`{e.path}:{e.line}`: " if e.line else f"`{e.path}`: ") if e.path else ""
         lines.append(f"| {ICON[e.severity]} {e.severity} | {_md(e.package or '')} | {at}{_md(e.message)} |")
     return lines
 

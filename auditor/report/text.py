@@ -146,7 +146,7 @@ def write(
                           f"{change.introduced}  {escape(change.title)}  [dim]({change.id})[/]")
         console.print()
     for env in result.environment:
-        at = f"{env.path}:{env.line}: " if env.path and env.line else ""
+        at = (f"{env.path}:{env.line}: " if env.line else f"{env.path}: ") if env.path else ""
         console.print(f"[{STYLE[env.severity]}]{env.severity.upper():6}[/] {escape(at + env.message)}")
     _probes(console, result)
     for skip in result.skipped:

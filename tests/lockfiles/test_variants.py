@@ -152,7 +152,7 @@ def test_python_wheels_that_disappear_where_the_lock_still_admits_that_python(tm
     (tmp_path / "uv.lock").write_text((LOCKS / EXTRAS[1]).read_text().replace('requires-python = ">=3.10"', 'requires-python = ">=3.9"'))
     diff = diff_locks(read(EXTRAS[0]), read_lock(tmp_path / "uv.lock"))
     default = next(e for e in diff.environment if e.kind == "python-wheels-dropped" and "[default]" in e.message)
-    assert default.severity == "high" and "still admits Python 3.9, where the install fails" in default.message
+    assert default.severity == "high" and "the lock still admits Python 3.9, where the install fails" in default.message
 
 
 # --- through the command line --------------------------------------------------------------------
@@ -304,3 +304,24 @@ def test_platform_option_keeps_every_extra_of_that_platform() -> None:
     assert [t.variant for t in linux.transition("torch")] == ["default", "extra cpu", "linux x86_64, extra rocm"]
     mac = diff_locks(read(EXTRAS[0]), read(EXTRAS[1]), Selection(platform="osx-arm64"))
     assert [t.variant for t in mac.transition("torch")] == ["default", "extra cpu"]  # no rocm wheels for macOS
+
+
+def test_compare_git_names_the_lock_as_the_repository_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True, text=True).stdout
+
+    git("init", "-q")
+    (tmp_path / "envs").mkdir()
+    revisions = []
+    for lock in CUDA13:
+        (tmp_path / "envs" / "uv.lock").write_text((LOCKS / lock).read_text())
+        git("add", "-A")
+        git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", lock)
+        revisions.append(git("rev-parse", "HEAD").strip())
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["compare", "--git", f"{revisions[0]}..{revisions[1]}", "--no-cache", "-f", "json"])
+    assert result.exit_code == 1, result.output
+    cuda = next(e for e in json.loads(result.stdout)["environment"] if e["kind"] == "cuda-major-changed")
+    assert (cuda["path"], cuda["line"]) == ("envs/uv.lock", 48)
