@@ -325,3 +325,5 @@ def test_compare_git_names_the_lock_as_the_repository_does(tmp_path: Path, monke
     assert result.exit_code == 1, result.output
     cuda = next(e for e in json.loads(result.stdout)["environment"] if e["kind"] == "cuda-major-changed")
     assert (cuda["path"], cuda["line"]) == ("envs/uv.lock", 48)
+    annotated = CliRunner().invoke(app, ["compare", "--git", f"{revisions[0]}..{revisions[1]}", "--no-cache", "-f", "github"])
+    assert "::error file=envs/uv.lock,line=48,title=auditor%3A cuda-major-changed::torch 2.10.0 -> 2.11.0" in annotated.stdout
