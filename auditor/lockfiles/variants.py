@@ -114,10 +114,14 @@ class Grid:
         # Only the dimensions the marker reads are evaluated: the others copy the result.
         reads_extra = "extra" in marker
         reads_python = any(v in marker for v in _PYTHON_VARIABLES)
+        reads_platform = any(v in marker for v in _PLATFORM_VARIABLES)
         results: dict[tuple[int, str | None, str], bool] = {}
         mask = 0
         for bit, (platform, extra, python) in enumerate(self.points):
-            key = (platform, extra if reads_extra else None, python if reads_python else self.pythons[0])
+            key = (
+                platform if reads_platform else 0, extra if reads_extra else None,
+                python if reads_python else self.pythons[0],
+            )
             if key not in results:
                 env = dict(self._base, **PLATFORMS[platform][2], extra=key[1] or "")
                 env.update(python_version=key[2], python_full_version=key[2] + ".0")
