@@ -87,6 +87,7 @@ def audit(
     good = tuple(c for c in kb.good_news(transitions, python) if c not in changes)
     settings = load_config(config, project)
     environment = tuple(environment)
+    notes = (*notes, *_added(transitions))
     imports = _import_probes(environment) if project is not None else ()
     scanned = changes + good + imports
     notes = (*notes, *_unknown_ignores(settings, kb))
@@ -116,6 +117,15 @@ def audit(
         good_news=good_news(good, (f for f in findings if f.change not in hazards)),
         horizon=tuple(sorted(kb.horizon.items())),
     )
+
+
+def _added(transitions: tuple[Transition, ...]) -> list[str]:
+    """A package (or a variant of it) the old lock did not install has nothing to compare with."""
+    return [
+        f"{t.package} {t.new}" + (f" [{t.variant}]" if t.variant else "")
+        + " is new in the new lock: there is no earlier version to compare, so no change was checked for it"
+        for t in transitions if t.direction == "added" and t.package in REVIEWED_FAMILY
+    ]
 
 
 def _import_probes(environment: tuple[EnvironmentFinding, ...]) -> tuple[SpecChange, ...]:

@@ -139,7 +139,9 @@ def verdict(result: AuditResult) -> str:
             line = "✅ **No spec change crossed.** No package the knowledge base knows changes version."
         else:
             moves = ", ".join(f"{t.package} {_version(t)}" for t in result.transitions)
-            line = f"✅ **No spec change crossed.** The knowledge base records no behaviour change for {moves}."
+            # an addition has nothing to compare with: not a green check (the notes say so)
+            mark = "" if any(t.direction == "added" for t in result.transitions) else "✅ "
+            line = f"{mark}**No spec change crossed.** The knowledge base records no behaviour change for {moves}."
     elif not counts.call_sites:
         line = (
             f"✅ **{_plural(len(result.changes), 'spec change')} crossed, none touches this code.** "

@@ -327,3 +327,15 @@ def test_compare_git_names_the_lock_as_the_repository_does(tmp_path: Path, monke
     assert (cuda["path"], cuda["line"]) == ("envs/uv.lock", 48)
     annotated = CliRunner().invoke(app, ["compare", "--git", f"{revisions[0]}..{revisions[1]}", "--no-cache", "-f", "github"])
     assert "::error file=envs/uv.lock,line=48,title=auditor%3A cuda-major-changed::torch 2.10.0 -> 2.11.0" in annotated.stdout
+
+
+def test_a_variant_new_in_the_new_lock_is_said_to_be_unchecked(tmp_path: Path) -> None:
+    (tmp_path / "old.txt").write_text("numpy==2.2.6\n")
+    (tmp_path / "new.txt").write_text("torch==2.7.1\nnumpy==2.2.6\n")
+    (tmp_path / "project").mkdir()
+    result = CliRunner().invoke(app, [
+        "compare", str(tmp_path / "old.txt"), str(tmp_path / "new.txt"), "--project", str(tmp_path / "project"),
+        "--no-cache", "--format", "markdown",
+    ])
+    assert "torch 2.7.1 is new in the new lock: there is no earlier version to compare" in result.stdout
+    assert "✅" not in result.stdout
