@@ -32,7 +32,7 @@ PLATFORMS: tuple[tuple[str, str, dict[str, str]], ...] = (
     ("windows", "x86_64", {"sys_platform": "win32", "platform_system": "Windows", "platform_machine": "AMD64"}),
 )
 PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
-# conda platforms: family and machine ("" for any machine of the family)
+# conda platforms (`linux-64`, `osx-arm64`): the family, and the machine where it is one the grid knows
 _CONDA = {"linux": "linux", "osx": "macOS", "win": "windows"}
 _CONDA_MACHINES = {"64": "x86_64", "aarch64": "aarch64", "arm64": "arm64"}
 _EXTRA = re.compile(r"""\bextra\s*(?:==|!=)\s*(?:'([^']*)'|"([^"]*)")""")
