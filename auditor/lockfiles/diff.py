@@ -45,7 +45,6 @@ class PackageChange:
     kinds: tuple[str, ...]
     old: Pin | None
     new: Pin | None
-    installs: int = 0  # the installs (a mask over the grid's points) that move from old to new
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +52,6 @@ class LockDiff:
     packages: tuple[Transition, ...]  # every package that changed, torch family first
     environment: tuple[EnvironmentFinding, ...] = ()
     changes: tuple[PackageChange, ...] = ()  # the same changes, with how and from which pins
-    grid: Grid | None = None  # the installs the changes' masks refer to
 
     def transition(self, package: str) -> tuple[Transition, ...]:
         return tuple(t for t in self.packages if t.package == package)
@@ -246,7 +244,7 @@ def package_changes(
     for name in before.keys() | after.keys():
         pairs = _pair_by_installs(before[name], after[name], grid, admitted)
         variants = _variants(pairs, grid)
-        for (old_pin, new_pin, installs), variant in zip(pairs, variants):
+        for (old_pin, new_pin, _), variant in zip(pairs, variants):
             kinds = _kinds(old_pin, new_pin, same_format)
             if not kinds:
                 continue
@@ -260,7 +258,7 @@ def package_changes(
                 unpinned=old_pin is not None and new_pin is not None,
                 variant=variant,
             )
-            changes.append(PackageChange(transition, kinds, old_pin, new_pin, installs))
+            changes.append(PackageChange(transition, kinds, old_pin, new_pin))
     changes.sort(key=lambda c: (
         family_order(c.transition.package), c.transition.variant or "", c.transition.environment or "",
         str(c.transition.old), str(c.transition.new),
@@ -286,5 +284,4 @@ def diff_locks(
         packages=tuple(c.transition for c in changes),
         environment=tuple(findings),
         changes=tuple(changes),
-        grid=grid,
     )
