@@ -12,7 +12,7 @@ from packaging.markers import InvalidMarker, Marker, UndefinedComparison, Undefi
 from packaging.version import Version
 
 from auditor.lockfiles.diff import TORCH_FAMILY, PackageChange, Selection
-from auditor.lockfiles.variants import Grid
+from auditor.lockfiles.variants import Grid, extras_named
 from auditor.lockfiles.wheels import wheel_changes
 from auditor.models import EnvironmentFinding, Lock, Pin, SpecChange, release
 
@@ -162,8 +162,8 @@ def _python_support(
     no cp38 wheel)."""
     assert torch.version is not None
     env = Selection(python, selection.platform).marker_environment()
-    if torch.marker and not _holds(torch.marker, env):
-        return []  # this pin is not the one that Python installs
+    if torch.marker and not any(_holds(torch.marker, {**env, "extra": e}) for e in ("", *extras_named(torch.marker))):
+        return []  # this pin is not the one that Python installs, with or without an extra
     findings = []
     for entry in knowledge:
         if (

@@ -339,3 +339,15 @@ def test_a_variant_new_in_the_new_lock_is_said_to_be_unchecked(tmp_path: Path) -
     ])
     assert "torch 2.7.1 is new in the new lock: there is no earlier version to compare" in result.stdout
     assert "✅" not in result.stdout
+
+
+def test_each_extra_is_checked_for_the_python_it_runs_on(kb: KnowledgeBase) -> None:
+    from auditor.lockfiles import Selection
+
+    diff = diff_locks(read(EXTRAS[0]), read(EXTRAS[1]), Selection(python="3.9"), kb.entries)
+    unsupported = sorted(e.message.split(": ")[0] for e in diff.environment if e.kind == "python-unsupported")
+    assert unsupported == [
+        "Python 3.9 (--python-version) with torch 2.10.0+rocm7.1 [linux x86_64, extra rocm]",
+        "Python 3.9 (--python-version) with torch 2.12.0 [default]",
+        "Python 3.9 (--python-version) with torch 2.12.0+cpu [extra cpu]",
+    ]
