@@ -351,3 +351,16 @@ def test_each_extra_is_checked_for_the_python_it_runs_on(kb: KnowledgeBase) -> N
         "Python 3.9 (--python-version) with torch 2.12.0 [default]",
         "Python 3.9 (--python-version) with torch 2.12.0+cpu [extra cpu]",
     ]
+
+
+def test_sarif_places_a_lock_finding_at_the_lock_line(tmp_path: Path) -> None:
+    from jsonschema import Draft4Validator
+
+    _, out = compare(tmp_path, *CUDA13, "--format", "sarif")
+    document = json.loads(out)
+    schema = json.loads((LOCKS.parent / "report" / "sarif-schema-2.1.0.json").read_text("utf-8"))
+    assert not list(Draft4Validator(schema).iter_errors(document))
+    (cuda,) = [n for n in document["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+               if n["descriptor"]["id"] == "cuda-major-changed"]
+    location = cuda["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"].endswith("cuda13-new/uv.lock") and location["region"] == {"startLine": 48}
