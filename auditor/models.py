@@ -73,6 +73,8 @@ class Pin:
     # a path or `file:` requirement (`-e .`, `./libs/x`): its name only where the input states it
     # ("" otherwise), its version only where a file does (an archive's name, pip freeze's header)
     local: bool = False
+    wheels: tuple[str, ...] = ()  # the wheel file names the lock lists for this pin, where it lists them
+    requires: tuple[str, ...] = ()  # the names this pin depends on, where the lock says
 
     def __post_init__(self) -> None:  # a source URL's credentials never reach a report
         if self.source is not None:
@@ -102,8 +104,9 @@ class Transition:
     package: str
     old: Version | None
     new: Version | None
-    environment: str | None = None
+    environment: str | None = None  # the marker (or conda platform) of the pin, as the lock writes it
     unpinned: bool = False  # the side without a version still lists the package, with no pin
+    variant: str | None = None  # the installs it covers, briefly ("linux x86_64, extra rocm"); None: all
 
     @property
     def direction(self) -> Direction:
@@ -127,6 +130,9 @@ class EnvironmentFinding:
     severity: Severity
     message: str
     package: str | None = None
+    path: str | None = None  # the lock whose lines show it, and the line
+    line: int | None = None
+    change: str | None = None  # the knowledge entry this finding states for this lock, if one does
 
 
 # --- knowledge ---------------------------------------------------------------------------------

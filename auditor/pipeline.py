@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 from auditor.errors import ScanError, UsageError
 from auditor.findings import fold_generated, good_news, merge_stages
@@ -24,6 +25,9 @@ from auditor.models import (
     SpecChange,
     Transition,
     final_release,
+    Docs,
+    Finding,
+    Match,
     release,
 )
 from auditor.scan import scan_project
@@ -83,7 +87,10 @@ def audit(
     changes = kb.crossed(transitions, python)
     good = tuple(c for c in kb.good_news(transitions, python) if c not in changes)
     settings = load_config(config, project)
-    scanned = changes + good
+    environment = tuple(environment)
+    notes = (*notes, *_added(transitions))
+    imports = _import_probes(environment) if project is not None else ()
+    scanned = changes + good + imports
     notes = (*notes, *_unknown_ignores(settings, kb))
     scan_notes: list[str] = []
     options = replace(scan_options or ScanOptions(), note=scan_notes.append)
@@ -94,6 +101,9 @@ def audit(
         )
         if project is not None and scanned else ([], [])
     )
+    environment, removal_notes = _removals(environment, findings, imports)
+    notes = (*notes, *removal_notes)
+    findings = [f for f in findings if f.change not in {c.id for c in imports}]
     hazards = {c.id for c in changes}
     unreviewed, horizon_notes = kb.beyond(transitions)
     unloaded_notes = kb.not_loaded(transitions)  # the generated changes crossed but not checked
@@ -102,7 +112,7 @@ def audit(
         transitions=transitions,
         changes=changes,
         findings=reported,
-        environment=tuple(environment) + unreviewed,
+        environment=environment + unreviewed,
         skipped=tuple(skipped),
         notes=kb.notes + tuple(notes) + tuple(dict.fromkeys(scan_notes)) + horizon_notes + unloaded_notes + ((folded,) if folded else ()),
         good_news=good_news(good, (f for f in findings if f.change not in hazards)),
@@ -116,6 +126,51 @@ def _prerelease_notes(transitions: Iterable[Transition]) -> tuple[str, ...]:
         f"{t.package} {v} is a pre-release: audited as the {final_release(v)} release it leads to"
         for t in transitions for v in (t.old, t.new) if v is not None and v.is_prerelease
     ))
+def _added(transitions: tuple[Transition, ...]) -> list[str]:
+    """A package (or a variant of it) the old lock did not install has nothing to compare with."""
+    return [
+        f"{t.package} {t.new}" + (f" [{t.variant}]" if t.variant else "")
+        + " is new in the new lock: there is no earlier version to compare, so no change was checked for it"
+        for t in transitions if t.direction == "added" and t.package in REVIEWED_FAMILY
+    ]
+
+
+def _import_probes(environment: tuple[EnvironmentFinding, ...]) -> tuple[SpecChange, ...]:
+    """For each package a lock no longer installs: a change whose only matcher is the import of
+    that package, scanned with the others to tell whether the project imports it."""
+    packages = sorted({e.package for e in environment if e.kind == "package-removed" and e.package})
+    return tuple(
+        SpecChange(
+            id=f"auditor-imports-{package}", package=package, introduced=Version("0"), kind="removed",
+            severity="high", silent=False, title=f"imports {package}", symbols=(package,),
+            matches=(Match(module=package),), docs=Docs("", "", "", "", ""), references=(), source="",
+        )
+        for package in packages
+    )
+
+
+def _removals(
+    environment: tuple[EnvironmentFinding, ...], findings: Sequence[Finding], imports: tuple[SpecChange, ...]
+) -> tuple[tuple[EnvironmentFinding, ...], list[str]]:
+    """A package the new lock no longer installs stays a finding where the project imports it
+    (named with the first import); where it does not, it becomes a note."""
+    if not imports:
+        return environment, []
+    sites = {
+        c.package: sorted((f for f in findings if f.change == c.id), key=lambda f: (f.path, f.cell or 0, f.line))
+        for c in imports
+    }
+    kept, notes = [], []
+    for e in environment:
+        if e.kind != "package-removed" or e.package not in sites:
+            kept.append(e)
+        elif sites[e.package]:
+            first = sites[e.package][0]
+            at = f"{first.path}:{first.line}" if first.cell is None else f"{first.path} cell {first.cell}, line {first.line}"
+            kept.append(replace(e, message=f"{e.message}; the project imports it ({at})"))
+        else:
+            notes.append(f"{e.message}; the project does not import {e.package}")
+    return tuple(kept), notes
 
 
 def reviewed_transitions(transitions: Iterable[Transition], kb: KnowledgeBase) -> list[Transition]:
@@ -190,7 +245,8 @@ def compare_range(
             old = pair.old or Lock(pair.path, pair.new.format, ())
             diff = diff_locks(old, pair.new, selection, kb.entries)
             transitions.update((t, None) for t in reviewed_transitions(diff.packages, kb))
-            environment.update((e, None) for e in diff.environment)
+            # a finding at a line of the lock names it as the repository does, not its checkout
+            environment.update((replace(e, path=pair.path) if e.path == pair.new.path else e, None) for e in diff.environment)
             notes += [f"{pair.path}: {note}" for lock in (pair.old, pair.new) if lock for note in lock.notes]
         moved = {t.package for t in transitions}
         for transition, note in fallback:

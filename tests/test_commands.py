@@ -22,7 +22,7 @@ def test_compare_example_reports_the_torch_transition_and_its_call_sites(example
     assert document["schema_version"] == "1"
     assert document["tool"]["name"] == "auditor"
     assert document["transitions"][0] == {"package": "torch", "from": "1.12.1+cu116", "to": "1.13.0+cu117",
-                                          "direction": "upgrade", "environment": None}
+                                          "direction": "upgrade", "environment": None, "variant": None}
     assert {t["package"] for t in document["transitions"]} <= {"torch", "torchvision", "numpy"}
     assert {
         "torch-floor-divide-rounds-toward-floor",

@@ -72,7 +72,7 @@ def beyond(
             continue
         if not past(t, horizon):
             continue
-        where = f" [{t.environment}]" if t.environment else ""
+        where = f" [{t.variant}]" if t.variant else ""
         move = f"{t.package} {t.old} -> {t.new}{where}"
         if t.package in horizon:
             newest = horizon[t.package]

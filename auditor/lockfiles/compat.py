@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.version import Version
 
-from auditor.lockfiles.diff import TORCH_FAMILY, PackageChange, Selection, environment_of
+from auditor.lockfiles.diff import TORCH_FAMILY, PackageChange, Selection
+from auditor.lockfiles.variants import Grid, extras_named
+from auditor.lockfiles.wheels import wheel_changes
 from auditor.models import EnvironmentFinding, Lock, Pin, SpecChange, release
 
 # The torchvision / torchaudio / torchtext release made for each torch release. Sources:
@@ -68,6 +71,27 @@ def variant(pin: Pin, companions: Iterable[Pin] = ()) -> str | None:
     return None
 
 
+_NVIDIA_SUFFIX = re.compile(r"nvidia-.+-cu(\d+)")
+_CUDA_PACKAGES = re.compile(r"nvidia-[a-z-]+|cuda-toolkit")
+
+
+def cuda_major(pin: Pin, pins: Iterable[Pin]) -> tuple[int, str] | None:
+    """The CUDA major a torch pin is built for, and what tells it: its build (`cu121`), or the
+    CUDA wheels it depends on (`nvidia-cublas-cu12`; `nvidia-cublas 13.1.0.3` or `cuda-toolkit
+    13.0.2`, whose versions are CUDA's)."""
+    label = variant(pin, pins)
+    if label and label.startswith("cu") and label[2:].isdigit() and len(label) > 3:
+        return int(label[2:-1]), label
+    versions = {p.name: p.version for p in pins if p.version is not None}
+    for name in sorted(pin.requires, key=lambda name: (not name.startswith("nvidia-cuda-runtime"), name)):
+        suffixed, version = _NVIDIA_SUFFIX.fullmatch(name), versions.get(name)
+        if suffixed:
+            return int(suffixed.group(1)), name
+        if _CUDA_PACKAGES.fullmatch(name) and version is not None and version.major >= 10:
+            return version.major, f"{name} {version}"
+    return None
+
+
 def _describe(label: str) -> str:
     if label == "cpu":
         return "a CPU-only build"
@@ -76,51 +100,46 @@ def _describe(label: str) -> str:
     return f"a {label} build"
 
 
-def _where(pin: Pin) -> str:
-    env = environment_of(pin)
-    return f" [{env}]" if env else ""
+def where(pin: Pin, grid: Grid) -> str:
+    """` [linux x86_64, extra rocm]`: the installs that get the pin, when not all of them."""
+    name = grid.name(grid.cover(pin))
+    return f" [{name}]" if name else ""
 
 
-def _same_env(pins: list[Pin], name: str, anchor: Pin) -> Pin | None:
-    """`name`'s pin installed beside `anchor`: same environment, else one without an environment,
-    else the only one (markers differ in spelling), never a pin of another conda platform."""
-    named = [p for p in pins if p.name == name and p.version is not None]
-    for pin in named:
-        if environment_of(pin) == environment_of(anchor):
-            return pin
-    unconditional = [p for p in named if environment_of(p) is None]
-    if unconditional:
-        return unconditional[0]
-    if len(named) == 1 and not (named[0].platform and anchor.platform):
-        return named[0]
-    return None
+def beside(pins: list[Pin], name: str, anchor: Pin, grid: Grid) -> list[Pin]:
+    """`name`'s pins installed together with `anchor` in some install: never a pin of another
+    platform, of a conflicting extra or of another Python."""
+    shared = grid.cover(anchor)
+    return [p for p in pins if p.name == name and p.version is not None and grid.cover(p) & shared]
 
 
-def _companions(torch: Pin, pins: list[Pin]) -> list[EnvironmentFinding]:
+def _companions(torch: Pin, pins: list[Pin], grid: Grid) -> list[EnvironmentFinding]:
     assert torch.version is not None
     expected = COMPANIONS.get(minor(torch.version))
     if expected is None:
         return []
     findings = []
     for name, wanted in expected.items():
-        pin = _same_env(pins, name, torch)
-        if pin is None or pin.version is None:
-            continue
-        have = minor(pin.version)
-        if wanted is None:
-            message = (
-                f"{name} {pin.version} has no release for torch {torch.version}{_where(torch)}: "
-                f"its last release (0.18) was built for torch 2.3"
-            )
-        elif have != wanted:
-            message = (
-                f"{name} {pin.version} was built for another torch than {torch.version}{_where(torch)}: "
-                f"torch {minor(torch.version)} pairs with {name} {wanted}"
-            )
-        else:
-            continue
-        findings.append(EnvironmentFinding("companion-mismatch", "high", message, name))
+        for pin in beside(pins, name, torch, grid):
+            findings += _companion(torch, pin, name, wanted, grid)
     return findings
+
+
+def _companion(torch: Pin, pin: Pin, name: str, wanted: str | None, grid: Grid) -> list[EnvironmentFinding]:
+    assert torch.version is not None and pin.version is not None
+    if wanted is None:
+        message = (
+            f"{name} {pin.version} has no release for torch {torch.version}{where(torch, grid)}: "
+            f"its last release (0.18) was built for torch 2.3"
+        )
+    elif minor(pin.version) != wanted:
+        message = (
+            f"{name} {pin.version} was built for another torch than {torch.version}{where(torch, grid)}: "
+            f"torch {minor(torch.version)} pairs with {name} {wanted}"
+        )
+    else:
+        return []
+    return [EnvironmentFinding("companion-mismatch", "high", message, name, line=pin.line)]
 
 
 def _python_floor(text: str | None) -> str | None:
@@ -133,7 +152,7 @@ def _python_floor(text: str | None) -> str | None:
 
 
 def _python_support(
-    torch: Pin, python: str, origin: str, knowledge: tuple[SpecChange, ...], selection: Selection
+    torch: Pin, python: str, origin: str, knowledge: tuple[SpecChange, ...], selection: Selection, grid: Grid
 ) -> list[EnvironmentFinding]:
     """Entries about wheels (those with `requires_python`) say from which torch release the
     Pythons in their `python` lose their wheels (kind python-support) or gain them (kind added).
@@ -143,8 +162,8 @@ def _python_support(
     no cp38 wheel)."""
     assert torch.version is not None
     env = Selection(python, selection.platform).marker_environment()
-    if torch.marker and not _holds(torch.marker, env):
-        return []  # this pin is not the one that Python installs
+    if torch.marker and not any(_holds(torch.marker, {**env, "extra": e}) for e in ("", *extras_named(torch.marker))):
+        return []  # this pin is not the one that Python installs, with or without an extra
     findings = []
     for entry in knowledge:
         if (
@@ -163,9 +182,10 @@ def _python_support(
                 EnvironmentFinding(
                     "python-unsupported",
                     entry.severity,
-                    f"Python {python} ({origin}) with torch {torch.version}{_where(torch)}: "
+                    f"Python {python} ({origin}) with torch {torch.version}{where(torch, grid)}: "
                     f"{entry.title} ({entry.id})",
                     "torch",
+                    line=torch.line,
                 )
             )
     return findings
@@ -178,60 +198,104 @@ def _holds(marker: str, env: dict[str, str]) -> bool:
         return True
 
 
-def _numpy(torch: Pin, pins: list[Pin]) -> list[EnvironmentFinding]:
+def _numpy(torch: Pin, pins: list[Pin], grid: Grid) -> list[EnvironmentFinding]:
     assert torch.version is not None
-    numpy = _same_env(pins, "numpy", torch)
-    if numpy is None or numpy.version is None:
+    if release(torch.version) >= NUMPY2_TORCH:
         return []
-    if numpy.version.major >= 2 and release(torch.version) < NUMPY2_TORCH:
-        return [
-            EnvironmentFinding(
-                "numpy2-with-old-torch",
-                "high",
-                f"numpy {numpy.version} with torch {torch.version}{_where(torch)}: torch before 2.3 is "
-                f"built against numpy 1 and fails to import or convert arrays under numpy 2",
-                "numpy",
-            )
-        ]
-    return []
+    return [
+        EnvironmentFinding(
+            "numpy2-with-old-torch",
+            "high",
+            f"numpy {numpy.version} with torch {torch.version}{where(torch, grid)}: torch before 2.3 is "
+            f"built against numpy 1 and fails to import or convert arrays under numpy 2",
+            "numpy",
+            line=numpy.line,
+        )
+        for numpy in beside(pins, "numpy", torch, grid)
+        if numpy.version is not None and numpy.version.major >= 2
+    ]
 
 
 def _cuda(
-    change: PackageChange, old_pins: list[Pin], new_pins: list[Pin]
+    change: PackageChange, old_pins: list[Pin], new_pins: list[Pin], grid: Grid, knowledge: tuple[SpecChange, ...]
 ) -> list[EnvironmentFinding]:
-    if change.old is None or change.new is None:
+    """A torch whose accelerator build changes: a new CUDA major (from the local label, or from
+    the nvidia-* wheels it depends on) is high, any other change of build medium."""
+    old, new = change.old, change.new
+    if old is None or new is None:
         return []
-    before, after = variant(change.old, old_pins), variant(change.new, new_pins)
-    if before is None or after is None or before == after:
+    named = f"torch {old.version} -> {new.version}" + (f" [{change.transition.variant}]" if change.transition.variant else "")
+    before, after = cuda_major(old, old_pins), cuda_major(new, new_pins)
+    if before and after and before[0] != after[0]:
+        # the entries about the default wheel's dependencies, where the lock shows those
+        from_wheels = after[1].startswith(("nvidia-", "cuda-toolkit"))
+        cited = [
+            e.id for e in knowledge
+            if from_wheels and e.package == "torch" and e.evidence == "metadata" and e.crossed_by(change.transition)
+        ]
+        return [
+            EnvironmentFinding(
+                "cuda-major-changed",
+                "high",
+                f"{named} moves from CUDA {before[0]} to CUDA {after[0]} ({before[1]} -> {after[1]}): the "
+                f"machines that run it need an NVIDIA driver for CUDA {after[0]}, and packages built for "
+                f"CUDA {before[0]} clash with it" + "".join(f" ({i})" for i in cited),
+                "torch",
+                line=new.line,
+                change=cited[0] if cited else None,
+            )
+        ]
+    old_label, new_label = variant(old, old_pins), variant(new, new_pins)
+    if old_label is None or new_label is None or old_label == new_label:
         return []
     return [
         EnvironmentFinding(
             "cuda-build-changed",
             "medium",
-            f"torch{_where(change.new)} moves from {_describe(before)} to {_describe(after)}: the "
+            f"torch{where(new, grid)} moves from {_describe(old_label)} to {_describe(new_label)}: the "
             f"machines that run it need a matching driver and runtime",
             "torch",
+            line=new.line,
         )
     ]
 
 
-def _cuda_mismatch(torch: Pin, pins: list[Pin]) -> list[EnvironmentFinding]:
+def _cuda_mismatch(torch: Pin, pins: list[Pin], grid: Grid) -> list[EnvironmentFinding]:
     have = variant(torch, pins)
     findings = []
     for name in ("torchvision", "torchaudio"):
-        pin = _same_env(pins, name, torch)
-        other = variant(pin) if pin is not None else None
-        if have and other and other != have and pin is not None:
-            findings.append(
-                EnvironmentFinding(
-                    "cuda-build-mismatch",
-                    "high",
-                    f"{name} {pin.version} is {_describe(other)} but torch {torch.version}{_where(torch)} "
-                    f"is {_describe(have)}",
-                    name,
+        for pin in beside(pins, name, torch, grid):
+            other = variant(pin)
+            if have and other and other != have:
+                findings.append(
+                    EnvironmentFinding(
+                        "cuda-build-mismatch",
+                        "high",
+                        f"{name} {pin.version} is {_describe(other)} but torch {torch.version}{where(torch, grid)} "
+                        f"is {_describe(have)}",
+                        name,
+                        line=pin.line,
+                    )
                 )
-            )
     return findings
+
+
+def _removed(change: PackageChange, new: Lock) -> list[EnvironmentFinding]:
+    """torch gone from the new lock: code that imports it no longer starts. An audit of the
+    project keeps this only where the project imports torch (`pipeline.audit`)."""
+    t = change.transition
+    if t.direction != "removed" or change.old is None:
+        return []
+    installs = f" for {t.variant}" if t.variant else ""
+    return [
+        EnvironmentFinding(
+            "package-removed",
+            "high",
+            f"the new lock no longer installs torch{installs} (it had {t.old}): code that imports torch fails there",
+            "torch",
+            path=new.path,
+        )
+    ]
 
 
 def _unpinned(lock: Lock) -> list[EnvironmentFinding]:
@@ -263,6 +327,7 @@ def check(
     changes: list[PackageChange],
     selection: Selection,
     knowledge: tuple[SpecChange, ...],
+    grid: Grid,
 ) -> list[EnvironmentFinding]:
     findings = _unpinned(old) + _unpinned(new)
     relevant = {c.transition.package for c in changes} & {
@@ -277,14 +342,19 @@ def check(
     if python is None:
         python, origin = _python_floor(new.python), f"the Python {new.path} is locked for"
     for torch in (p for p in new_pins if p.name == "torch" and p.version is not None):
-        findings += _companions(torch, new_pins)
-        findings += _numpy(torch, new_pins)
-        findings += _cuda_mismatch(torch, new_pins)
+        findings += _companions(torch, new_pins, grid)
+        findings += _numpy(torch, new_pins, grid)
+        findings += _cuda_mismatch(torch, new_pins, grid)
         if python:
-            findings += _python_support(torch, python, origin, knowledge, selection)
+            findings += _python_support(torch, python, origin, knowledge, selection, grid)
     for change in changes:
         if change.transition.package == "torch":
-            findings += _cuda(change, old_pins, new_pins)
+            findings += _cuda(change, old_pins, new_pins, grid, knowledge)
+            findings += _removed(change, new)
+        if change.transition.package in TORCH_FAMILY:
+            findings += wheel_changes(change, new)
+    # a finding about a line of the new lock names the lock
+    findings = [replace(f, path=new.path) if f.line is not None and f.path is None else f for f in findings]
     unique = dict.fromkeys(findings)
     return sorted(
         unique, key=lambda f: (-["low", "medium", "high"].index(f.severity), f.kind, f.message)

@@ -1,8 +1,9 @@
-"""What changed between two locks: one change per package and environment, torch family first.
+"""What changed between two locks: one change per package and variant, torch family first.
 
 A name locked more than once (uv forks, per-platform conda pins, markers) is paired across the
-two locks by environment and source, so `torch 2.6.0+cu124 [linux]` is compared with
-`torch 2.7.0+cu128 [linux]`, not with the macOS pin."""
+two locks by the installs each pin covers (`variants.Grid`), so `torch 2.6.0+cu124 [linux]` is
+compared with `torch 2.7.0+cu128 [linux]`, not with the macOS pin, however the markers are
+spelled; pins that cover the same installs are paired by environment and source."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from packaging.markers import (
 )
 
 from auditor.errors import UsageError
+from auditor.lockfiles.variants import Grid, extras_named
 from auditor.models import EnvironmentFinding, Lock, Pin, SpecChange, Transition, release
 
 TORCH_FAMILY = ("torch", "torchvision", "torchaudio", "torchtext", "torchdata", "triton")
@@ -109,8 +111,9 @@ class Selection:
         if self.platform and pin.platform and not _same_platform(self.platform, pin.platform):
             return False
         if pin.marker and (self.python or self.platform):
-            try:
-                return Marker(pin.marker).evaluate(env)
+            try:  # with any of the extras it names: an option selects a platform, not an extra
+                marker = Marker(pin.marker)
+                return any(marker.evaluate({**env, "extra": e}) for e in ("", *sorted(extras_named(pin.marker))))
             except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
                 return True
         return True
@@ -176,18 +179,72 @@ def _kinds(old: Pin | None, new: Pin | None, same_format: bool) -> tuple[str, ..
     return tuple(kinds)
 
 
+def _pair_by_installs(
+    olds: list[Pin], news: list[Pin], grid: Grid, admitted: tuple[int, int]
+) -> list[tuple[Pin | None, Pin | None, int]]:
+    """Each install gets at most one pin of a name from each lock (else `_pair` decides among
+    those that cover it): the pairs, each with the installs where old gives way to new. An
+    install whose Python a lock does not admit has nothing to lose or gain from that lock."""
+    if len(olds) <= 1 and len(news) <= 1 and all(p.marker is None and p.platform is None for p in olds + news):
+        return [(o, n, grid.full) for o, n in _pair(olds, news)]
+    old_covers, new_covers = [grid.cover(p) for p in olds], [grid.cover(p) for p in news]
+    cells: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = defaultdict(int)
+    for bit in range(len(grid.points)):
+        before = tuple(i for i, mask in enumerate(old_covers) if mask >> bit & 1)
+        after = tuple(i for i, mask in enumerate(new_covers) if mask >> bit & 1)
+        if (before and after) or (before and admitted[1] >> bit & 1) or (after and admitted[0] >> bit & 1):
+            cells[(before, after)] |= 1 << bit
+    pairs: dict[tuple[int | None, int | None], int] = defaultdict(int)
+    for (before, after), mask in cells.items():
+        for old, new in _pair([olds[i] for i in before], [news[i] for i in after]):
+            key = (
+                None if old is None else next(i for i in before if olds[i] is old),
+                None if new is None else next(i for i in after if news[i] is new),
+            )
+            pairs[key] |= mask
+    # pins whose markers hold on no install of the grid (another platform) pair as written
+    uncovered = _pair(
+        [p for p, mask in zip(olds, old_covers) if not mask], [p for p, mask in zip(news, new_covers) if not mask]
+    )
+    return [
+        (None if o is None else olds[o], None if n is None else news[n], mask) for (o, n), mask in pairs.items()
+    ] + [(o, n, 0) for o, n in uncovered]
+
+
+def _variants(pairs: list[tuple[Pin | None, Pin | None, int]], grid: Grid) -> list[str | None]:
+    """Each pair's installs, named; pairs that share installs (a name locked once per group,
+    as pip's `torch` beside conda's `pytorch`) are told apart by their groups."""
+    names = [grid.name(installs) for _, _, installs in pairs]
+    told = []
+    for (old, new, _), name in zip(pairs, names):
+        pin = new or old
+        groups = [f"group {g}" for g in (pin.groups if pin else ()) if g not in ("main", "default")]
+        shared = names.count(name) > 1 and groups
+        told.append(", ".join(filter(None, [name, *groups])) if shared else name)
+    return told
+
+
 def package_changes(
-    old: Iterable[Pin], new: Iterable[Pin], same_format: bool
+    old: Iterable[Pin],
+    new: Iterable[Pin],
+    same_format: bool,
+    grid: Grid | None = None,
+    admitted: tuple[int, int] | None = None,
 ) -> list[PackageChange]:
+    """`admitted`: the installs whose Python each lock admits (default: all)."""
     before: dict[str, list[Pin]] = defaultdict(list)
     after: dict[str, list[Pin]] = defaultdict(list)
     for pin in old:
         before[pin.name].append(pin)
     for pin in new:
         after[pin.name].append(pin)
+    grid = grid or Grid(())
+    admitted = admitted or (grid.full, grid.full)
     changes = []
     for name in before.keys() | after.keys():
-        for old_pin, new_pin in _pair(before[name], after[name]):
+        pairs = _pair_by_installs(before[name], after[name], grid, admitted)
+        variants = _variants(pairs, grid)
+        for (old_pin, new_pin, _), variant in zip(pairs, variants):
             kinds = _kinds(old_pin, new_pin, same_format)
             if not kinds:
                 continue
@@ -199,9 +256,13 @@ def package_changes(
                 new_pin.version if new_pin else None,
                 environment_of(anchor),
                 unpinned=old_pin is not None and new_pin is not None,
+                variant=variant,
             )
             changes.append(PackageChange(transition, kinds, old_pin, new_pin))
-    changes.sort(key=lambda c: (family_order(c.transition.package), c.transition.environment or ""))
+    changes.sort(key=lambda c: (
+        family_order(c.transition.package), c.transition.variant or "", c.transition.environment or "",
+        str(c.transition.old), str(c.transition.new),
+    ))
     return changes
 
 
@@ -215,8 +276,10 @@ def diff_locks(
 
     selection = selection or Selection()
     old_pins, new_pins = select(old, selection), select(new, selection)
-    changes = package_changes(old_pins, new_pins, old.format == new.format)
-    findings = check(old, new, old_pins, new_pins, changes, selection, tuple(knowledge))
+    grid = Grid((old, new))
+    admitted = (grid.admitted(old), grid.admitted(new))
+    changes = package_changes(old_pins, new_pins, old.format == new.format, grid, admitted)
+    findings = check(old, new, old_pins, new_pins, changes, selection, tuple(knowledge), grid)
     return LockDiff(
         packages=tuple(c.transition for c in changes),
         environment=tuple(findings),

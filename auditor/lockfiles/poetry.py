@@ -74,6 +74,10 @@ def _pin(package: Fields) -> Pin:
         groups=tuple(str(g) for g in groups),
         line=package.line,
         local=kind in ("directory", "file"),
+        wheels=tuple(
+            str(f["file"]) for f in package.array("files") if isinstance(f, dict) and str(f.get("file", "")).endswith(".whl")
+        ),
+        requires=tuple(canonical(name) for name in package.table("dependencies")),
     )
 
 

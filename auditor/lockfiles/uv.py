@@ -1,14 +1,18 @@
 """uv.lock (version 1, any revision). A name may be locked more than once: forks of the
 resolution (`resolution-markers`) or one version per index (`torch 2.7.0` from PyPI for macOS,
 `torch 2.7.0+cu128` from the PyTorch index for Linux). Each lock entry is one pin; its marker is
-the fork's, or else the markers of the dependency edges that choose it."""
+the fork's, or else the markers of the dependency edges that choose it, an edge from one of the
+project's extras holding only with that extra (`extra == 'extra-6-myproj-cpu'` where the extras
+conflict, as uv writes it). Each pin keeps the names of its wheel files and of its dependencies."""
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from auditor.errors import LockfileError
 from auditor.lockfiles.interface import (
@@ -48,12 +52,29 @@ _FILES = re.compile(
 )
 
 
-def _without_files(text: str) -> str:
-    return _FILES.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+_WHEEL_FILE = re.compile(r'/([^/"]+\.whl)"')
+
+
+def _without_files(text: str) -> tuple[str, list[tuple[int, tuple[str, ...]]]]:
+    """The text with files blanked, and each `wheels` list's line with its file names."""
+    wheels: list[tuple[int, tuple[str, ...]]] = []
+    line, position = 1, 0
+
+    def blank(match: re.Match[str]) -> str:
+        nonlocal line, position
+        block = match.group(0)
+        line += text.count("\n", position, match.start())
+        position = match.start()
+        if block.startswith("wheels"):
+            wheels.append((line, tuple(unquote(name) for name in _WHEEL_FILE.findall(block))))
+        return "\n" * block.count("\n")
+
+    return _FILES.sub(blank, text), wheels
 
 
 def parse(path: Path, text: str) -> Lock:
-    document = Fields(load_toml(path, _without_files(text)), "uv.lock", path)
+    blanked, wheel_lists = _without_files(text)
+    document = Fields(load_toml(path, blanked), "uv.lock", path)
     if not document.data:
         raise nothing_in(path, FORMAT)
     version = document.data.get("version")
@@ -67,18 +88,21 @@ def parse(path: Path, text: str) -> Lock:
     counts: dict[str, int] = defaultdict(int)
     for package in packages:
         counts[canonical(package.required("name"))] += 1
-    edges = _edge_markers(packages)
+    extras = _extra_spelling(document)
+    edges = _edge_markers(packages, extras)
     groups = _direct_groups(packages)
+    wheels = _wheels_by_package(lines, wheel_lists)
+    everywhere = _reached_outside_extras(packages)
     pins = []
-    for package in packages:
+    for index, package in enumerate(packages):
         source = package.table("source")
         if any(key in source for key in _PROJECT_SOURCES):
             continue
         name = canonical(package.required("name"))
         version = package.version("version")
         marker = _fork_marker(package)
-        if marker is None and counts[name] > 1:
-            marker = edges.get((name, str(version)))
+        if marker is None and (counts[name] > 1 or name not in everywhere):
+            marker = edges.get((name, str(version)), edges.get((name, None)))
         pins.append(
             Pin(
                 name=name,
@@ -87,6 +111,10 @@ def parse(path: Path, text: str) -> Lock:
                 source=_source(source),
                 groups=groups.get(name, ()),
                 line=package.line,
+                wheels=wheels.get(index, ()),
+                requires=tuple(
+                    canonical(str(e["name"])) for e in package.array("dependencies") if isinstance(e, dict) and "name" in e
+                ),
             )
         )
     return Lock(
@@ -110,20 +138,70 @@ def _fork_marker(package: Fields) -> str | None:
     return markers[0] if len(markers) == 1 else " or ".join(f"({m})" for m in markers)
 
 
-def _edge_markers(packages: list[Fields]) -> dict[tuple[str, str], str | None]:
-    """For names locked more than once: the markers under which some package depends on each
-    version. An edge without a marker makes that version unconditional (None)."""
-    found: dict[tuple[str, str], set[str | None]] = defaultdict(set)
+def _wheels_by_package(
+    lines: list[int], wheel_lists: list[tuple[int, tuple[str, ...]]]
+) -> dict[int, tuple[str, ...]]:
+    """Each `[[package]]` (by index) with the wheel files listed under it."""
+    found: dict[int, tuple[str, ...]] = {}
+    for line, names in wheel_lists:
+        index = bisect_right(lines, line) - 1
+        if index >= 0:
+            found[index] = found.get(index, ()) + names
+    return found
+
+
+def _extra_spelling(document: Fields) -> dict[tuple[str, str], str]:
+    """How markers name each extra of the project: uv spells a conflicting extra `cpu` of
+    `myproj` `extra-6-myproj-cpu`; any other extra is its own name."""
+    spelled = {}
+    for group in document.array("conflicts"):
+        for item in group if isinstance(group, list) else []:
+            if isinstance(item, dict) and "extra" in item and "package" in item:
+                package = canonical(str(item["package"]))
+                spelled[(package, str(item["extra"]))] = f"extra-{len(package)}-{package}-{item['extra']}"
+    return spelled
+
+
+def _reached_outside_extras(packages: list[Fields]) -> set[str]:
+    """The names something other than the project's extras depends on: installed whatever the
+    extras, as far as the lock says."""
+    reached = set()
     for package in packages:
-        tables = [package.array("dependencies")]
-        tables += [
-            v for v in package.table("optional-dependencies").values() if isinstance(v, list)
+        project = any(key in package.table("source") for key in _PROJECT_SOURCES)
+        tables = [package.array("dependencies")] + [
+            v for v in package.table("dev-dependencies").values() if isinstance(v, list)
         ]
-        tables += [v for v in package.table("dev-dependencies").values() if isinstance(v, list)]
-        for edge in (e for table in tables for e in table if isinstance(e, dict)):
-            if "version" in edge and "name" in edge:
-                found[(canonical(str(edge["name"])), str(edge["version"]))].add(edge.get("marker"))
-    result: dict[tuple[str, str], str | None] = {}
+        if not project:
+            tables += [v for v in package.table("optional-dependencies").values() if isinstance(v, list)]
+        reached |= {canonical(str(e["name"])) for t in tables for e in t if isinstance(e, dict) and "name" in e}
+    return reached
+
+
+def _edge_markers(
+    packages: list[Fields], extras: dict[tuple[str, str], str]
+) -> dict[tuple[str, str | None], str | None]:
+    """The markers under which some package depends on each version of a name (version None:
+    the edges that name no version). An edge without a marker makes that version unconditional
+    (None); an edge from one of the project's extras holds only with that extra."""
+    found: dict[tuple[str, str | None], set[str | None]] = defaultdict(set)
+    for package in packages:
+        project = any(key in package.table("source") for key in _PROJECT_SOURCES)
+        owner = canonical(package.required("name")) if project else ""
+        tables: list[tuple[str | None, list[Any]]] = [(None, package.array("dependencies"))]
+        tables += [
+            (extra if project else None, v)
+            for extra, v in package.table("optional-dependencies").items() if isinstance(v, list)
+        ]
+        tables += [(None, v) for v in package.table("dev-dependencies").values() if isinstance(v, list)]
+        for extra, table in tables:
+            for edge in (e for e in table if isinstance(e, dict) and "name" in e):
+                marker = edge.get("marker")
+                if extra is not None:
+                    spelled = extras.get((owner, extra), extra)
+                    marker = f"({marker}) and extra == '{spelled}'" if marker else f"extra == '{spelled}'"
+                version = str(edge["version"]) if "version" in edge else None
+                found[(canonical(str(edge["name"])), version)].add(marker)
+    result: dict[tuple[str, str | None], str | None] = {}
     for key, markers in found.items():
         if None in markers:
             result[key] = None

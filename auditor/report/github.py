@@ -7,6 +7,8 @@ out and where to read them.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from auditor.models import AuditResult, rank
 from auditor.report.summary import call_sites, is_low
 
@@ -47,7 +49,11 @@ def render(result: AuditResult, prefix: str = "") -> str:
             title=f"auditor: {change.id}",
         )))
     for e in sorted(result.environment, key=lambda e: -rank(e.severity)):
-        entries.append((e.severity, command(LEVEL[e.severity], e.message, title=f"auditor: {e.kind}")))
+        # a lock finding is annotated at the lock's line when its path is the repository's
+        at = e.path if e.path and e.line and not Path(e.path).is_absolute() else None
+        entries.append((e.severity, command(
+            LEVEL[e.severity], e.message, file=at, line=e.line if at else None, title=f"auditor: {e.kind}",
+        )))
     if low:  # first among the notices, so the cap never hides it
         generated = call_sites(f for f in result.findings if is_low(f) and result.change(f.change).harvested)
         why = "the code in view does not show the affected case" if not generated else (

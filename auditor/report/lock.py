@@ -113,7 +113,7 @@ def _change_line(change: PackageChange) -> str:
         text += f" build {change.old.build} -> {change.new.build}"
     if "source" in change.kinds and change.old and change.new:
         text += f" source {change.old.source or 'default index'} -> {change.new.source or 'default index'}"
-    return text + (f" [{t.environment}]" if t.environment else "")
+    return text + (f" [{t.variant}]" if t.variant else "")
 
 
 def diff(
@@ -140,6 +140,9 @@ def diff(
             )
         )
     lines = [_change_line(c) for c in lock_diff.changes] or ["no package changed"]
-    lines += [f"{e.severity}: {e.message}" for e in lock_diff.environment]
+    lines += [
+        f"{e.severity}: " + ((f"{e.path}:{e.line}: " if e.line else f"{e.path}: ") if e.path else "") + e.message
+        for e in lock_diff.environment
+    ]
     lines += [f"note: {note}" for lock in (old, new) if lock is not None for note in lock.notes]
     return "\n".join(lines) + "\n"

@@ -139,7 +139,9 @@ def verdict(result: AuditResult) -> str:
             line = "✅ **No spec change crossed.** No package the knowledge base knows changes version."
         else:
             moves = ", ".join(f"{t.package} {_version(t)}" for t in result.transitions)
-            line = f"✅ **No spec change crossed.** The knowledge base records no behaviour change for {moves}."
+            # an addition has nothing to compare with: not a green check (the notes say so)
+            mark = "" if any(t.direction == "added" for t in result.transitions) else "✅ "
+            line = f"{mark}**No spec change crossed.** The knowledge base records no behaviour change for {moves}."
     elif not counts.call_sites:
         line = (
             f"✅ **{_plural(len(result.changes), 'spec change')} crossed, none touches this code.** "
@@ -165,6 +167,7 @@ def verdict(result: AuditResult) -> str:
     problems = [e for e in result.environment if e.kind != "beyond-knowledge"]
     if problems:
         worst_env = max((e.severity for e in problems), key=rank)
+        line = line.removeprefix("✅ ")  # no green check over problems of the environment
         line += (
             f"\n\n{ICON[worst_env]} **{_plural(len(problems), 'compatibility problem')}** "
             "with the new versions (see below)."
@@ -197,7 +200,7 @@ def summary_lines(result: AuditResult) -> list[str]:
         ids = {c.id for c in crossed}
         sites = call_sites(f for f in result.findings if f.change in ids and not is_low(f))
         low = call_sites(f for f in result.findings if f.change in ids and is_low(f))
-        where = f" ({t.environment})" if t.environment else ""
+        where = f" ({t.variant})" if t.variant else ""
         lines.append(
             f"**{t.package} {version_label(t, 'old')} -> {version_label(t, 'new')}**{_md(where)}: "
             f"{_plural(len(crossed), 'change')}, {_plural(sites, 'call site')}"
@@ -378,7 +381,8 @@ def _good_news(news: Sequence[GoodNews], links: Links | None) -> list[str]:
 def _environment(result: AuditResult) -> list[str]:
     lines = ["### Compatibility", "", "| Severity | Package | Problem |", "| --- | --- | --- |"]
     for e in sorted(result.environment, key=lambda e: -rank(e.severity)):
-        lines.append(f"| {ICON[e.severity]} {e.severity} | {_md(e.package or '')} | {_md(e.message)} |")
+        at = (f"`{e.path}:{e.line}`: " if e.line else f"`{e.path}`: ") if e.path else ""
+        lines.append(f"| {ICON[e.severity]} {e.severity} | {_md(e.package or '')} | {at}{_md(e.message)} |")
     return lines
 
 

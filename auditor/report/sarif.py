@@ -159,6 +159,9 @@ def document(result: AuditResult, prefix: str = "", fixes: FixResult | None = No
         results.append(item)
     notifications = [
         {"descriptor": {"id": e.kind}, "level": LEVEL[e.severity], "message": {"text": e.message}}
+        | ({"locations": [{"physicalLocation": {  # a lock finding: the lock's line, as given
+            "artifactLocation": {"uri": quote(e.path, safe="/")}, "region": {"startLine": e.line}}}]}
+           if e.path and e.line else {})
         for e in result.environment
     ] + [
         {"descriptor": {"id": "skipped"}, "level": "note", "message": {"text": f"{s.path}: {s.reason}"}}

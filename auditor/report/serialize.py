@@ -40,6 +40,7 @@ def transition(t: Transition) -> dict[str, Any]:
         "to": str(t.new) if t.new is not None else None,
         "direction": t.direction,
         "environment": t.environment,
+        "variant": t.variant,
     }
 
 
@@ -108,7 +109,10 @@ def counts(t: Tally) -> dict[str, int]:
 
 
 def environment(e: EnvironmentFinding) -> dict[str, Any]:
-    return {"kind": e.kind, "severity": e.severity, "message": e.message, "package": e.package}
+    return {
+        "kind": e.kind, "severity": e.severity, "message": e.message, "package": e.package,
+        "path": e.path, "line": e.line, "change": e.change,
+    }
 
 
 def _run(run: ProbeRun | None) -> dict[str, Any] | None:

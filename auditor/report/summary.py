@@ -86,7 +86,7 @@ def layout(result: AuditResult) -> Layout:
     def groups(by_change: dict[str, list[Finding]]) -> tuple[Group, ...]:
         return tuple(sorted((Group(result.change(i), tuple(s)) for i, s in by_change.items()), key=key))
 
-    used = set(confident) | set(low)
+    used = set(confident) | set(low) | {e.change for e in result.environment if e.change}  # stated about the lock
     unused = tuple(sorted(
         (c for c in result.changes if c.id not in used and c.id not in folded),
         key=lambda c: (-rank(c.severity), c.package, c.introduced, c.id),

@@ -31,7 +31,7 @@ def _location(f: Finding) -> str:
 
 
 def _transition(t: Transition) -> str:
-    where = f" [{t.environment}]" if t.environment else ""
+    where = f" [{t.variant}]" if t.variant else ""
     return f"{t.package} {version_label(t, 'old')} -> {version_label(t, 'new')} ({t.direction}){where}"
 
 
@@ -146,7 +146,8 @@ def write(
                           f"{change.introduced}  {escape(change.title)}  [dim]({change.id})[/]")
         console.print()
     for env in result.environment:
-        console.print(f"[{STYLE[env.severity]}]{env.severity.upper():6}[/] {escape(env.message)}")
+        at = (f"{env.path}:{env.line}: " if env.line else f"{env.path}: ") if env.path else ""
+        console.print(f"[{STYLE[env.severity]}]{env.severity.upper():6}[/] {escape(at + env.message)}")
     _probes(console, result)
     for skip in result.skipped:
         console.print(f"[dim]skipped {escape(skip.path)}: {escape(skip.reason)}[/]")

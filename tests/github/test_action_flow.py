@@ -38,7 +38,7 @@ def test_creates_then_updates_one_sticky_comment(make_repo, github_api, actions_
     assert int(outputs["findings"]) >= 8
     assert outputs["comment-url"] == comment["html_url"]
     assert json.loads(outputs["transitions"])[0] == {
-        "package": "torch", "from": "1.12.1", "to": "1.13.0", "direction": "upgrade", "environment": None,
+        "package": "torch", "from": "1.12.1", "to": "1.13.0", "direction": "upgrade", "environment": None, "variant": None,
     }
     assert "call sites in 4 files affected" in (tmp_path / "summary.md").read_text("utf-8")
     assert "::error file=data/windows.py,line=14" in first.output

@@ -68,6 +68,7 @@ def test_lock_diff_json_has_transitions_packages_and_environment() -> None:
             "to": "2.7.0+cu128",
             "direction": "upgrade",
             "environment": 'sys_platform != \"darwin\"',
+            "variant": "linux and windows",
         },
         {
             "package": "torch",
@@ -75,6 +76,7 @@ def test_lock_diff_json_has_transitions_packages_and_environment() -> None:
             "to": "2.7.0",
             "direction": "upgrade",
             "environment": 'sys_platform == \"darwin\"',
+            "variant": "macOS",
         },
     ]
     numpy = document["packages"][-1]
@@ -115,7 +117,8 @@ def test_lock_diff_text_names_how_each_package_changed() -> None:
         LOCKS / "conda/export/environment-new.yml",
     )
     assert "torchvision: 0.15.2 -> 0.15.2 (build) build py310_cu118 -> py310_cu121" in result.stdout
-    assert "high: torchvision 0.15.2 was built for another torch than 2.1.0" in result.stdout
+    assert "high: " in result.stdout and "torchvision 0.15.2 was built for another torch than 2.1.0" in result.stdout
+    assert "environment-new.yml:13: torch 2.0.1 -> 2.1.0 moves from CUDA 11 to CUDA 12 (cu118 -> cu121)" in result.stdout
 
 
 def test_compare_takes_the_platform_option(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ def test_probe_writes_the_contract_json_and_says_why_a_side_cannot_be_built(scra
     document = json.loads(result.stdout)
     assert document["schema_version"] == "1"
     assert document["transitions"] == [{"package": "torch", "from": "1.12.1", "to": "2.13.0",
-                                        "direction": "upgrade", "environment": None}]
+                                        "direction": "upgrade", "environment": None, "variant": None}]
     floor = next(p for p in document["probes"] if p["change"] == "torch-floor-divide-rounds-toward-floor")
     assert set(floor) == {"change", "status", "old", "new", "reason", "fixes"}  # fixes: issue 15, an addition
     assert floor["status"] == "skipped" and floor["reason"].startswith("torch 1.12.1: cannot install torch 1.12.1")

@@ -104,7 +104,7 @@ def test_unpinned_is_reported_as_unpinned_in_every_format(tmp_path) -> None:
     assert "torchvision 0.18.1 -> unpinned (unpinned)" in text and "removed" not in text
     document = json.loads(runner.invoke(app, ["compare", *locks, "-f", "json"]).output)
     assert document["transitions"] == [
-        {"package": "torchvision", "from": "0.18.1", "to": None, "direction": "unpinned", "environment": None}
+        {"package": "torchvision", "from": "0.18.1", "to": None, "direction": "unpinned", "environment": None, "variant": None}
     ]
     assert "torchvision 0.18.1 → unpinned" in runner.invoke(app, ["compare", *locks, "-f", "markdown"]).output
     diff = runner.invoke(app, ["lock", "diff", *locks]).output
