@@ -18,7 +18,7 @@ from auditor.knowledge.horizon import REVIEWED_FAMILY, moves
 from auditor.lockfiles import Selection, diff_locks, read_lock
 from auditor.lockfiles.interface import parse_version
 from auditor.models import AuditResult, EnvironmentFinding, Lock, SpecChange, Transition, release
-from auditor.scan import scan_project
+from auditor.scan import scan_project, syntax
 from auditor.scan.config import ScanConfig, load_config
 from auditor.scan.project import ScanOptions
 from auditor.scan.rules import transition_ends
@@ -87,6 +87,9 @@ def audit(
         if project is not None and scanned else ([], [])
     )
     hazards = {c.id for c in changes}
+    unread = syntax.not_read(skipped)
+    if unread is not None:  # a medium finding and a note, as a move past the knowledge's horizon
+        environment, notes = (*environment, unread), (*notes, unread.message)
     unreviewed, horizon_notes = kb.beyond(transitions)
     unloaded_notes = kb.not_loaded(transitions)  # the generated changes crossed but not checked
     reported, folded = fold_generated(merge_stages((f for f in findings if f.change in hazards), changes), changes)

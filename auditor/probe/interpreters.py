@@ -63,7 +63,7 @@ def _pyenv_root() -> Path | None:
     return None
 
 
-def _pyenv() -> list[Interpreter]:
+def installed_pyenv() -> list[Interpreter]:
     root = _pyenv_root()
     found = []
     if root is not None and (root / "versions").is_dir():
@@ -91,7 +91,7 @@ def discover() -> tuple[Interpreter, ...]:
     """One interpreter per Python minor version: the running one first, then newest first."""
     current = Interpreter(sys.executable, "{}.{}.{}".format(*sys.version_info[:3]))
     by_minor: dict[str, Interpreter] = {current.minor: current}
-    for interpreter in _pyenv() + _on_path():
+    for interpreter in installed_pyenv() + _on_path():
         if interpreter.key[:2] >= MIN_PYTHON:
             by_minor.setdefault(interpreter.minor, interpreter)
     others = sorted((i for i in by_minor.values() if i is not current), key=lambda i: i.key, reverse=True)
