@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -83,35 +84,53 @@ def discover(root: Path, config: ScanConfig | None = None) -> Discovery:
     return found
 
 
-def _git(directory: Path, *arguments: str) -> list[str] | None:
-    """`git ls-files -z` in `directory` with `arguments`, or None when it is no git work tree
-    (or git is missing, or refuses it)."""
+def _in_work_tree(directory: Path) -> bool:
+    """Whether a `.git` is in `directory` or above it: only then is git asked (a start saved)."""
+    return any((folder / ".git").exists() for folder in (directory, *directory.resolve().parents))
+
+
+def _git(directory: Path, *arguments: str) -> subprocess.Popen[bytes] | None:
+    """`git ls-files -z` in `directory` with `arguments`, started; None when git is missing."""
     try:
-        done = subprocess.run(
+        return subprocess.Popen(
             ["git", "-c", "core.quotepath=off", "ls-files", "-z", *arguments], cwd=directory,
-            capture_output=True, timeout=GIT_TIMEOUT, check=False, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
         )
-    except (OSError, subprocess.TimeoutExpired):
+    except OSError:
         return None
-    if done.returncode != 0:
+
+
+def _listing(process: subprocess.Popen[bytes] | None) -> list[str] | None:
+    """What a `_git` listed, or None when it failed (no work tree, a repository git refuses)."""
+    if process is None:
         return None
-    return list(dict.fromkeys(os.fsdecode(p) for p in done.stdout.split(b"\0") if p))  # a conflict lists a file thrice
+    try:
+        out, _ = process.communicate(timeout=GIT_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        return None
+    if process.returncode != 0:
+        return None
+    return list(dict.fromkeys(os.fsdecode(p) for p in out.split(b"\0") if p))  # a conflict lists a file thrice
 
 
 def _from_git(directory: Path, inside: str, real_root: Path, config: ScanConfig, found: Discovery) -> bool:
     """The sources of the git work tree at `directory` (`inside`: its path from the root, "" for
-    the root), into `found`; False when it is no git work tree."""
-    listed = _git(directory, "--cached", "--others", "--exclude-standard")
+    the root), into `found`; False when it is no git work tree. Both listings run at once."""
+    if not _in_work_tree(directory):
+        return False
+    ignored = _git(directory, "--others", "--ignored", "--exclude-standard", "--", *(f"*{s}" for s in SUFFIXES))
+    listed = _listing(_git(directory, "--cached", "--others", "--exclude-standard"))
     if listed is None:
+        _listing(ignored)
         return False
     folders = _Folders(directory, config, inside)
-    holding: set[str] = set()  # folders with something git lists: not wholly ignored
     for listed_name in listed:
         name = listed_name.rstrip("/")  # "name/": an untracked repository, which git does not look inside
-        holding.update(_parents(name))
         relative = f"{inside}/{name}" if inside else name
-        path = directory / name
         if not name.endswith(SUFFIXES):
+            path = directory / name
             if listed_name.endswith("/") or "." not in path.name.lstrip("."):  # named like a folder
                 if _is_repository(path):  # a submodule, or an untracked repository
                     if folders.passed_over(name, found, is_dir=True) is None and not _from_git(
@@ -123,31 +142,33 @@ def _from_git(directory: Path, inside: str, real_root: Path, config: ScanConfig,
             continue
         if folders.passed_over(name, found) is not None:
             continue
+        path = directory / name
         try:
-            os.lstat(path)
+            mode = os.lstat(path).st_mode
         except FileNotFoundError:
             found.skipped.append(Skipped(relative, "tracked by git but missing from the work tree"))
             continue
-        if _usable(path, relative, real_root, found):
+        if stat.S_ISREG(mode) or _usable(path, relative, real_root, found):
             found.add(path, relative)
-    _ignored_by_git(directory, inside, holding, folders, found)
+    _ignored_by_git(_listing(ignored) or [], listed, folders, found)
     return True
 
 
-def _ignored_by_git(directory: Path, inside: str, holding: set[str], folders: _Folders, found: Discovery) -> None:
-    """The untracked sources git ignores, listed: each folder nothing of which is read once (an
-    environment, or an ignored folder), each other file by itself."""
-    ignored = _git(directory, "--others", "--ignored", "--exclude-standard", "--", *(f"*{s}" for s in SUFFIXES))
-    listed: set[str] = set()
-    for name in ignored or ():
+def _ignored_by_git(ignored: list[str], listed: list[str], folders: _Folders, found: Discovery) -> None:
+    """The untracked sources git ignores, listed: each folder of which git lists nothing once
+    (an ignored folder, an environment), each other file by itself."""
+    if not ignored:
+        return
+    holding = {parent for name in listed for parent in _parents(name.rstrip("/"))}  # not wholly ignored
+    told: set[str] = set()
+    for name in ignored:
         if folders.passed_over(name, found) is not None:
             continue
         parts = name.split("/")
         unread = next(("/".join(parts[:i]) for i in range(1, len(parts)) if "/".join(parts[:i]) not in holding), name)
-        if unread not in listed:
-            listed.add(unread)
-            relative = f"{inside}/{unread}" if inside else unread
-            found.skipped.append(Skipped(relative, IGNORED, "file" if unread == name else "folder"))
+        if unread not in told:
+            told.add(unread)
+            found.skipped.append(Skipped(folders.relative(unread), IGNORED, "file" if unread == name else "folder"))
 
 
 class _Folders:
@@ -156,36 +177,35 @@ class _Folders:
 
     def __init__(self, directory: Path, config: ScanConfig, inside: str):
         self.directory, self.config, self.inside = directory, config, inside
-        self.reasons: dict[str, str | None] = {}
-        self.told: set[str] = set()
+        self.outermost: dict[str, str | None] = {}  # folder -> the outermost one passed over, or None
 
     def passed_over(self, name: str, found: Discovery, is_dir: bool = False) -> str | None:
         """The folder of `name` (a path from `directory`, itself a folder with `is_dir`) passed
         over whole, or the file itself when it is excluded; listed the first time. None: read."""
-        parts = name.split("/")
-        for i in range(1, len(parts) + is_dir):
-            folder = "/".join(parts[:i])
-            reason = self._reason(folder, parts[i - 1])
-            if reason is not None:
-                if folder not in self.told:
-                    self.told.add(folder)
-                    found.skipped.append(Skipped(self._relative(folder), reason, "folder"))
-                return folder
-        if not is_dir and self.config.excluded(self._relative(name)):
-            found.skipped.append(Skipped(self._relative(name), EXCLUDED))
+        folder = self._folder(name if is_dir else name.rpartition("/")[0], found)
+        if folder is not None:
+            return folder
+        if not is_dir and self.config.excluded(self.relative(name)):
+            found.skipped.append(Skipped(self.relative(name), EXCLUDED))
             return name
         return None
 
-    def _relative(self, name: str) -> str:
-        return f"{self.inside}/{name}" if self.inside else name
+    def _folder(self, folder: str, found: Discovery) -> str | None:
+        """The outermost folder passed over whole from `folder` up, or None; kept per folder."""
+        if folder not in self.outermost:
+            outer = self._folder(folder.rpartition("/")[0], found) if "/" in folder else None
+            if outer is None and folder:
+                reason = layout(self.directory / folder, folder.rpartition("/")[2])
+                if reason is None and self.config.excluded(self.relative(folder), is_dir=True):
+                    reason = EXCLUDED
+                if reason is not None:
+                    outer = folder
+                    found.skipped.append(Skipped(self.relative(folder), reason, "folder"))
+            self.outermost[folder] = outer
+        return self.outermost[folder]
 
-    def _reason(self, folder: str, last: str) -> str | None:
-        if folder not in self.reasons:
-            reason = layout(self.directory / folder, last)
-            if reason is None and self.config.excluded(self._relative(folder), is_dir=True):
-                reason = EXCLUDED
-            self.reasons[folder] = reason
-        return self.reasons[folder]
+    def relative(self, name: str) -> str:
+        return f"{self.inside}/{name}" if self.inside else name
 
 
 def _parents(name: str) -> list[str]:
@@ -319,7 +339,7 @@ def _walk(start: Path, real_root: Path, config: ScanConfig, found: Discovery, in
             if _ignored(specs, relative, is_dir=False):
                 skip(relative, IGNORED, False)
                 continue
-            if _usable(path, relative, real_root, found):
+            if (not link and entry.is_file()) or _usable(path, relative, real_root, found):
                 found.add(path, relative)
 
     walk(start, inside, (real_root,) if not inside else (real_root, Path(os.path.realpath(start))))

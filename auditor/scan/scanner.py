@@ -214,12 +214,28 @@ def _newer_tree(text: str, relative: str, error: SyntaxError, modules: ProjectMo
 def _scan_notebook(
     cells: list[Cell], relative: str, index: RuleIndex, modules: ProjectModules | None = None
 ) -> tuple[list[Finding], list[Skipped], Facts | None]:
-    joined = join_cells(cells)
-    skipped = [Skipped(relative, problem, "note") for problem in joined.problems]
+    gating: set[str] = set()  # why cells of newer syntax were left out: as for a file, no green verdict
+
+    def newer(source: str, error: SyntaxError) -> str | None:
+        tree = _newer_tree(source, relative, error, modules)
+        if isinstance(tree, ast.Module):
+            return None
+        if tree.kind == "newer-syntax":
+            gating.add(tree.reason)
+        return tree.reason
+
+    joined = join_cells(cells, newer)
+    skipped = [Skipped(relative, p, "newer-syntax" if p.partition(", ")[2] in gating else "note") for p in joined.problems]
     ignores = read_ignores(joined.source, index.known)
     skipped += _unknown(relative, ignores, lambda line: "cell {}, line {}".format(*joined.origin[line - 1]))
+    tree: ast.Module | None = None
+    if joined.newer:  # cells only a newer Python reads: it reads them together too
+        newer_tree = _newer_tree(joined.source, relative, SyntaxError("the cells together"), modules)
+        if isinstance(newer_tree, Skipped):
+            return [], [*skipped, newer_tree], None
+        tree = newer_tree
     try:
-        found, module_facts = analyse_source(joined.source, relative, index, ignores, modules=modules)
+        found, module_facts = analyse_source(joined.source, relative, index, ignores, modules=modules, tree=tree)
     except TooDeep:
         return [], [*skipped, Skipped(relative, "nested too deeply to analyse")], None
     except (SyntaxError, ValueError, RecursionError) as exc:  # cells that parse alone but not together

@@ -147,3 +147,30 @@ def test_a_wrong_syntax_interpreter_is_a_usage_error(tmp_path: Path, syntax_pyth
     (tmp_path / "a.py").write_text("x = 1\n")
     result = CliRunner().invoke(app, ["scan", str(tmp_path), "--from", "1.12.1", "--to", "1.13.0", "--no-cache"])
     assert result.exit_code == 2 and "AUDITOR_SYNTAX_PYTHON" in result.output
+
+
+def notebook(path: Path, *cells: str) -> Path:
+    import nbformat
+
+    document = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    path.write_text(nbformat.writes(document), "utf-8")
+    return path
+
+
+@OLD_PYTHON
+def test_notebook_cells_of_newer_syntax_are_read_by_a_newer_python_or_named(
+    kb: KnowledgeBase, tmp_path: Path, syntax_python: pytest.MonkeyPatch
+) -> None:
+    notebook(tmp_path / "explore.ipynb", "import torch\nd = {'k': torch.arange(4)}",
+             'print(f"{d["k"] // 2}")', "u = torch.arange(4) // 2")
+    if newer_interpreter() is not None:
+        findings, skipped = scan_project(tmp_path, [kb.get(FLOOR)])
+        assert [(f.cell, f.line) for f in findings] == [(2, 1), (3, 1)] and skipped == []
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nrequires-python = ">=3.12"\n', "utf-8")
+    syntax_python.setenv(syntax.VARIABLE, "none")
+    syntax.newer_python.cache_clear()
+    findings, skipped = scan_project(tmp_path, [kb.get(FLOOR)])
+    assert [(f.cell, f.line) for f in findings] == [(3, 1)]
+    assert [(s.reason.split(";")[0], s.kind) for s in skipped] == [
+        (f"cell 2, uses syntax newer than Python {syntax.RUNNING} (the project requires Python >=3.12)", "newer-syntax"),
+    ]
