@@ -41,6 +41,8 @@ INSTALLED = {
     ".ipynb_checkpoints": "Jupyter's autosave copies (.ipynb_checkpoints)",
 }
 IGNORED = "ignored by .gitignore"
+TOO_BIG = "ignored by .gitignore (too big to search for sources)"
+SEARCHED = 10_000  # entries of an ignored folder looked at for a source: a data folder can hold millions
 EXCLUDED = "excluded by [tool.auditor] exclude"
 GIT_TIMEOUT = 120  # seconds: listing the biggest monorepo takes a few
 
@@ -120,7 +122,7 @@ def _from_git(directory: Path, inside: str, real_root: Path, config: ScanConfig,
     the root), into `found`; False when it is no git work tree. Both listings run at once."""
     if not _in_work_tree(directory):
         return False
-    ignored = _git(directory, "--others", "--ignored", "--exclude-standard", "--", *(f"*{s}" for s in SUFFIXES))
+    ignored = _git(directory, "--others", "--ignored", "--exclude-standard", "--directory")
     listed = _listing(_git(directory, "--cached", "--others", "--exclude-standard"))
     if listed is None:
         _listing(ignored)
@@ -150,25 +152,22 @@ def _from_git(directory: Path, inside: str, real_root: Path, config: ScanConfig,
             continue
         if stat.S_ISREG(mode) or _usable(path, relative, real_root, found):
             found.add(path, relative)
-    _ignored_by_git(_listing(ignored) or [], listed, folders, found)
+    _ignored_by_git(_listing(ignored) or [], folders, found)
     return True
 
 
-def _ignored_by_git(ignored: list[str], listed: list[str], folders: _Folders, found: Discovery) -> None:
-    """The untracked sources git ignores, listed: each folder of which git lists nothing once
-    (an ignored folder, an environment), each other file by itself."""
-    if not ignored:
-        return
-    holding = {parent for name in listed for parent in _parents(name.rstrip("/"))}  # not wholly ignored
-    told: set[str] = set()
+def _ignored_by_git(ignored: list[str], folders: _Folders, found: Discovery) -> None:
+    """The untracked sources git ignores, listed: a folder once (git names the outermost ignored
+    one), a file by itself."""
     for name in ignored:
-        if folders.passed_over(name, found) is not None:
-            continue
-        parts = name.split("/")
-        unread = next(("/".join(parts[:i]) for i in range(1, len(parts)) if "/".join(parts[:i]) not in holding), name)
-        if unread not in told:
-            told.add(unread)
-            found.skipped.append(Skipped(folders.relative(unread), IGNORED, "file" if unread == name else "folder"))
+        if name.endswith("/"):
+            name = name.rstrip("/")
+            if folders.passed_over(name, found, is_dir=True) is None:  # not an environment
+                holds = _holds_sources(folders.directory / name)
+                if holds is not False:
+                    found.skipped.append(Skipped(folders.relative(name), IGNORED if holds else TOO_BIG, "folder"))
+        elif name.endswith(SUFFIXES) and folders.passed_over(name, found) is None:
+            found.skipped.append(Skipped(folders.relative(name), IGNORED))
 
 
 class _Folders:
@@ -206,11 +205,6 @@ class _Folders:
 
     def relative(self, name: str) -> str:
         return f"{self.inside}/{name}" if self.inside else name
-
-
-def _parents(name: str) -> list[str]:
-    parts = name.split("/")
-    return ["/".join(parts[:i]) for i in range(1, len(parts))]
 
 
 def _is_repository(path: Path) -> bool:
@@ -311,9 +305,10 @@ def _walk(start: Path, real_root: Path, config: ScanConfig, found: Discovery, in
                 if reason is None and config.excluded(relative, is_dir=True):
                     reason = EXCLUDED
                 if reason is None and _ignored(specs, relative, is_dir=True):
-                    reason = IGNORED if _holds_sources(path) else None
-                    if reason is None:
+                    holds = _holds_sources(path)
+                    if holds is False:
                         continue
+                    reason = IGNORED if holds else TOO_BIG
                 if reason is not None:
                     skip(relative, reason, True)
                     continue
@@ -345,11 +340,16 @@ def _walk(start: Path, real_root: Path, config: ScanConfig, found: Discovery, in
     walk(start, inside, (real_root,) if not inside else (real_root, Path(os.path.realpath(start))))
 
 
-def _holds_sources(directory: Path) -> bool:
-    """Whether an ignored folder holds a source (it is then listed as passed over)."""
+def _holds_sources(directory: Path) -> bool | None:
+    """Whether an ignored folder holds a source (it is then listed as passed over); None when
+    it is too big to tell (`SEARCHED` entries looked at, none a source)."""
+    seen = 0
     for _, folders, names in os.walk(directory):
         if any(name.endswith(SUFFIXES) for name in names):
             return True
+        seen += len(folders) + len(names)
+        if seen > SEARCHED:
+            return None
         folders[:] = [f for f in folders if f not in NO_SOURCES]
     return False
 

@@ -231,3 +231,24 @@ def test_excludes_nested_repositories_and_missing_files_in_a_git_work_tree(tmp_p
         ("legacy", "excluded by [tool.auditor] exclude", "folder"),
         ("vendored/skip.py", "ignored by .gitignore", "file"),
     ]
+
+
+def test_an_ignored_folder_is_listed_when_it_holds_a_source_or_is_too_big_to_tell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import auditor.scan.discover as discovery
+
+    monkeypatch.setattr(discovery, "SEARCHED", 5)
+    root = repository(tmp_path, {
+        ".gitignore": "data/\noutputs/\nwandb/\n", "train.py": CODE, "data/a.png": "", "data/b.png": "",
+        "wandb/run-1/files/code/train.py": CODE, **{f"outputs/step{i}.pt": "" for i in range(8)},
+    })
+    assert [(s.path, s.reason, s.kind) for s in discover(root).skipped] == [
+        ("outputs", "ignored by .gitignore (too big to search for sources)", "folder"),
+        ("wandb", "ignored by .gitignore", "folder"),
+    ]
+    (root / ".git").rename(root / "not-git")  # the walk, with pathspec, tells the same
+    assert [(s.path, s.reason, s.kind) for s in discover(root).skipped] == [
+        ("outputs", "ignored by .gitignore (too big to search for sources)", "folder"),
+        ("wandb", "ignored by .gitignore", "folder"),
+    ]
