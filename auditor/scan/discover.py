@@ -127,6 +127,9 @@ def _from_git(directory: Path, inside: str, real_root: Path, config: ScanConfig,
     if listed is None:
         _listing(ignored)
         return False
+    ignored_names = _listing(ignored) or []
+    if not listed and ignored_names == ["./"]:  # a folder git ignores, asked for by name: walked
+        return False
     folders = _Folders(directory, config, inside)
     for listed_name in listed:
         name = listed_name.rstrip("/")  # "name/": an untracked repository, which git does not look inside
@@ -152,7 +155,7 @@ def _from_git(directory: Path, inside: str, real_root: Path, config: ScanConfig,
             continue
         if stat.S_ISREG(mode) or _usable(path, relative, real_root, found):
             found.add(path, relative)
-    _ignored_by_git(_listing(ignored) or [], folders, found)
+    _ignored_by_git(ignored_names, folders, found)
     return True
 
 

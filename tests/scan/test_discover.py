@@ -252,3 +252,9 @@ def test_an_ignored_folder_is_listed_when_it_holds_a_source_or_is_too_big_to_tel
         ("outputs", "ignored by .gitignore (too big to search for sources)", "folder"),
         ("wandb", "ignored by .gitignore", "folder"),
     ]
+
+
+def test_a_folder_git_ignores_is_read_when_it_is_the_one_asked_for(tmp_path: Path) -> None:
+    root = repository(tmp_path, {".gitignore": "generated/\n", "generated/model.py": CODE, "generated/sub/x.py": ""})
+    assert names(root / "generated") == ["model.py", "sub/x.py"]
+    assert [(s.path, s.kind) for s in discover(root).skipped] == [("generated", "folder")]
