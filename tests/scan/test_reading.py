@@ -3,18 +3,20 @@ tool's own Python (parsed by a newer interpreter, or named as not read, and neve
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from auditor.cli import app
 from auditor.knowledge import KnowledgeBase
-from auditor.scan import scan_project, syntax
-from auditor.scan.cache import scanner_fingerprint
+from auditor.scan import scan_project
 
 FLOOR = "torch-floor-divide-rounds-toward-floor"
+VARIABLE = "AUDITOR_SYNTAX_PYTHON"
+RUNNING = "{}.{}".format(*sys.version_info[:2])
 OLD_PYTHON = pytest.mark.skipif(sys.version_info >= (3, 12), reason="the tool's Python reads 3.12 syntax itself")
 
 # PEP 695 type parameters and aliases, PEP 701 quotes inside an f-string: Python 3.12
@@ -37,20 +39,30 @@ def twice(a: torch.Tensor):
 '''
 
 
+Use = Callable[[str | None], Any]  # AUDITOR_SYNTAX_PYTHON's value (None: unset) -> the interpreter chosen
+
+
 @pytest.fixture
-def syntax_python(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
-    """AUDITOR_SYNTAX_PYTHON set by the test, seen afresh."""
+def use(monkeypatch: pytest.MonkeyPatch) -> Iterator[Use]:
+    """Sets AUDITOR_SYNTAX_PYTHON, seen afresh; gives the newer interpreter it chooses, or None.
+    (Imported here: on a tool without it, the tests of newer syntax fail, they are not skipped.)"""
+    from auditor.scan import syntax
+    from auditor.scan.cache import scanner_fingerprint
+
+    def choose(value: str | None) -> Any:
+        if value is None:
+            monkeypatch.delenv(VARIABLE, raising=False)
+        else:
+            monkeypatch.setenv(VARIABLE, value)
+        syntax.newer_python.cache_clear()
+        scanner_fingerprint.cache_clear()
+        return syntax.newer_python()
+
+    choose(None)
+    yield choose
+    monkeypatch.delenv(VARIABLE, raising=False)
     syntax.newer_python.cache_clear()
     scanner_fingerprint.cache_clear()
-    yield monkeypatch
-    monkeypatch.delenv(syntax.VARIABLE, raising=False)
-    syntax.newer_python.cache_clear()
-    scanner_fingerprint.cache_clear()
-
-
-def newer_interpreter() -> syntax.Newer | None:
-    syntax.newer_python.cache_clear()
-    return syntax.newer_python()
 
 
 def scan_json(project: Path, *options: str) -> tuple[int, dict]:
@@ -79,8 +91,8 @@ def test_a_coding_cookie_is_read_as_python_reads_it(kb: KnowledgeBase, tmp_path:
 
 
 @OLD_PYTHON
-def test_newer_syntax_is_read_by_a_newer_python(kb: KnowledgeBase, tmp_path: Path, syntax_python: pytest.MonkeyPatch) -> None:
-    if newer_interpreter() is None:
+def test_newer_syntax_is_read_by_a_newer_python(kb: KnowledgeBase, tmp_path: Path, use: Use) -> None:
+    if use(None) is None:
         pytest.skip("no Python newer than the tool's on this machine")
     (tmp_path / "modern.py").write_text(NEWER, "utf-8")
     (tmp_path / "broken.py").write_text("import torch\ntype = 3 +\n", "utf-8")
@@ -96,23 +108,21 @@ def test_newer_syntax_is_read_by_a_newer_python(kb: KnowledgeBase, tmp_path: Pat
 
 @OLD_PYTHON
 def test_a_named_interpreter_reads_it_and_none_names_it_unread_and_not_green(
-    kb: KnowledgeBase, tmp_path: Path, syntax_python: pytest.MonkeyPatch
+    kb: KnowledgeBase, tmp_path: Path, use: Use
 ) -> None:
     """With no newer Python, a file the project's requires-python says is newer is not read, and
     says so in every format; the exit code fails as for a medium finding."""
-    newer = newer_interpreter()
+    newer = use(None)
     (tmp_path / "modern.py").write_text(NEWER, "utf-8")
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nrequires-python = ">=3.12"\n', "utf-8")
     if newer is not None:
-        syntax_python.setenv(syntax.VARIABLE, newer.path)
-        syntax.newer_python.cache_clear()
+        use(newer.path)
         _, document = scan_json(tmp_path)
         assert [f["line"] for f in document["findings"]] == [7, 12, 16] and document["skipped"] == []
-    syntax_python.setenv(syntax.VARIABLE, "none")
-    syntax.newer_python.cache_clear()
+    use("none")
     code, document = scan_json(tmp_path, "--fail-on", "medium")
     assert code == 1 and document["findings"] == []
-    running = "{}.{}".format(*sys.version_info[:2])
+    running = RUNNING
     assert document["skipped"] == [{
         "path": "modern.py", "kind": "newer-syntax",
         "reason": f"uses syntax newer than Python {running} (the project requires Python >=3.12); the tool runs on "
@@ -131,9 +141,9 @@ def test_a_named_interpreter_reads_it_and_none_names_it_unread_and_not_green(
 
 @OLD_PYTHON
 def test_without_a_newer_python_or_requires_python_a_syntax_error_says_it_could_not_tell(
-    kb: KnowledgeBase, tmp_path: Path, syntax_python: pytest.MonkeyPatch
+    kb: KnowledgeBase, tmp_path: Path, use: Use
 ) -> None:
-    syntax_python.setenv(syntax.VARIABLE, "none")
+    use("none")
     (tmp_path / "modern.py").write_text(NEWER, "utf-8")
     code, document = scan_json(tmp_path)
     assert code == 0  # as a syntax error always was: nothing says the file is of newer syntax
@@ -142,8 +152,11 @@ def test_without_a_newer_python_or_requires_python_a_syntax_error_says_it_could_
     assert "no newer Python was found to tell newer syntax from an error" in skip["reason"]
 
 
-def test_a_wrong_syntax_interpreter_is_a_usage_error(tmp_path: Path, syntax_python: pytest.MonkeyPatch) -> None:
-    syntax_python.setenv(syntax.VARIABLE, str(tmp_path / "nowhere" / "python"))
+def test_a_wrong_syntax_interpreter_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, use: Use) -> None:
+    from auditor.scan import syntax
+
+    monkeypatch.setenv(VARIABLE, str(tmp_path / "nowhere" / "python"))  # not chosen through `use`: it raises
+    syntax.newer_python.cache_clear()
     (tmp_path / "a.py").write_text("x = 1\n")
     result = CliRunner().invoke(app, ["scan", str(tmp_path), "--from", "1.12.1", "--to", "1.13.0", "--no-cache"])
     assert result.exit_code == 2 and "AUDITOR_SYNTAX_PYTHON" in result.output
@@ -159,18 +172,17 @@ def notebook(path: Path, *cells: str) -> Path:
 
 @OLD_PYTHON
 def test_notebook_cells_of_newer_syntax_are_read_by_a_newer_python_or_named(
-    kb: KnowledgeBase, tmp_path: Path, syntax_python: pytest.MonkeyPatch
+    kb: KnowledgeBase, tmp_path: Path, use: Use
 ) -> None:
     notebook(tmp_path / "explore.ipynb", "import torch\nd = {'k': torch.arange(4)}",
              'print(f"{d["k"] // 2}")', "u = torch.arange(4) // 2")
-    if newer_interpreter() is not None:
+    if use(None) is not None:
         findings, skipped = scan_project(tmp_path, [kb.get(FLOOR)])
         assert [(f.cell, f.line) for f in findings] == [(2, 1), (3, 1)] and skipped == []
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nrequires-python = ">=3.12"\n', "utf-8")
-    syntax_python.setenv(syntax.VARIABLE, "none")
-    syntax.newer_python.cache_clear()
+    use("none")
     findings, skipped = scan_project(tmp_path, [kb.get(FLOOR)])
     assert [(f.cell, f.line) for f in findings] == [(3, 1)]
     assert [(s.reason.split(";")[0], s.kind) for s in skipped] == [
-        (f"cell 2, uses syntax newer than Python {syntax.RUNNING} (the project requires Python >=3.12)", "newer-syntax"),
+        (f"cell 2, uses syntax newer than Python {RUNNING} (the project requires Python >=3.12)", "newer-syntax"),
     ]
