@@ -397,7 +397,9 @@ def _probes(result: AuditResult) -> list[str]:
 
 
 def _skipped(result: AuditResult) -> list[str]:
-    lines = [f"<details><summary>{_plural(len(result.skipped), 'file')} could not be scanned</summary>", ""]
+    notes = sum(not s.unread for s in result.skipped)  # remarks on files that were read
+    summary = "; ".join(part for part in (not_read(result), _plural(notes, "note on what was read", "notes on what was read") if notes else "") if part)
+    lines = [f"<details><summary>{summary[0].upper()}{summary[1:]}</summary>", ""]
     lines += [f"- `{s.path}`: {_md(s.reason)}" for s in result.skipped]
     return lines + ["", "</details>"]
 
