@@ -165,6 +165,8 @@ def _ignored_by_git(ignored: list[str], folders: _Folders, found: Discovery) -> 
     for name in ignored:
         if name.endswith("/"):
             name = name.rstrip("/")
+            if name.rpartition("/")[2] in NO_SOURCES:
+                continue
             if folders.passed_over(name, found, is_dir=True) is None:  # not an environment
                 holds = _holds_sources(folders.directory / name)
                 if holds is not False:

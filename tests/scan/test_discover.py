@@ -240,7 +240,8 @@ def test_an_ignored_folder_is_listed_when_it_holds_a_source_or_is_too_big_to_tel
 
     monkeypatch.setattr(discovery, "SEARCHED", 5)
     root = repository(tmp_path, {
-        ".gitignore": "data/\noutputs/\nwandb/\n", "train.py": CODE, "data/a.png": "", "data/b.png": "",
+        ".gitignore": "data/\noutputs/\nwandb/\n.mypy_cache/\n", "train.py": CODE, "data/a.png": "", "data/b.png": "",
+        **{f".mypy_cache/3.11/m{i}.json": "" for i in range(8)},  # never searched: a cache holds no sources
         "wandb/run-1/files/code/train.py": CODE, **{f"outputs/step{i}.pt": "" for i in range(8)},
     })
     assert [(s.path, s.reason, s.kind) for s in discover(root).skipped] == [
