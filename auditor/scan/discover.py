@@ -47,15 +47,20 @@ EXCLUDED = "excluded by [tool.auditor] exclude"
 GIT_TIMEOUT = 120  # seconds: listing the biggest monorepo takes a few
 
 
-def layout(directory: Path, name: str) -> str | None:
+def _layout(directory: Path) -> str | None:
     """Why a folder is not the project's own code (an environment, installed packages), or None."""
-    if name in INSTALLED:
-        return INSTALLED[name]
+    if directory.name in INSTALLED:
+        return INSTALLED[directory.name]
     if (directory / "pyvenv.cfg").is_file():
         return "a virtual environment (it holds pyvenv.cfg)"
     if (directory / "conda-meta").is_dir():
         return "a conda environment (it holds conda-meta)"
     return None
+
+
+def _passed_over(directory: Path, relative: str, config: ScanConfig) -> str | None:
+    """Why a folder is passed over whole: not the project's code, or excluded; None: it is read."""
+    return _layout(directory) or (EXCLUDED if config.excluded(relative, is_dir=True) else None)
 
 
 @dataclass
@@ -199,9 +204,7 @@ class _Folders:
         if folder not in self.outermost:
             outer = self._folder(folder.rpartition("/")[0], found) if "/" in folder else None
             if outer is None and folder:
-                reason = layout(self.directory / folder, folder.rpartition("/")[2])
-                if reason is None and self.config.excluded(self.relative(folder), is_dir=True):
-                    reason = EXCLUDED
+                reason = _passed_over(self.directory / folder, self.relative(folder), self.config)
                 if reason is not None:
                     outer = folder
                     found.skipped.append(Skipped(self.relative(folder), reason, "folder"))
@@ -306,9 +309,7 @@ def _walk(start: Path, real_root: Path, config: ScanConfig, found: Discovery, in
             if is_dir:
                 if entry.name in NO_SOURCES:
                     continue
-                reason = layout(path, entry.name)
-                if reason is None and config.excluded(relative, is_dir=True):
-                    reason = EXCLUDED
+                reason = _passed_over(path, relative, config)
                 if reason is None and _ignored(specs, relative, is_dir=True):
                     holds = _holds_sources(path)
                     if holds is False:

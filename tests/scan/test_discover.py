@@ -204,7 +204,7 @@ def test_git_lists_packages_named_like_build_output_and_passes_over_environments
         ".gitignore": ".venv/\n__pycache__/\n", "env/atari.py": CODE, "build/model.py": CODE, "dist/launch.py": CODE,
         ".venv/pyvenv.cfg": "", ".venv/lib/python3.11/site-packages/torch/x.py": "", ".venv/bin/y.py": "",
         "tools/pyvenv.cfg": "", "tools/lib/z.py": "",  # an environment nobody ignored: listed once all the same
-        "__pycache__/x.py": "", "untracked.py": CODE,
+        "__pycache__/x.cpython-311.pyc": "", "untracked.py": CODE,
     })
     git(root, "add", "env", "build", "dist", ".gitignore")
     git(root, "commit", "-qm", "start")
@@ -212,7 +212,6 @@ def test_git_lists_packages_named_like_build_output_and_passes_over_environments
     assert found.relatives == ["build/model.py", "dist/launch.py", "env/atari.py", "untracked.py"]
     assert [(s.path, s.reason, s.kind) for s in found.skipped] == [
         (".venv", "a virtual environment (it holds pyvenv.cfg)", "folder"),
-        ("__pycache__", "ignored by .gitignore", "folder"),
         ("tools", "a virtual environment (it holds pyvenv.cfg)", "folder"),
     ]
 
