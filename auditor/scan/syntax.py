@@ -84,7 +84,7 @@ def newer_python() -> Newer | None:
     """The interpreter that reads newer syntax: `AUDITOR_SYNTAX_PYTHON` (a path, or `none`), else
     the newest newer than this Python among pyenv's and `python3.X` on PATH; None when there is
     none. Cheap: no interpreter is run unless one on PATH is newer (its version is asked)."""
-    from auditor.probe.interpreters import installed_pyenv, query
+    from auditor.pythons import installed_pyenv, query
 
     chosen = os.environ.get(VARIABLE)
     if chosen is not None:
