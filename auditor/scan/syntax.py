@@ -217,9 +217,9 @@ def not_read(skipped: list[Skipped]) -> EnvironmentFinding | None:
     if not paths:
         return None
     shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-    files = "1 file uses" if len(paths) == 1 else f"{len(paths)} files use"
+    files, was, its = ("1 file uses", "was", "its") if len(paths) == 1 else (f"{len(paths)} files use", "were", "their")
     return EnvironmentFinding(
         "newer-syntax", "medium",
-        f"{files} syntax newer than Python {RUNNING}, the tool's, and {'was' if len(paths) == 1 else 'were'} "
-        f"not read ({shown}): their call sites are not in this report; {ADVICE}.",
+        f"{files} syntax newer than Python {RUNNING}, the tool's, and {was} not read ({shown}): "
+        f"{its} call sites are not in this report; {ADVICE}.",
     )
