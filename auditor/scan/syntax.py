@@ -5,7 +5,7 @@ A source the running Python rejects may be valid for a newer one (PEP 695's `def
 `python3.X` on PATH; `AUDITOR_SYNTAX_PYTHON` names one, or `none`) parses it in a subprocess and
 sends the tree back (`marshal`, whose format every Python 3 reads); it is rebuilt with this
 Python's node classes: a field this Python's class lacks (type parameters) is dropped, a
-`type X = ...` statement becomes the assignment `X = ...`. What it says decides:
+`type X = ...` statement becomes the assignment `X = ...`, `try ... except*` a `try`. What it says decides:
 
 - it parses there: the file is analysed from that tree;
 - it fails there too: a syntax error, at the line the newer parser gives;
@@ -67,6 +67,7 @@ except SyntaxError as exc:
 sys.stdout.buffer.write(marshal.dumps(out, 4))
 """
 _POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+_OLDER = {"TryStar": "Try"}  # 3.11's `except*`, for the analysis a `try` like any other (on 3.10)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +155,7 @@ class _Rebuild:
         """The class of `name` here, and where in a node's tuple each of its fields is (a field
         this Python's class lacks, type parameters, is dropped)."""
         if name not in self.makers:
-            node_class = getattr(ast, name, None)
+            node_class = getattr(ast, name, None) or getattr(ast, _OLDER.get(name, ""), None)
             if not (isinstance(node_class, type) and issubclass(node_class, ast.AST)):
                 raise Untranslatable(name)
             mine = set(node_class._fields)

@@ -186,3 +186,19 @@ def test_notebook_cells_of_newer_syntax_are_read_by_a_newer_python_or_named(
     assert [(s.reason.split(";")[0], s.kind) for s in skipped] == [
         (f"cell 2, uses syntax newer than Python {RUNNING} (the project requires Python >=3.12)", "newer-syntax"),
     ]
+
+
+def test_a_node_this_python_has_no_class_for_is_named_not_guessed() -> None:
+    """A newer tree (3.14's t-strings) with a node this Python lacks: the file is not read, and
+    the reason says which syntax and which Python reads it."""
+    from auditor.scan import syntax
+
+    fields = {"Module": ("body", "type_ignores"), "Expr": ("value",), "TemplateStr": ("values",)}
+    tree = ("Module", None, None, None, None, [("Expr", 1, 0, 1, 6, ("TemplateStr", 1, 0, 1, 6, []))], [])
+    with pytest.raises(syntax.Untranslatable) as raised:
+        syntax._Rebuild(fields).build(tree)
+    skip = syntax.untranslatable("t.py", syntax.Newer("/usr/bin/python3.14", "3.14"), str(raised.value))
+    assert (skip.kind, skip.reason) == (
+        "newer-syntax", f"uses Python 3.14 syntax (TemplateStr) that the tool, on Python {RUNNING}, cannot read: "
+        "run the tool under Python 3.14",
+    )
