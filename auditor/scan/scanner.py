@@ -203,7 +203,7 @@ def _newer_tree(text: str, relative: str, error: SyntaxError, modules: ProjectMo
     except syntax.Untranslatable as exc:
         return syntax.untranslatable(relative, python, str(exc))
     except OSError as exc:
-        return syntax.unread(relative, error.lineno, f"{error.msg}; {exc}", base)
+        return syntax.unread(relative, error.lineno, error.msg, base, failed=f"{exc}, so nothing told newer syntax from an error")
     if isinstance(parsed, ast.Module):
         return parsed
     newer_error = SyntaxError(parsed[1])  # an error for the newer Python too: at the line it gives

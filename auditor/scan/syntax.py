@@ -119,7 +119,8 @@ def parse_newer(source: str, python: Newer) -> ast.Module | tuple[int | None, st
     except subprocess.TimeoutExpired as exc:
         raise OSError(f"Python {python.version} took over {TIMEOUT} s to parse it") from exc
     if done.returncode != 0:
-        raise OSError(f"Python {python.version} failed: {done.stderr.decode(errors='replace').strip()[-200:]}")
+        said = done.stderr.decode(errors="replace").strip()[-200:]
+        raise OSError(f"Python {python.version} at {python.path} failed ({said or f'exit code {done.returncode}'})")
     kind, first, second = marshal.loads(done.stdout)
     if kind == "error":
         return first, second
@@ -183,8 +184,9 @@ def _requires_newer(base: Path) -> str | None:
     return None
 
 
-def unread(relative: str, line: int | None, message: str, base: Path | None) -> Skipped:
-    """Why a source this Python rejects and no newer one could read was not read."""
+def unread(relative: str, line: int | None, message: str, base: Path | None, failed: str | None = None) -> Skipped:
+    """Why a source this Python rejects and no newer one could read was not read. `failed`: how
+    the newer Python failed, when there is one."""
     requires = requires_newer(base)
     if requires is not None:
         return Skipped(
@@ -196,8 +198,8 @@ def unread(relative: str, line: int | None, message: str, base: Path | None) -> 
     where = f"line {line}: " if line is not None else ""
     return Skipped(
         relative,
-        f"{where}syntax error: {message} (under Python {RUNNING}; no newer Python was found to tell newer syntax "
-        f"from an error: {ADVICE})",
+        f"{where}syntax error: {message} (under Python {RUNNING}; "
+        f"{failed or 'no newer Python was found to tell newer syntax from an error'}: {ADVICE})",
         "syntax-error",
     )
 

@@ -199,6 +199,23 @@ def test_a_node_this_python_has_no_class_for_is_named_not_guessed() -> None:
         syntax._Rebuild(fields).build(tree)
     skip = syntax.untranslatable("t.py", syntax.Newer("/usr/bin/python3.14", "3.14"), str(raised.value))
     assert (skip.kind, skip.reason) == (
-        "newer-syntax", f"uses Python 3.14 syntax (TemplateStr) that the tool, on Python {RUNNING}, cannot read: "
-        "run the tool under Python 3.14",
+        "newer-syntax",
+        (f"uses Python 3.14 syntax (TemplateStr) that the tool, on Python {RUNNING}, cannot read: run the tool "
+         "under Python 3.14"),
     )
+
+
+@OLD_PYTHON
+@pytest.mark.skipif(sys.platform == "win32", reason="a shell script as the interpreter")
+def test_a_newer_python_that_fails_is_said_and_the_file_stays_a_syntax_error(tmp_path: Path, use: Use) -> None:
+    broken = tmp_path / "python3.99"  # answers who it is, then fails whatever it is given to parse
+    broken.write_text(f'#!/bin/sh\ncase "$*" in *version_info*) exec "{sys.executable}" "$@";; esac\nexit 3\n')
+    broken.chmod(0o755)
+    use(str(broken))
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "modern.py").write_text(NEWER, "utf-8")
+    code, document = scan_json(project)
+    (skip,) = document["skipped"]
+    assert code == 0 and skip["kind"] == "syntax-error"
+    assert "failed (exit code 3), so nothing told newer syntax from an error" in skip["reason"]
