@@ -102,8 +102,9 @@ def newer_python() -> Newer | None:
             break
         path = shutil.which(f"python3.{minor}")
         if path and "shims" not in Path(path).parts:  # pyenv's shims: its versions are above
-            newest = query(path) or newest
-            if newest is not None and newest.key[1] == minor:
+            found = query(path)
+            if found is not None and found.key[:2] > sys.version_info[:2]:  # what it is, not what it is called
+                newest = found if newest is None or found.key > newest.key else newest
                 break
     return Newer(newest.path, newest.minor) if newest is not None else None
 
@@ -121,7 +122,10 @@ def parse_newer(source: str, python: Newer) -> ast.Module | tuple[int | None, st
     if done.returncode != 0:
         said = done.stderr.decode(errors="replace").strip()[-200:]
         raise OSError(f"Python {python.version} at {python.path} failed ({said or f'exit code {done.returncode}'})")
-    kind, first, second = marshal.loads(done.stdout)
+    try:
+        kind, first, second = marshal.loads(done.stdout)
+    except (EOFError, ValueError, TypeError) as exc:
+        raise OSError(f"Python {python.version} at {python.path} answered what is no syntax tree") from exc
     if kind == "error":
         return first, second
     tree = _Rebuild(first).build(second)
