@@ -441,10 +441,24 @@ class GoodNews:
         return f"{c.title} ({c.package} {c.introduced}): you may drop the workaround."
 
 
+# What a skipped entry stands for: a whole file not read ("file"; "syntax-error" when it does not
+# parse), a folder not read (an environment, a git-ignored or excluded folder: listed once, not
+# file by file), a file not read because its syntax is newer than the tool's Python
+# ("newer-syntax": no verdict is green with one), or a note on a file that was read (a notebook
+# cell left out, an ignore comment naming no entry).
+SkipKind = Literal["file", "folder", "syntax-error", "newer-syntax", "note"]
+
+
 @dataclass(frozen=True, slots=True)
 class Skipped:
     path: str
     reason: str
+    kind: SkipKind = "file"
+
+    @property
+    def unread(self) -> bool:
+        """Whether the entry is a file or folder that was not read at all."""
+        return self.kind != "note"
 
 
 @dataclass(frozen=True, slots=True)
@@ -500,6 +514,13 @@ class AuditResult:
     def counted(self, confidence: str = "low") -> tuple[Finding, ...]:
         """The findings of at least `confidence`: those an exit code, label or comment counts."""
         return tuple(f for f in self.findings if rank(f.confidence) >= rank(confidence))
+
+    def unread(self) -> tuple[int, int]:
+        """How many files, and how many folders, the scan did not read at all (each is listed
+        under skipped with why)."""
+        paths = {(s.path, s.kind == "folder") for s in self.skipped if s.unread}
+        folders = sum(folder for _, folder in paths)
+        return len(paths) - folders, folders
 
     def worst_severity(self, confidence: str = "low") -> str:
         """The highest severity among findings of at least `confidence` and environment

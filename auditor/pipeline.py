@@ -30,7 +30,7 @@ from auditor.models import (
     Match,
     release,
 )
-from auditor.scan import scan_project
+from auditor.scan import scan_project, syntax
 from auditor.scan.config import ScanConfig, load_config
 from auditor.scan.project import ScanOptions
 from auditor.scan.rules import transition_ends
@@ -105,6 +105,9 @@ def audit(
     notes = (*notes, *removal_notes)
     findings = [f for f in findings if f.change not in {c.id for c in imports}]
     hazards = {c.id for c in changes}
+    unread = syntax.not_read(skipped)
+    if unread is not None:  # a medium finding and a note, as a move past the knowledge's horizon
+        environment, notes = (*environment, unread), (*notes, unread.message)
     unreviewed, horizon_notes = kb.beyond(transitions)
     unloaded_notes = kb.not_loaded(transitions)  # the generated changes crossed but not checked
     reported, folded = fold_generated(merge_stages((f for f in findings if f.change in hazards), changes), changes)

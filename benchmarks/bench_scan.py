@@ -45,14 +45,15 @@ FLOOR = """
 import ast, sys, time, warnings
 from pathlib import Path
 from auditor.scan.discover import discover
+from auditor.scan.scanner import read_source
 files = discover(Path(sys.argv[1])).files
 started = time.perf_counter()
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     for file in files:
         try:
-            ast.parse(file.read_text("utf-8-sig"))
-        except (SyntaxError, ValueError, UnicodeDecodeError):
+            ast.parse(read_source(file))  # decoded as Python decodes it, as the scan does
+        except (SyntaxError, ValueError):
             pass
 print(len(files), sum(f.stat().st_size for f in files), time.perf_counter() - started)
 """

@@ -9,70 +9,16 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import sys
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from auditor.errors import UsageError
+from auditor.pythons import Interpreter, installed_pyenv, query
+
+__all__ = ["Interpreter", "discover", "query", "resolve"]
 
 MIN_PYTHON = (3, 7)  # child.py's syntax; uv creates environments from 3.7 on
-_VERSION_DIR = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
-
-
-@dataclass(frozen=True, slots=True)
-class Interpreter:
-    path: str
-    version: str  # X.Y.Z
-
-    @property
-    def minor(self) -> str:
-        return ".".join(self.version.split(".")[:2])
-
-    @property
-    def key(self) -> tuple[int, ...]:
-        return tuple(int(p) for p in self.version.split("."))
-
-
-def query(path: str) -> Interpreter | None:
-    """The interpreter at `path`, or None when it does not run."""
-    try:
-        done = subprocess.run(
-            [path, "-I", "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
-            capture_output=True, text=True, timeout=30, check=False, stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    version = done.stdout.strip()
-    if done.returncode != 0 or not _VERSION_DIR.match(version):
-        return None
-    return Interpreter(path, version)
-
-
-def _pyenv_root() -> Path | None:
-    if os.environ.get("PYENV_ROOT"):
-        return Path(os.environ["PYENV_ROOT"])
-    if Path.home().joinpath(".pyenv").is_dir():
-        return Path.home() / ".pyenv"
-    pyenv = shutil.which("pyenv")
-    if pyenv:
-        done = subprocess.run([pyenv, "root"], capture_output=True, text=True, check=False)
-        if done.returncode == 0 and done.stdout.strip():
-            return Path(done.stdout.strip())
-    return None
-
-
-def _pyenv() -> list[Interpreter]:
-    root = _pyenv_root()
-    found = []
-    if root is not None and (root / "versions").is_dir():
-        for entry in sorted((root / "versions").iterdir()):
-            match = _VERSION_DIR.match(entry.name)
-            python = entry / "bin" / "python"
-            if match and python.exists():
-                found.append(Interpreter(str(python), entry.name))
-    return found
 
 
 def _on_path() -> list[Interpreter]:
@@ -91,7 +37,7 @@ def discover() -> tuple[Interpreter, ...]:
     """One interpreter per Python minor version: the running one first, then newest first."""
     current = Interpreter(sys.executable, "{}.{}.{}".format(*sys.version_info[:3]))
     by_minor: dict[str, Interpreter] = {current.minor: current}
-    for interpreter in _pyenv() + _on_path():
+    for interpreter in installed_pyenv() + _on_path():
         if interpreter.key[:2] >= MIN_PYTHON:
             by_minor.setdefault(interpreter.minor, interpreter)
     others = sorted((i for i in by_minor.values() if i is not current), key=lambda i: i.key, reverse=True)

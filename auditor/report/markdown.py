@@ -25,7 +25,7 @@ from auditor.models import (
 )
 from auditor.report.serialize import version_label
 from auditor.report.suggest import Suggestion
-from auditor.report.summary import Group, call_sites, files, is_low, layout, tally
+from auditor.report.summary import Group, call_sites, files, is_low, layout, not_read, tally
 
 GITHUB_COMMENT_LIMIT = 65_536
 
@@ -164,7 +164,10 @@ def verdict(result: AuditResult) -> str:
                 f" {_plural(silent, 'of these changes is', 'of these changes are')} silent: the code keeps running "
                 "with different results, so tests may not catch it."
             )
-    problems = [e for e in result.environment if e.kind != "beyond-knowledge"]
+    unread = not_read(result)
+    if unread:
+        line += f" {unread[0].upper()}{unread[1:]} (listed below)."
+    problems = [e for e in result.environment if e.kind not in ("beyond-knowledge", "newer-syntax")]
     if problems:
         worst_env = max((e.severity for e in problems), key=rank)
         line = line.removeprefix("✅ ")  # no green check over problems of the environment
@@ -176,10 +179,11 @@ def verdict(result: AuditResult) -> str:
 
 
 def _horizon(result: AuditResult) -> str:
-    """Before any green verdict: the moves the knowledge base never reviewed."""
+    """Before any green verdict: the moves the knowledge base never reviewed, the files of newer
+    syntax the scan could not read."""
     horizon = dict(result.horizon)
     blind = dict.fromkeys(e.package for e in result.environment if e.kind == "beyond-knowledge" and e.package)
-    if not blind:
+    if not blind and not any(e.kind == "newer-syntax" for e in result.environment):
         return ""
     lines = [
         f"{ICON['medium']} **Not reviewed past {horizon[package]} ({package})**: the knowledge base ends there; "
@@ -189,6 +193,7 @@ def _horizon(result: AuditResult) -> str:
         "its changes are not in this report, whatever it says below."
         for package in blind
     ]
+    lines += [f"{ICON[e.severity]} **Not read**: {_md(e.message)}" for e in result.environment if e.kind == "newer-syntax"]
     return "\n\n".join(lines) + "\n\n"
 
 
@@ -396,7 +401,9 @@ def _probes(result: AuditResult) -> list[str]:
 
 
 def _skipped(result: AuditResult) -> list[str]:
-    lines = [f"<details><summary>{_plural(len(result.skipped), 'file')} could not be scanned</summary>", ""]
+    notes = sum(not s.unread for s in result.skipped)  # remarks on files that were read
+    summary = "; ".join(part for part in (not_read(result), _plural(notes, "note on what was read", "notes on what was read") if notes else "") if part)
+    lines = [f"<details><summary>{summary[0].upper()}{summary[1:]}</summary>", ""]
     lines += [f"- `{s.path}`: {_md(s.reason)}" for s in result.skipped]
     return lines + ["", "</details>"]
 

@@ -130,7 +130,7 @@ def probe(p: ProbeOutcome) -> dict[str, Any]:
 
 
 def skipped(s: Skipped) -> dict[str, Any]:
-    return {"path": s.path, "reason": s.reason}
+    return {"path": s.path, "reason": s.reason, "kind": s.kind}
 
 
 def pin(p: Pin) -> dict[str, Any]:

@@ -53,6 +53,13 @@ def tally(result: AuditResult) -> Tally:
     )
 
 
+def not_read(result: AuditResult) -> str:
+    """`3 files not read`, `1 file and 2 folders not read` (each listed under skipped), or ""."""
+    unread_files, unread_folders = result.unread()
+    parts = [f"{n} {word}{'' if n == 1 else 's'}" for n, word in ((unread_files, "file"), (unread_folders, "folder")) if n]
+    return f"{' and '.join(parts)} not read" if parts else ""
+
+
 @dataclass(frozen=True, slots=True)
 class Group:
     change: SpecChange

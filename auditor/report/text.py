@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from auditor.models import AuditResult, Finding, SpecChange, Transition, rank
 from auditor.report.serialize import version_label
-from auditor.report.summary import call_sites, files, layout, tally
+from auditor.report.summary import call_sites, files, layout, not_read, tally
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -81,9 +81,10 @@ def write(
     counts = tally(result)
     plan = layout(result)
     low = f"; {counts.low_call_sites} more at low confidence" if counts.low_call_sites else ""
+    unread = f", {not_read(result)} (listed at the end)" if result.unread() != (0, 0) else ""
     console.print(
         f"{len(result.changes)} spec change(s) crossed, {counts.call_sites} call site(s) "
-        f"in {counts.files} file(s){low}\n"
+        f"in {counts.files} file(s){low}{unread}\n"
     )
     for group in plan.confident:
         change = group.change

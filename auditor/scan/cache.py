@@ -41,10 +41,11 @@ from pathlib import Path
 from auditor import __version__
 from auditor.cachefiles import MAX_AGE_DAYS
 from auditor.models import Finding, Skipped, SpecChange
+from auditor.scan import syntax
 from auditor.scan.feeds import Facts
 from auditor.scan.modules import Dependency
 
-FORMAT = 5  # of the stored values; part of every key
+FORMAT = 6  # of the stored values; part of every key
 DATABASE = "scan.sqlite3"
 _BATCH = 500  # keys per SELECT, well under SQLite's limit on bound parameters
 _WRITE_EVERY = 512  # results stored are written in batches while the scan goes on, not all at its end
@@ -55,12 +56,14 @@ FileResult = tuple[list[Finding], list[Skipped], Facts | None]  # facts: for the
 
 @lru_cache(maxsize=1)
 def scanner_fingerprint() -> bytes:
-    """The tool's version, the scanner's own source and the interpreter: what reads the files.
+    """The tool's version, the scanner's own source and the interpreters: what reads the files
+    (a newer one reads the sources of newer syntax, `syntax.newer_python`).
 
     The source is hashed too because a development install keeps one version number while the
     matchers change under it.
     """
-    digest = hashlib.sha256(f"{__version__}\0{FORMAT}\0{sys.version}\0".encode())
+    newer = syntax.newer_python()
+    digest = hashlib.sha256(f"{__version__}\0{FORMAT}\0{sys.version}\0{newer}\0".encode())
     package = Path(__file__).resolve().parent
     for module in [*sorted(package.glob("*.py")), package.parent / "models.py"]:
         try:
@@ -94,20 +97,20 @@ def encode(result: FileResult, dependencies: Iterable[Dependency] = ()) -> bytes
         for f in findings
     ]
     needs = [[d.request, d.relative, d.digest] for d in dependencies]
-    data = [rows, [s.reason for s in skipped], facts.data() if facts is not None else None, needs]
+    data = [rows, [[s.reason, s.kind] for s in skipped], facts.data() if facts is not None else None, needs]
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def decode(value: bytes, path: str) -> tuple[FileResult, tuple[Dependency, ...]]:
     """A stored result, and the module lookups it rests on."""
-    rows, reasons, facts, needs = json.loads(value)
+    rows, skips, facts, needs = json.loads(value)
     findings = [
         Finding(change=c, symbol=s, path=path, line=line, column=col, cell=cell, confidence=conf,
                 message=m, snippet=snip, shape=shape)
         for c, s, line, col, cell, conf, m, snip, shape in rows
     ]
     dependencies = tuple(Dependency(str(request), relative, digest) for request, relative, digest in needs)
-    result = findings, [Skipped(path, reason) for reason in reasons], Facts.of(facts) if facts is not None else None
+    result = findings, [Skipped(path, reason, kind) for reason, kind in skips], Facts.of(facts) if facts is not None else None
     return result, dependencies
 
 
@@ -194,7 +197,9 @@ class ScanCache:
         return found
 
     def put(self, key: bytes, result: FileResult, dependencies: Iterable[Dependency] = ()) -> None:
-        if self._connection is None:
+        """Keep a file's result; not one of newer syntax left unread, which rests on more than
+        the file (the project's `requires-python`, an interpreter installed since)."""
+        if self._connection is None or any(s.kind == "newer-syntax" for s in result[1]):
             return
         self._pending.append((key, encode(result, dependencies)))
         if len(self._pending) >= _WRITE_EVERY:

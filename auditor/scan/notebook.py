@@ -6,6 +6,7 @@ import ast
 import json
 import re
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 # Cell magics whose body is still Python; any other `%%name` cell is another language.
@@ -87,6 +88,7 @@ class Joined:
     source: str = ""
     origin: list[tuple[int, int]] = field(default_factory=list)  # per line: (cell, line in the cell)
     problems: list[str] = field(default_factory=list)  # why the other cells were left out
+    newer: bool = False  # a cell kept is of syntax newer than this Python's (`newer` said it parses)
 
     def line_of(self, cell: int, line: int) -> int | None:
         """The line of the joined module that is `line` of `cell`."""
@@ -104,7 +106,9 @@ def syntax_problem(exc: SyntaxError, source: str) -> str:
     return f"{where}syntax error: {exc.msg}"
 
 
-def join_cells(cells: list[Cell]) -> Joined:
+def join_cells(cells: list[Cell], newer: Callable[[str, SyntaxError], str | None] | None = None) -> Joined:
+    """`newer`: for a cell this Python rejects, None when a newer Python reads it (it is kept),
+    else why it is left out (without it, the syntax error)."""
     joined = Joined()
     sources: list[str] = []
     for cell in cells:
@@ -113,8 +117,11 @@ def join_cells(cells: list[Cell]) -> Joined:
                 warnings.simplefilter("ignore", SyntaxWarning)
                 ast.parse(cell.source)
         except SyntaxError as exc:
-            joined.problems.append(f"cell {cell.index}, {syntax_problem(exc, cell.source)}")
-            continue
+            problem = newer(cell.source, exc) if newer is not None else syntax_problem(exc, cell.source)
+            if problem is not None:
+                joined.problems.append(f"cell {cell.index}, {problem}")
+                continue
+            joined.newer = True
         except (ValueError, RecursionError) as exc:
             joined.problems.append(f"cell {cell.index}: cannot parse: {exc}")
             continue

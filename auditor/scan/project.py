@@ -22,7 +22,7 @@ from pathlib import Path
 from auditor.knowledge.presence import NOTHING, Presence
 from auditor.models import Finding, Skipped, SpecChange
 from auditor.progress import SILENT, ProgressReporter
-from auditor.scan import feeds
+from auditor.scan import feeds, syntax
 from auditor.scan.cache import CacheUnusable, FileResult, Keys, ScanCache, decode
 from auditor.scan.config import ScanConfig
 from auditor.scan.discover import discover
@@ -55,6 +55,7 @@ def scan_tree(
     known: frozenset[str] = frozenset(), ends: Ends = (), presence: Presence = NOTHING,
 ) -> tuple[list[Finding], list[Skipped]]:
     changes = tuple(c for c in changes if c.id not in config.ignore)
+    syntax.newer_python()  # a wrong AUDITOR_SYNTAX_PYTHON is said before any file is read
     base = root if root.is_dir() else root.parent
     discovered = discover(root, config)
     files, relatives = discovered.files, discovered.relatives  # from `base`: the root, or a file's folder
@@ -94,7 +95,7 @@ def scan_tree(
     findings: list[Finding] = []
     skipped: list[Skipped] = list(discovered.skipped)
     if not files and root.is_dir():  # a green scan that read nothing must say so
-        skipped.insert(0, Skipped(".", "no .py or .ipynb file to scan in this folder"))
+        skipped.insert(0, Skipped(".", "no .py or .ipynb file to scan in this folder", "note"))
     for done in results:
         assert done is not None
         findings += [f for f in done[0] if config.keeps(f)]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ast
 import gc
+import io
 import sys
+import tokenize
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from auditor.knowledge.presence import NOTHING, Presence
 from auditor.models import Finding, Skipped, SpecChange
+from auditor.scan import syntax
 from auditor.scan.checker import Checker
 from auditor.scan.config import ScanConfig
 from auditor.scan.feeds import Facts, Fed, facts
@@ -50,27 +53,29 @@ def scan_source(
 
 def analyse_source(
     source: str, path: str, index: RuleIndex, ignores: Ignores | None = None, fed: Fed | None = None,
-    modules: ProjectModules | None = None,
+    modules: ProjectModules | None = None, tree: ast.Module | None = None,
 ) -> tuple[list[Finding], Facts | None]:
     """`scan_source`, with what other modules feed its functions' parameters (`feeds`), and the
-    module's own facts for the project's index (None when the pre-filter skipped it)."""
+    module's own facts for the project's index (None when the pre-filter skipped it). `tree`:
+    the source's, when a newer Python parsed it (`syntax`)."""
     matches = index.could_match(source)
     if not matches and not index.mentions_root(source):
         return [], None
     with warnings.catch_warnings(), _without_cycle_collection():
         warnings.simplefilter("ignore", SyntaxWarning)
         ignores = read_ignores(source) if ignores is None else ignores
-        return _analyse(source, path, index, ignores, fed, matches, modules)
+        return _analyse(source, path, index, ignores, fed, matches, modules, tree)
 
 
 def _analyse(
     source: str, path: str, index: RuleIndex, ignores: Ignores, fed: Fed | None, matches: bool = True,
-    modules: ProjectModules | None = None,
+    modules: ProjectModules | None = None, tree: ast.Module | None = None,
 ) -> tuple[list[Finding], Facts | None]:
     """With `matches` false (no matched token in it) only the module's facts: its calls. Fed
     (the project's second look, `project._feed`), only its findings: its facts are the first
     analysis's, and none is returned."""
-    tree = ast.parse(source, filename=path)
+    if tree is None:
+        tree = ast.parse(source, filename=path)
     limit = sys.getrecursionlimit()
     if DEEP_RECURSION is not None and limit < DEEP_RECURSION:
         sys.setrecursionlimit(DEEP_RECURSION)
@@ -101,18 +106,45 @@ def _without_cycle_collection() -> Iterator[None]:
 
 
 def read_source(file: Path) -> str:
-    """The text of a source as `Path.read_text` gives it (newlines made "\n", a byte-order
-    mark dropped: it is not Python), without its text-mode reader: one read, one decode."""
+    """The text of a source as Python reads it (`source_text`): one read, one decode."""
     with open(file, "rb") as handle:
-        return source_text(handle.read())
+        return source_text(handle.read(), file.name.endswith(".ipynb"))
 
 
-def source_text(data: bytes) -> str:
-    """`read_source` of a file whose bytes are `data`."""
-    text = data.decode("utf-8-sig")
+def source_text(data: bytes, notebook: bool = False) -> str:
+    """`read_source` of a file whose bytes are `data`: decoded as its coding cookie or byte-order
+    mark says (a notebook is JSON: UTF-8), newlines made "\n", a byte-order mark dropped.
+    Raises UnreadableText."""
+    encoding = "utf-8-sig"
+    if not notebook:
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        except SyntaxError as exc:  # no UTF-8 on the first lines, an unknown encoding, a cookie against the mark
+            if not _utf8(data):
+                raise UnreadableText("not UTF-8 text") from exc
+            raise UnreadableText(f"line {exc.lineno or 1}: {exc.msg}") from exc
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        name = "UTF-8" if encoding.startswith("utf-8") else f"{encoding}, as its coding cookie declares,"
+        raise UnreadableText(f"not {name} text") from exc
+    except LookupError as exc:  # a codec, but no text encoding (`hex`)
+        raise UnreadableText(f"line 1: cannot decode the source as {encoding}: {exc}") from exc
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+class UnreadableText(ValueError):
+    """Bytes that are no text in the encoding the source declares."""
 
 
 def scan_file(
@@ -131,18 +163,24 @@ def scan_module(
     together, have facts too: its calls feed the project's modules (no module imports it).
     `data`: the file's bytes, when they were read already."""
     try:
-        text = read_source(file) if data is None else source_text(data)
-    except UnicodeDecodeError:
-        return [], [Skipped(relative, "not UTF-8 text")], None
+        text = read_source(file) if data is None else source_text(data, file.name.endswith(".ipynb"))
+    except UnreadableText as exc:
+        return [], [Skipped(relative, str(exc))], None
     except OSError as exc:
         return [], [Skipped(relative, f"unreadable: {exc.strerror or exc}")], None
     if not file.name.endswith(".ipynb"):
         try:
             ignores = read_ignores(text, index.known)
-            findings, found = analyse_source(text, relative, index, ignores, fed, modules)
+            try:
+                findings, found = analyse_source(text, relative, index, ignores, fed, modules)
+            except SyntaxError as exc:
+                tree = _newer_tree(text, relative, exc, modules)
+                if isinstance(tree, Skipped):
+                    return [], [tree], None
+                findings, found = analyse_source(text, relative, index, ignores, fed, modules, tree)
             return findings, _unknown(relative, ignores, lambda line: f"line {line}"), found
         except SyntaxError as exc:
-            return [], [Skipped(relative, syntax_problem(exc, text))], None
+            return [], [Skipped(relative, syntax_problem(exc, text), "syntax-error")], None
         except TooDeep:
             return [], [Skipped(relative, "nested too deeply to analyse")], None
         except (ValueError, RecursionError) as exc:
@@ -154,15 +192,50 @@ def scan_module(
     return _scan_notebook(cells, relative, index, modules)
 
 
+def _newer_tree(text: str, relative: str, error: SyntaxError, modules: ProjectModules | None) -> ast.Module | Skipped:
+    """The tree of a source this Python rejects, as a newer Python parses it, or why it is not read."""
+    python = syntax.newer_python()
+    base = modules.base if modules is not None else None
+    if python is None:
+        return syntax.unread(relative, error.lineno, error.msg, base)
+    try:
+        parsed = syntax.parse_newer(text, python)
+    except syntax.Untranslatable as exc:
+        return syntax.untranslatable(relative, python, str(exc))
+    except OSError as exc:
+        return syntax.unread(relative, error.lineno, error.msg, base, failed=f"{exc}, so nothing told newer syntax from an error")
+    if isinstance(parsed, ast.Module):
+        return parsed
+    newer_error = SyntaxError(parsed[1])  # an error for the newer Python too: at the line it gives
+    newer_error.lineno = parsed[0]
+    return Skipped(relative, syntax_problem(newer_error, text), "syntax-error")
+
+
 def _scan_notebook(
     cells: list[Cell], relative: str, index: RuleIndex, modules: ProjectModules | None = None
 ) -> tuple[list[Finding], list[Skipped], Facts | None]:
-    joined = join_cells(cells)
-    skipped = [Skipped(relative, problem) for problem in joined.problems]
+    gating: set[str] = set()  # why cells of newer syntax were left out: as for a file, no green verdict
+
+    def newer(source: str, error: SyntaxError) -> str | None:
+        tree = _newer_tree(source, relative, error, modules)
+        if isinstance(tree, ast.Module):
+            return None
+        if tree.kind == "newer-syntax":
+            gating.add(tree.reason)
+        return tree.reason
+
+    joined = join_cells(cells, newer)
+    skipped = [Skipped(relative, p, "newer-syntax" if p.partition(", ")[2] in gating else "note") for p in joined.problems]
     ignores = read_ignores(joined.source, index.known)
     skipped += _unknown(relative, ignores, lambda line: "cell {}, line {}".format(*joined.origin[line - 1]))
+    tree: ast.Module | None = None
+    if joined.newer:  # cells only a newer Python reads: it reads them together too
+        newer_tree = _newer_tree(joined.source, relative, SyntaxError("the cells together"), modules)
+        if isinstance(newer_tree, Skipped):
+            return [], [*skipped, newer_tree], None
+        tree = newer_tree
     try:
-        found, module_facts = analyse_source(joined.source, relative, index, ignores, modules=modules)
+        found, module_facts = analyse_source(joined.source, relative, index, ignores, modules=modules, tree=tree)
     except TooDeep:
         return [], [*skipped, Skipped(relative, "nested too deeply to analyse")], None
     except (SyntaxError, ValueError, RecursionError) as exc:  # cells that parse alone but not together
@@ -177,7 +250,8 @@ def _scan_notebook(
 def _unknown(relative: str, ignores: Ignores, where: Callable[[int], str]) -> list[Skipped]:
     """An ignore comment's ids that no knowledge entry has: they silence nothing."""
     return [
-        Skipped(relative, f"{where(line)}: '# auditor: ignore[{change}]': no knowledge entry has this id, it silences nothing")
+        Skipped(relative, f"{where(line)}: '# auditor: ignore[{change}]': no knowledge entry has this id, it silences nothing",
+                "note")
         for line, change in ignores.unknown
     ]
 

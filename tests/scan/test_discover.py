@@ -1,6 +1,7 @@
 """Which files a scan reads, and what it skips with a reason."""
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -27,16 +28,33 @@ def names(root: Path, config: ScanConfig | None = None) -> list[str]:
     return [p.relative_to(root).as_posix() for p in discover(root, config).files]
 
 
-def test_environments_caches_and_builds_are_skipped(tmp_path: Path) -> None:
+def test_environments_and_installed_packages_are_passed_over_once_each_by_their_layout(tmp_path: Path) -> None:
     tree(tmp_path, {
         "train.py": "", "pkg/model.py": "", "notes.ipynb": "{}", "README.md": "",
-        ".git/hooks/x.py": "", ".venv/lib/x.py": "", "venv/x.py": "", "build/lib/x.py": "",
+        ".git/hooks/x.py": "", "__pycache__/x.py": "",
+        ".venv/pyvenv.cfg": "", ".venv/lib/x.py": "", ".venv/lib/y.py": "",
         "myenv/pyvenv.cfg": "", "myenv/lib/python3.11/site-packages/torch/x.py": "",
         "conda/conda-meta/history": "", "conda/lib/x.py": "",
-        "vendor/site-packages/x.py": "", "pkg.egg-info/x.py": "", "__pycache__/x.py": "",
-        ".ipynb_checkpoints/notes-checkpoint.ipynb": "{}",
+        "vendor/site-packages/x.py": "", ".ipynb_checkpoints/notes-checkpoint.ipynb": "{}",
     })
     assert names(tmp_path) == ["notes.ipynb", "pkg/model.py", "train.py"]
+    assert [(s.path, s.reason, s.kind) for s in discover(tmp_path).skipped] == [
+        (".ipynb_checkpoints", "Jupyter's autosave copies (.ipynb_checkpoints)", "folder"),
+        (".venv", "a virtual environment (it holds pyvenv.cfg)", "folder"),
+        ("conda", "a conda environment (it holds conda-meta)", "folder"),
+        ("myenv", "a virtual environment (it holds pyvenv.cfg)", "folder"),
+        ("vendor/site-packages", "installed packages (site-packages)", "folder"),
+    ]
+
+
+def test_folders_named_like_environments_or_build_output_are_packages_like_any_other(tmp_path: Path) -> None:
+    """An RL project's `env/`, a model's `build/`, distributed helpers in `dist/`: no pyvenv.cfg,
+    no ignore rule, so they are read."""
+    tree(tmp_path, {"env/atari.py": CODE, "build/model.py": CODE, "dist/launch.py": CODE, "venv/x.py": "",
+                    "pkg.egg-info/x.py": "", "train.py": CODE})
+    assert names(tmp_path) == ["build/model.py", "dist/launch.py", "env/atari.py", "pkg.egg-info/x.py", "train.py",
+                               "venv/x.py"]
+    assert discover(tmp_path).skipped == []
 
 
 def test_gitignore_files_are_respected_at_every_level(tmp_path: Path) -> None:
@@ -147,3 +165,96 @@ def test_discovery_gives_each_files_path_from_the_root(tmp_path: Path) -> None:
     assert found.relatives == ["a.py", "pkg/b.py", "pkg/sub/c.ipynb"]
     single = discover(tmp_path / "pkg" / "b.py")
     assert single.relatives == ["b.py"]
+
+
+# --- in a git work tree: git's own view ------------------------------------------------------------
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=root, check=True,
+                   capture_output=True)
+
+
+def repository(root: Path, files: dict[str, str]) -> Path:
+    tree(root, files)
+    git(root, "init", "-q")
+    return root
+
+
+def test_tracked_files_an_ignore_pattern_matches_are_read_as_git_keeps_them(tmp_path: Path) -> None:
+    """A `models/` rule meant for weights matches `src/models/factory.py` too, and notebooks added
+    with `git add -f` under `*.ipynb`: git never ignores a tracked file, nor does the scan."""
+    root = repository(tmp_path, {
+        ".gitignore": "models/\n*.ipynb\n", "train.py": CODE, "src/models/factory.py": CODE,
+        "notebooks/explore.ipynb": "{}", "models/weights.py": "", "scratch.ipynb": "{}",
+    })
+    git(root, "add", ".gitignore", "train.py")
+    git(root, "add", "-f", "src/models/factory.py", "notebooks/explore.ipynb")
+    git(root, "commit", "-qm", "start")
+    found = discover(root)
+    assert found.relatives == ["notebooks/explore.ipynb", "src/models/factory.py", "train.py"]
+    assert [(s.path, s.reason, s.kind) for s in found.skipped] == [
+        ("models", "ignored by .gitignore", "folder"),  # untracked: listed once, as a folder
+        ("scratch.ipynb", "ignored by .gitignore", "file"),
+    ]
+
+
+def test_git_lists_packages_named_like_build_output_and_passes_over_environments(tmp_path: Path) -> None:
+    root = repository(tmp_path, {
+        ".gitignore": ".venv/\n__pycache__/\n", "env/atari.py": CODE, "build/model.py": CODE, "dist/launch.py": CODE,
+        ".venv/pyvenv.cfg": "", ".venv/lib/python3.11/site-packages/torch/x.py": "", ".venv/bin/y.py": "",
+        "tools/pyvenv.cfg": "", "tools/lib/z.py": "",  # an environment nobody ignored: listed once all the same
+        "__pycache__/x.cpython-311.pyc": "", "untracked.py": CODE,
+    })
+    git(root, "add", "env", "build", "dist", ".gitignore")
+    git(root, "commit", "-qm", "start")
+    found = discover(root)
+    assert found.relatives == ["build/model.py", "dist/launch.py", "env/atari.py", "untracked.py"]
+    assert [(s.path, s.reason, s.kind) for s in found.skipped] == [
+        (".venv", "a virtual environment (it holds pyvenv.cfg)", "folder"),
+        ("tools", "a virtual environment (it holds pyvenv.cfg)", "folder"),
+    ]
+
+
+def test_excludes_nested_repositories_and_missing_files_in_a_git_work_tree(tmp_path: Path) -> None:
+    root = repository(tmp_path, {"a.py": CODE, "legacy/old.py": CODE, "gen_pb2.py": "", "gone.py": ""})
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "start")
+    (root / "gone.py").unlink()
+    repository(root / "vendored", {"lib.py": CODE, ".gitignore": "skip.py\n", "skip.py": ""})
+    found = discover(root, ScanConfig(exclude=("legacy/", "*_pb2.py")))
+    assert found.relatives == ["a.py", "vendored/lib.py"]
+    assert [(s.path, s.reason, s.kind) for s in found.skipped] == [
+        ("gen_pb2.py", "excluded by [tool.auditor] exclude", "file"),
+        ("gone.py", "tracked by git but missing from the work tree", "file"),
+        ("legacy", "excluded by [tool.auditor] exclude", "folder"),
+        ("vendored/skip.py", "ignored by .gitignore", "file"),
+    ]
+
+
+def test_an_ignored_folder_is_listed_when_it_holds_a_source_or_is_too_big_to_tell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import auditor.scan.discover as discovery
+
+    monkeypatch.setattr(discovery, "SEARCHED", 5)
+    root = repository(tmp_path, {
+        ".gitignore": "data/\noutputs/\nwandb/\n.mypy_cache/\n", "train.py": CODE, "data/a.png": "", "data/b.png": "",
+        **{f".mypy_cache/3.11/m{i}.json": "" for i in range(8)},  # never searched: a cache holds no sources
+        "wandb/run-1/files/code/train.py": CODE, **{f"outputs/step{i}.pt": "" for i in range(8)},
+    })
+    assert [(s.path, s.reason, s.kind) for s in discover(root).skipped] == [
+        ("outputs", "ignored by .gitignore (too big to search for sources)", "folder"),
+        ("wandb", "ignored by .gitignore", "folder"),
+    ]
+    (root / ".git").rename(root / "not-git")  # the walk, with pathspec, tells the same
+    assert [(s.path, s.reason, s.kind) for s in discover(root).skipped] == [
+        ("outputs", "ignored by .gitignore (too big to search for sources)", "folder"),
+        ("wandb", "ignored by .gitignore", "folder"),
+    ]
+
+
+def test_a_folder_git_ignores_is_read_when_it_is_the_one_asked_for(tmp_path: Path) -> None:
+    root = repository(tmp_path, {".gitignore": "generated/\n", "generated/model.py": CODE, "generated/sub/x.py": ""})
+    assert names(root / "generated") == ["model.py", "sub/x.py"]
+    assert [(s.path, s.kind) for s in discover(root).skipped] == [("generated", "folder")]
