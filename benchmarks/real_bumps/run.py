@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -85,7 +86,9 @@ class Outcome:
     exit_code: int | None = None
     seconds: float = 0.0
     moves_torch: bool = False
-    green: bool = False
+    green: bool = False  # exit 0: nothing at or above --fail-on
+    findings: int = 0  # call sites reported
+    environment: int = 0  # environment findings reported (compatibility, beyond-knowledge)
     right: list[str] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
     missed: list[str] = field(default_factory=list)
@@ -126,34 +129,40 @@ def shown(t: dict[str, Any]) -> str:
 
 
 def grade(labels: list[Label], reported: list[dict[str, Any]], out: Outcome) -> None:
+    """Three passes, each over the labels not yet settled and the transitions not yet claimed:
+    exact matches (labels naming a variant first; a default label takes a transition reported
+    without an environment first), then these versions for another environment, then other
+    versions for the variant. What no pass claims is missed (labels) or extra (transitions)."""
     out.others = [shown(t) for t in reported if t["package"] not in FAMILY]
     family = [t for t in reported if t["package"] in FAMILY]
     moves = [t for t in family if t["direction"] != "unchanged"]
     out.unchanged = [shown(t) for t in family if t["direction"] == "unchanged"]
-    used: set[int] = set()
-    # labels naming a variant claim their transitions first; a default label takes one reported
-    # without an environment before one reported with an environment
-    for label in sorted(labels, key=lambda lb: lb.env is None):
-        exact = min((i for i, t in enumerate(moves) if i not in used and fits_variant(label, t)
-                     and same_version(label.old, t.get("from")) and same_version(label.new, t.get("to"))
-                     and t["direction"] == label.direction),
-                    key=lambda i: moves[i].get("environment") is not None, default=None)
-        if exact is not None:
-            used.add(exact)
+    free = list(range(len(moves)))
+
+    def versions(label: Label, t: dict[str, Any]) -> bool:
+        return (t["package"] == label.package and same_version(label.old, t.get("from"))
+                and same_version(label.new, t.get("to")) and t["direction"] == label.direction)
+
+    def claim(label: Label, fits: Callable[[Label, dict[str, Any]], bool]) -> dict[str, Any] | None:
+        found = sorted((i for i in free if fits(label, moves[i])), key=lambda i: moves[i].get("environment") is not None)
+        if not found:
+            return None
+        free.remove(found[0])
+        return moves[found[0]]
+
+    open_labels = sorted(labels, key=lambda lb: lb.env is None)
+    for label in list(open_labels):
+        if claim(label, lambda lb, t: fits_variant(lb, t) and versions(lb, t)):
             out.right.append(label.text())
-            continue
-        other = [i for i, t in enumerate(moves) if i not in used and fits_variant(label, t)]
-        if label.env is None and any(moves[i].get("environment") is None for i in other):
-            other = [i for i in other if moves[i].get("environment") is None]
-        # the versions reported, but for another environment (or none) than the variant's
-        other = other or [i for i, t in enumerate(moves) if i not in used and t["package"] == label.package
-                          and same_version(label.old, t.get("from")) and same_version(label.new, t.get("to"))]
-        if other:
-            used.update(other)
-            out.wrong.append(f"{label.text()}: reported {'; '.join(shown(moves[i]) for i in other)}")
-        else:
-            out.missed.append(label.text())
-    out.extra = [shown(t) for i, t in enumerate(moves) if i not in used]
+            open_labels.remove(label)
+    for fits, why in ((versions, "for another environment"), (fits_variant, "with other versions")):
+        for label in list(open_labels):
+            t = claim(label, fits)
+            if t is not None:
+                out.wrong.append(f"{label.text()}: reported {why}: {shown(t)}")
+                open_labels.remove(label)
+    out.missed = [label.text() for label in open_labels]
+    out.extra = [shown(moves[i]) for i in free]
 
 
 def git(repo: Path, *args: str, data: bytes | None = None) -> str:
@@ -225,13 +234,17 @@ def run_bump(bump: dict[str, Any], mirrors: Path, timeout: float) -> Outcome:
         out.missed = [lb.text() for lb in labels]
         return out
     grade(labels, report.get("transitions", []), out)
+    out.findings = len(report.get("findings", []))
+    out.environment = len(report.get("environment", []))
     out.skipped_files = [f"{s['path']}: {s['reason']}" for s in report.get("skipped", [])]
     out.notes = list(report.get("notes", []))
     return out
 
 
 def table(out: Outcome) -> str:
-    verdict = "-" if out.exit_code is None else f"exit {out.exit_code}" + (" GREEN" if out.green else "")
+    verdict = "-" if out.exit_code is None else (
+        f"exit {out.exit_code}" + (" GREEN" if out.green else "")
+        + (f", {out.findings} call site(s), {out.environment} environment finding(s)" if out.status == "run" else ""))
     base, head = out.range.split("..")
     status = out.status + (f": {out.reason}" if out.reason else "")
     lines = [f"== {out.id}  {out.repo}  {base[:12]}..{head[:12]}  [{status}]  {verdict}  {out.seconds}s"]
