@@ -62,6 +62,10 @@ class ScanError(AuditorError):
     """The project to scan cannot be read at all (a single bad file is skipped, not raised)."""
 
 
+class FixError(AuditorError):
+    """The rewritten files cannot be written (none of them is, then)."""
+
+
 class ProbeError(AuditorError):
     """A probe environment cannot be provisioned or run."""
 
