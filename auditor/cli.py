@@ -6,6 +6,7 @@ import contextlib
 import inspect
 import os
 import re
+import signal
 import sys
 import traceback
 from collections.abc import Callable, Iterator
@@ -842,7 +843,15 @@ def probe_command(
     raise typer.Exit(ExitCode.FINDINGS if failed else ExitCode.OK)
 
 
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM ends the run as Ctrl-C does, quietly, once the cleanups have run (a scan's worker
+    processes stopped, the cache closed), with the code of a process the signal ended."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second one ends it at once
+    raise SystemExit(ExitCode.TERMINATED)
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _terminated)
     if not wants_color():
         from typer import rich_utils
 

@@ -21,6 +21,7 @@ class ExitCode(IntEnum):
     ERROR = 2
     CRASH = 3  # the tool itself failed: a bug, never the input
     BROKEN_PIPE = 141  # the reader of standard output went away, as for a process ended by SIGPIPE
+    TERMINATED = 143  # SIGTERM (`timeout`, a cancelled CI job), as for a process ended by it
 
 
 class AuditorError(Exception):

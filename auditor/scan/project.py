@@ -11,11 +11,15 @@ Whatever the route, the findings and skipped files are the same, in the same ord
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import os
 import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,7 +77,7 @@ def scan_tree(
         misses = _from_cache(files, relatives, results, cache, progress, modules, keys, sizes)
         blank = cache.context if cache is not None and cache.blank else None  # the scans make the keys
         work = _Work(changes, known, ends, presence, modules, options.workers, blank)
-        with closing(_Pool(work)) as pool:
+        with _Pool.of(work) as pool:
             for i, result, dependencies, keyed in _scan(files, relatives, misses, sizes, work, pool):
                 results[i] = result
                 if keyed is not None:
@@ -321,7 +325,9 @@ def _paths(chunk: list[tuple[int, str, str, int]]) -> list[tuple[int, str, str]]
 
 class _Pool:
     """The processes of a scan, started when the first pass shares its files out, kept for the
-    second analyses (`_feed`), stopped when the scan ends."""
+    second analyses (`_feed`), stopped when the scan ends: at once when it ends early (a signal,
+    an error), their chunks being of no use then. Each worker also ends by itself should this
+    process go without a word (SIGKILL): `_end_with`."""
 
     def __init__(self, work: _Work):
         self.work = work
@@ -332,14 +338,25 @@ class _Pool:
             modules = self.work.modules
             self.executor = ProcessPoolExecutor(
                 max_workers=workers, initializer=_start_worker,
-                initargs=(self.work.changes, self.work.known, self.work.ends, self.work.presence, str(modules.base),
-                          modules.relatives, self.work.blank),
+                initargs=(os.getpid(), self.work.changes, self.work.known, self.work.ends, self.work.presence,
+                          str(modules.base), modules.relatives, self.work.blank),
             )
         return self.executor
 
-    def close(self) -> None:
-        if self.executor is not None:
-            self.executor.shutdown(wait=True, cancel_futures=True)
+    @classmethod
+    @contextlib.contextmanager
+    def of(cls, work: _Work) -> Iterator[_Pool]:
+        pool = cls(work)
+        try:
+            yield pool
+        except BaseException:
+            if pool.executor is not None:
+                for process in list((pool.executor._processes or {}).values()):
+                    process.terminate()
+            raise
+        finally:
+            if pool.executor is not None:
+                pool.executor.shutdown(wait=True, cancel_futures=True)
 
 
 def _chunks(items: list[tuple[int, str, str, int]], biggest_first: bool = False) -> list[list[tuple[int, str, str, int]]]:
@@ -383,14 +400,56 @@ _keys: Keys | None = None
 
 
 def _start_worker(
-    changes: tuple[SpecChange, ...], known: frozenset[str], ends: Ends, presence: Presence, base: str,
+    scanner: int, changes: tuple[SpecChange, ...], known: frozenset[str], ends: Ends, presence: Presence, base: str,
     relatives: tuple[str, ...], blank: bytes | None,
 ) -> None:
     global _index, _modules, _keys
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler: ended is ended
+    _end_with(scanner)
     _index = RuleIndex.build(changes, known, ends, presence)
     _modules = ProjectModules(Path(base), relatives)
     _keys = Keys(blank) if blank is not None else None
+
+
+WATCH_SECONDS = 0.5  # how often a worker checks that its parent is still there
+
+
+def _end_with(scanner: int) -> None:
+    """End this worker when its parent does, however the parent ends: a worker left behind waits on
+    its queue forever (its siblings hold the queue's other end open). On Linux the kernel kills it
+    when the parent goes (PR_SET_PDEATHSIG); everywhere on POSIX a thread sees the parent change
+    (an orphan is adopted by init or a subreaper). The parent is `scanner`, or the server that
+    forks the workers for it, which ends with it. Windows has no parent to lose: a worker's
+    queue breaks when the scanner goes."""
+    if os.name != "posix":
+        return
+    parent = os.getppid()
+    if sys.platform == "linux":
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if parent != scanner and not _alive(scanner):  # gone before this worker started
+        os._exit(0)
+    threading.Thread(target=_watch, args=(parent,), name="auditor-parent-watch", daemon=True).start()
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _watch(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(WATCH_SECONDS)
+    os._exit(0)
 
 
 def _scan_one(
