@@ -480,7 +480,7 @@ def fix_command(
     keep_old: Annotated[bool, typer.Option("--keep-old", help="Rewrite so the code behaves on the new version as on the old one.")] = False,
     adopt_new: Annotated[bool, typer.Option("--adopt-new", help="Rewrite to the new behaviour, the same on both versions.")] = False,
     diff: Annotated[bool, typer.Option("--diff", help="Print the rewrite as a unified diff (the default).")] = False,
-    write: Annotated[bool, typer.Option("--write", help="Write the rewritten files.")] = False,
+    write: Annotated[bool, typer.Option("--write", help="Write the rewritten files: all or none, every byte outside the rewritten lines kept.")] = False,
     force: Annotated[bool, typer.Option("--force", help="--write even where git shows uncommitted changes.")] = False,
     min_confidence: Annotated[Confidence, typer.Option(help="Rewrite only findings at or above this confidence.")] = Confidence.high,
     from_version: Annotated[str | None, typer.Option("--from", help="Instead of OLD and NEW: the version before the bump.")] = None,
