@@ -5,10 +5,12 @@ be written leaves every file as it was, exit 2 naming it."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -22,6 +24,7 @@ from auditor.knowledge import KnowledgeBase
 from auditor.pipeline import scan
 
 runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[2]
 OLD, NEW = b"torch.floor_divide(a, b)", b"torch.div(a, b, rounding_mode='trunc')"
 BOM = b"\xef\xbb\xbf"
 
@@ -137,3 +140,47 @@ def test_a_link_stays_a_link(project: Path) -> None:
     assert code == 0, out
     assert (project / "link.py").is_symlink()
     assert (project / "mixed.py").read_bytes() == SOURCES["mixed.py"].replace(OLD, NEW)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="sets a file size limit in the child")
+def test_a_file_that_cannot_be_staged_leaves_every_file_as_it_was(project: Path) -> None:
+    """A real write failure, even for root: a file size limit (RLIMIT_FSIZE; Python ignores
+    SIGXFSZ, so the write fails with EFBIG) below the size of one rewritten file only."""
+    import resource
+
+    big = project / "zz_big.py"
+    big.write_bytes(SOURCES["mixed.py"] + b"# padding\n" * 400)
+    before = _files(project)
+    limit = max(len(data) for data in SOURCES.values()) + 100
+    done = subprocess.run(
+        [sys.executable, "-m", "auditor", "fix", "--from", "1.12.1", "--to", "1.13.0", str(project), "--keep-old",
+         "--no-cache", "--write"],
+        check=False, capture_output=True, text=True, cwd=project.parent, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == f"auditor: {big}: cannot write: File too large; nothing was written\n"
+    assert _files(project) == before
+
+
+def test_a_rename_that_fails_puts_back_the_files_already_replaced(
+    project: Path, kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The one step no real condition reaches on demand (the checks come first): the third
+    rename fails, injected; the two files already replaced get their bytes back."""
+    fixed = fix_project(scan(project, "1.12.1", "1.13.0", kb), project, "keep-old")
+    before = _files(project)
+    renames = []
+
+    def replace(source: str, target: str) -> None:
+        renames.append(target)
+        if len(renames) == 3:
+            raise OSError(errno.EIO, "Input/output error")
+        os.rename(source, target)
+
+    monkeypatch.setattr(os, "replace", replace)
+    third = sorted(SOURCES)[2]
+    with pytest.raises(FixError, match=f"{third}: cannot write: Input/output error; nothing was written"):
+        write(fixed, project)
+    assert len(renames) == 5  # two undone after the third failed
+    assert _files(project) == before
