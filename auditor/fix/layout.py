@@ -42,8 +42,18 @@ def relaid(source: str, rewritten: str) -> str:
     new_bodies = [line.rstrip("\n") for line in new]
     usual = Counter(e for e in map(_ending, old) if e).most_common(1)
     default = usual[0][0] if usual else "\n"
+    head = 0  # the lines kept at both ends are paired first, as a diff pairs them
+    while head < min(len(old), len(new)) and bodies[head] == new_bodies[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and bodies[-1 - tail] == new_bodies[-1 - tail]:
+        tail += 1
+    middle = SequenceMatcher(None, bodies[head:len(old) - tail], new_bodies[head:len(new) - tail], autojunk=False)
+    pairs = [("equal", 0, head, 0, head)]
+    pairs += [(tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in middle.get_opcodes()]
+    pairs.append(("equal", len(old) - tail, len(old), len(new) - tail, len(new)))
     out = []
-    for tag, i1, i2, j1, j2 in SequenceMatcher(None, bodies, new_bodies, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in pairs:
         for k in range(j2 - j1):
             line = new[j1 + k]
             if not line.endswith("\n"):  # the last line, without an ending as in the rewrite
