@@ -12,7 +12,7 @@ Whatever the route, the findings and skipped files are the same, in the same ord
 from __future__ import annotations
 
 import contextlib
-import ctypes
+import multiprocessing
 import os
 import signal
 import sys
@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from auditor.knowledge.presence import NOTHING, Presence
@@ -327,7 +328,7 @@ class _Pool:
     """The processes of a scan, started when the first pass shares its files out, kept for the
     second analyses (`_feed`), stopped when the scan ends: at once when it ends early (a signal,
     an error), their chunks being of no use then. Each worker also ends by itself should this
-    process go without a word (SIGKILL): `_end_with`."""
+    process go without a word (SIGKILL): `_end_with_scanner`."""
 
     def __init__(self, work: _Work):
         self.work = work
@@ -338,7 +339,7 @@ class _Pool:
             modules = self.work.modules
             self.executor = ProcessPoolExecutor(
                 max_workers=workers, initializer=_start_worker,
-                initargs=(os.getpid(), self.work.changes, self.work.known, self.work.ends, self.work.presence,
+                initargs=(self.work.changes, self.work.known, self.work.ends, self.work.presence,
                           str(modules.base), modules.relatives, self.work.blank),
             )
         return self.executor
@@ -400,54 +401,51 @@ _keys: Keys | None = None
 
 
 def _start_worker(
-    scanner: int, changes: tuple[SpecChange, ...], known: frozenset[str], ends: Ends, presence: Presence, base: str,
+    changes: tuple[SpecChange, ...], known: frozenset[str], ends: Ends, presence: Presence, base: str,
     relatives: tuple[str, ...], blank: bytes | None,
 ) -> None:
     global _index, _modules, _keys
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler: ended is ended
-    _end_with(scanner)
+    _end_with_scanner()
     _index = RuleIndex.build(changes, known, ends, presence)
     _modules = ProjectModules(Path(base), relatives)
     _keys = Keys(blank) if blank is not None else None
 
 
-WATCH_SECONDS = 0.5  # how often a worker checks that its parent is still there
-
-
-def _end_with(scanner: int) -> None:
-    """End this worker when its parent does, however the parent ends: a worker left behind waits on
-    its queue forever (its siblings hold the queue's other end open). On Linux the kernel kills it
-    when the parent goes (PR_SET_PDEATHSIG); everywhere on POSIX a thread sees the parent change
-    (an orphan is adopted by init or a subreaper). The parent is `scanner`, or the server that
-    forks the workers for it, which ends with it. Windows has no parent to lose: a worker's
-    queue breaks when the scanner goes."""
-    if os.name != "posix":
-        return
-    parent = os.getppid()
-    if sys.platform == "linux":
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if parent != scanner and not _alive(scanner):  # gone before this worker started
-        os._exit(0)
-    threading.Thread(target=_watch, args=(parent,), name="auditor-parent-watch", daemon=True).start()
-
-
+WATCH_SECONDS = 0.5  # how often a worker checks that the scanning process is still there
 _PR_SET_PDEATHSIG = 1
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+def _end_with_scanner() -> None:
+    """End this worker when the scanning process ends, however it ends: a worker left behind waits
+    on its queue forever. On Linux the kernel kills it when its parent goes (PR_SET_PDEATHSIG),
+    and everywhere a thread watches for the end (`_gone`)."""
+    scanner = multiprocessing.parent_process()
+    if scanner is None:  # not started by multiprocessing
+        return
+    parent = os.getppid()
+    if sys.platform == "linux":
+        import ctypes  # here: the scanning process has no use for it
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    forked = multiprocessing.get_start_method() == "fork"
+    if (forked and parent != scanner.pid) or _gone(parent, scanner):  # it ended before this worker started
+        os._exit(0)
+    threading.Thread(target=_watch, args=(parent, scanner), name="auditor-scanner-watch", daemon=True).start()
 
 
-def _watch(parent: int) -> None:
-    while os.getppid() == parent:
+def _gone(parent: int, scanner: BaseProcess | None) -> bool:
+    """Whether the scanning process has ended: this worker's parent changed (start method "fork":
+    the scanner is the parent; an orphan is adopted by init or a subreaper), or the pipe that only
+    the scanner holds open is closed ("forkserver", "spawn": the parent is a server, or Windows,
+    where a process keeps its parent's id after the parent ends)."""
+    return os.getppid() != parent or (scanner is not None and not scanner.is_alive())
+
+
+def _watch(parent: int, scanner: BaseProcess | None) -> None:
+    while not _gone(parent, scanner):
         time.sleep(WATCH_SECONDS)
     os._exit(0)
 

@@ -70,20 +70,28 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+# the processes a scan starts on two cores: its workers, and with "forkserver" (the default from
+# Python 3.14 on Linux) the server that forks them and the resource tracker
+METHODS = {"fork": 2, "forkserver": 4}
+
+
 @contextmanager
-def _scan(tree: Path, tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], set[int]]]:
-    """A cold scan started, and its worker processes once they are there; what is left is
-    killed at the end, so that a failing test leaves nothing behind either."""
+def _scan(tree: Path, tmp_path: Path, method: str) -> Iterator[tuple[subprocess.Popen[bytes], set[int]]]:
+    """A cold scan started, with this multiprocessing start method, and its processes once they
+    are all there; what is left is killed at the end, so that a failing test leaves nothing
+    behind either."""
     errors = (tmp_path / "stderr").open("wb")  # a file: an orphan holding a pipe would block the reader
+    command = ("import multiprocessing, sys; multiprocessing.set_start_method(sys.argv.pop(1)); "
+               "sys.argv[0] = 'auditor'; from auditor.cli import main; main()")
     process = subprocess.Popen(
-        [sys.executable, "-m", "auditor", "scan", str(tree), "--from", "1.12.1", "--to", "1.13.0", "--no-cache",
+        [sys.executable, "-c", command, method, "scan", str(tree), "--from", "1.12.1", "--to", "1.13.0", "--no-cache",
          "--format", "json", "--output", str(tmp_path / "report.json")],
         stdout=subprocess.DEVNULL, stderr=errors, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     workers: set[int] = set()
     try:
-        _poll(lambda: workers.update(_descendants(process.pid)) or len(workers) >= 2 or process.poll() is not None,
-              "the scan started no worker process")
+        _poll(lambda: workers.update(_descendants(process.pid)) or len(workers) >= METHODS[method]
+              or process.poll() is not None, "the scan started no worker process")
         assert process.poll() is None, "the scan ended before it could be stopped: make the tree bigger"
         yield process, workers
     finally:
@@ -95,9 +103,12 @@ def _scan(tree: Path, tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes],
             os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize(("stop", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
-def test_a_signal_stops_the_scan_and_its_workers_quietly(tree: Path, tmp_path: Path, stop: int, code: int) -> None:
-    with _scan(tree, tmp_path) as (process, workers):
+def test_a_signal_stops_the_scan_and_its_workers_quietly(
+    tree: Path, tmp_path: Path, stop: int, code: int, method: str
+) -> None:
+    with _scan(tree, tmp_path, method) as (process, workers):
         process.send_signal(stop)
         assert process.wait(timeout=DEADLINE) == code
         _poll(lambda: not _running(workers), f"workers left behind: {sorted(_running(workers))}")
@@ -105,8 +116,9 @@ def test_a_signal_stops_the_scan_and_its_workers_quietly(tree: Path, tmp_path: P
         assert "Traceback" not in errors and errors.strip() == "", errors
 
 
-def test_workers_end_by_themselves_when_the_scan_is_killed(tree: Path, tmp_path: Path) -> None:
-    with _scan(tree, tmp_path) as (process, workers):
+@pytest.mark.parametrize("method", METHODS)
+def test_workers_end_by_themselves_when_the_scan_is_killed(tree: Path, tmp_path: Path, method: str) -> None:
+    with _scan(tree, tmp_path, method) as (process, workers):
         process.send_signal(signal.SIGKILL)
         assert process.wait(timeout=DEADLINE) == -signal.SIGKILL
         _poll(lambda: not _running(workers), f"workers left behind: {sorted(_running(workers))}")
@@ -120,7 +132,7 @@ def test_the_watch_on_the_parent_ends_an_orphan_without_prctl(tmp_path: Path) ->
         "from auditor.scan.project import _watch\n"
         "child = os.fork()\n"
         "if child == 0:\n"
-        "    _watch(os.getppid())\n"
+        "    _watch(os.getppid(), None)\n"
         "print(child, flush=True)\n"
         "time.sleep(600)\n"
     )
