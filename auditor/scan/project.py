@@ -339,8 +339,8 @@ class _Pool:
             modules = self.work.modules
             self.executor = ProcessPoolExecutor(
                 max_workers=workers, initializer=_start_worker,
-                initargs=(self.work.changes, self.work.known, self.work.ends, self.work.presence,
-                          str(modules.base), modules.relatives, self.work.blank),
+                initargs=(self.work.changes, self.work.known, self.work.ends, self.work.presence, str(modules.base),
+                          modules.relatives, self.work.blank),
             )
         return self.executor
 
@@ -351,7 +351,7 @@ class _Pool:
         try:
             yield pool
         except BaseException:
-            if pool.executor is not None:
+            if pool.executor is not None:  # no public way before Python 3.14's terminate_workers()
                 for process in list((pool.executor._processes or {}).values()):
                     process.terminate()
             raise
