@@ -6,6 +6,7 @@ import contextlib
 import inspect
 import os
 import re
+import signal
 import sys
 import traceback
 from collections.abc import Callable, Iterator
@@ -494,7 +495,7 @@ def fix_command(
     keep_old: Annotated[bool, typer.Option("--keep-old", help="Rewrite so the code behaves on the new version as on the old one.")] = False,
     adopt_new: Annotated[bool, typer.Option("--adopt-new", help="Rewrite to the new behaviour, the same on both versions.")] = False,
     diff: Annotated[bool, typer.Option("--diff", help="Print the rewrite as a unified diff (the default).")] = False,
-    write: Annotated[bool, typer.Option("--write", help="Write the rewritten files.")] = False,
+    write: Annotated[bool, typer.Option("--write", help="Write the rewritten files: all or none, every byte outside the rewritten lines kept.")] = False,
     force: Annotated[bool, typer.Option("--force", help="--write even where git shows uncommitted changes.")] = False,
     min_confidence: Annotated[Confidence, typer.Option(help="Rewrite only findings at or above this confidence.")] = Confidence.high,
     from_version: Annotated[str | None, typer.Option("--from", help="Instead of OLD and NEW: the version before the bump.")] = None,
@@ -860,7 +861,15 @@ def probe_command(
     raise typer.Exit(ExitCode.FINDINGS if failed else ExitCode.OK)
 
 
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM ends the run as Ctrl-C does, quietly, once the cleanups have run (a scan's worker
+    processes stopped, the cache closed), with the code of a process the signal ended."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second one ends it at once
+    raise SystemExit(ExitCode.TERMINATED)
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _terminated)
     if not wants_color():
         from typer import rich_utils
 

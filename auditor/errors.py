@@ -39,6 +39,7 @@ class ExitCode(IntEnum):
     ERROR = 2
     CRASH = 3  # the tool itself failed: a bug, never the input
     BROKEN_PIPE = 141  # the reader of standard output went away, as for a process ended by SIGPIPE
+    TERMINATED = 143  # SIGTERM (`timeout`, a cancelled CI job), as for a process ended by it
 
 
 class AuditorError(Exception):
@@ -78,6 +79,10 @@ class KnowledgeError(AuditorError):
 
 class ScanError(AuditorError):
     """The project to scan cannot be read at all (a single bad file is skipped, not raised)."""
+
+
+class FixError(AuditorError):
+    """The rewritten files cannot be written (none of them is, then)."""
 
 
 class ProbeError(AuditorError):

@@ -18,7 +18,8 @@ Public API (stable; fix probes, SARIF `fixes` and the Action's "Suggested fix" c
 - `fix_project(audit, root, mode, min_confidence="high") -> FixResult`: every file of an
   `AuditResult`'s findings rewritten in memory (`FileRewrite(path, old_text, new_text, applied,
   left_alone, cells)`; notebooks: only the edited cells' `source` changes in the raw JSON).
-- `write(result, root) -> list[str]`: write the changed files; `unified_diff(result)` the diff.
+- `write(result, root) -> list[str]`: write the changed files, all or none (writer.py; FixError
+  names the file that cannot be written); `unified_diff(result)` the diff, of the same bytes.
 
 Template placeholders (FIX-SPEC.md, plus four): {receiver}, {args}, {arg0}.., {left},
 {right}, and {func} (the callee as written), {inplace} ("_" when the matched method is an
@@ -40,10 +41,10 @@ from auditor.fix.apply import (
     rewrite_file,
     rewrite_probe,
     rewrite_source,
-    write,
 )
 from auditor.fix.diff import unified_diff
 from auditor.fix.model import Applied, FileRewrite, FixResult, LeftAlone, Rewrite
+from auditor.fix.writer import write
 
 __all__ = [
     "Applied", "FileRewrite", "FixResult", "LeftAlone", "Rewrite", "findings_in_source", "fix_project",

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
+from auditor.fix.layout import plain, relaid
 from auditor.fix.model import Applied, FileRewrite, FixResult, LeftAlone, Rewrite
 from auditor.fix.moves import ImportTable, Move, move_imports
 from auditor.fix.notebook import cell_sources, mask, replace_sources
@@ -42,8 +45,9 @@ def rewrite_source(
         planned, refused = plan(group, by_id, mode, min_confidence, (versions or {}).get(package))
         edits += planned
         left += refused
-    new, applied, refused_here = apply_edits(source, edits, bound, table, deferred)
-    return Rewrite(new, tuple(applied), tuple(_ordered(left + refused_here)))
+    text = plain(source)  # libcst gives some line endings back otherwise: layout.py
+    new, applied, refused_here = apply_edits(text, edits, bound, table, deferred)
+    return Rewrite(source if new == text else relaid(source, new), tuple(applied), tuple(_ordered(left + refused_here)))
 
 
 def _by_package(findings: Iterable[Finding], entries: Mapping[str, SpecChange]) -> dict[str, list[Finding]]:
@@ -89,10 +93,12 @@ def rewrite_file(
     except (OSError, UnicodeDecodeError) as exc:
         reason = f"cannot read {relative}: {getattr(exc, 'strerror', None) or exc}"
         return FileRewrite(relative, "", "", (), tuple(LeftAlone(f, "not-found", reason) for f in findings))
+    bom = "\ufeff" if text.startswith("\ufeff") else ""  # neither Python nor JSON: put back as it was
     if not relative.endswith(".ipynb"):
-        done = rewrite_source(text, findings, entries, mode, min_confidence=min_confidence, versions=versions)
-        return FileRewrite(relative, text, done.new_source, done.applied, done.left_alone)
-    return _rewrite_notebook(relative, text, findings, entries, mode, min_confidence, versions)
+        done = rewrite_source(text[len(bom):], findings, entries, mode, min_confidence=min_confidence, versions=versions)
+        return FileRewrite(relative, text, bom + done.new_source, done.applied, done.left_alone)
+    notebook = _rewrite_notebook(relative, text[len(bom):], findings, entries, mode, min_confidence, versions)
+    return replace(notebook, old_text=text, new_text=bom + notebook.new_text)
 
 
 def _rewrite_notebook(
@@ -159,21 +165,9 @@ def fix_project(
     notes = []
     for file in files:
         if file.changed and file.path.endswith(".py"):
-            import ast
-
             try:
-                ast.parse(file.new_text)
+                ast.parse(file.new_text.encode("utf-8"))  # as Python reads the file: a byte-order mark is no character
             except SyntaxError as exc:  # never expected: said, not hidden
                 notes.append(f"{file.path}: the rewritten file does not parse ({exc.msg}, line {exc.lineno})")
     return FixResult(audit, mode, min_confidence, files, tuple(notes))
 
-
-def write(result: FixResult, root: Path) -> list[str]:
-    """Write every changed file; the paths written."""
-    written = []
-    for file in result.changed:
-        target = root / file.path if root.is_dir() else root
-        with target.open("w", encoding="utf-8", newline="") as handle:
-            handle.write(file.new_text)
-        written.append(file.path)
-    return written

@@ -140,9 +140,10 @@ def _encode(raw: str, source: str) -> str:
             at = _SPACE.match(raw, at + 1).end()  # type: ignore[union-attr]
     if not items:
         return "[" + ", ".join(dump(s) for s in source.splitlines(keepends=True)) + "]"
+    kept = {json.loads(raw[start:end]): raw[start:end] for start, end in items}  # a line kept: its bytes too
     opening, closing = raw[: items[0][0]], raw[items[-1][1]:]
     separator = raw[items[0][1]: items[1][0]] if len(items) > 1 else "," + opening[1:]
-    return opening + separator.join(dump(s) for s in source.splitlines(keepends=True)) + closing
+    return opening + separator.join(kept.get(s) or dump(s) for s in source.splitlines(keepends=True)) + closing
 
 
 def replace_sources(text: str, edits: dict[int, str]) -> str:

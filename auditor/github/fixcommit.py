@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from auditor.errors import FixError
 from auditor.fix import fix_project, write
 from auditor.fix.gitcheck import uncommitted
 from auditor.fix.model import FixResult
@@ -104,7 +105,10 @@ def commit_fix(
     fixed = fix_project(result, project, mode)
     if not fixed.changed:
         return FixCommit(None, reason=f"no call site has a {mode} rewrite: no fix commit")
-    written = write(fixed, project)
+    try:
+        written = write(fixed, project)
+    except FixError as exc:  # nothing was written
+        return FixCommit(None, reason=f"{exc}: no fix commit")
     message = commit_message(fixed, result)
     paths = [str((project / p).resolve().relative_to(repo.resolve())) for p in written]
     name, email = AUTHOR

@@ -11,12 +11,17 @@ Whatever the route, the findings and skipped files are the same, in the same ord
 
 from __future__ import annotations
 
+import contextlib
+import multiprocessing
 import os
 import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from contextlib import closing
 from dataclasses import dataclass
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from auditor.knowledge.presence import NOTHING, Presence
@@ -74,7 +79,7 @@ def scan_tree(
         misses = _from_cache(files, relatives, results, cache, progress, modules, keys, sizes)
         blank = cache.context if cache is not None and cache.blank else None  # the scans make the keys
         work = _Work(changes, known, ends, presence, modules, options.workers, blank)
-        with closing(_Pool(work)) as pool:
+        with _Pool.of(work) as pool:
             for i, result, dependencies, keyed in _scan(files, relatives, misses, sizes, work, pool):
                 results[i] = result
                 if keyed is not None:
@@ -322,7 +327,9 @@ def _paths(chunk: list[tuple[int, str, str, int]]) -> list[tuple[int, str, str]]
 
 class _Pool:
     """The processes of a scan, started when the first pass shares its files out, kept for the
-    second analyses (`_feed`), stopped when the scan ends."""
+    second analyses (`_feed`), stopped when the scan ends: at once when it ends early (a signal,
+    an error), their chunks being of no use then. Each worker also ends by itself should this
+    process go without a word (SIGKILL): `_end_with_scanner`."""
 
     def __init__(self, work: _Work):
         self.work = work
@@ -338,9 +345,20 @@ class _Pool:
             )
         return self.executor
 
-    def close(self) -> None:
-        if self.executor is not None:
-            self.executor.shutdown(wait=True, cancel_futures=True)
+    @classmethod
+    @contextlib.contextmanager
+    def of(cls, work: _Work) -> Iterator[_Pool]:
+        pool = cls(work)
+        try:
+            yield pool
+        except BaseException:
+            if pool.executor is not None:  # no public way before Python 3.14's terminate_workers()
+                for process in list((pool.executor._processes or {}).values()):
+                    process.terminate()
+            raise
+        finally:
+            if pool.executor is not None:
+                pool.executor.shutdown(wait=True, cancel_futures=True)
 
 
 def _chunks(items: list[tuple[int, str, str, int]], biggest_first: bool = False) -> list[list[tuple[int, str, str, int]]]:
@@ -389,9 +407,48 @@ def _start_worker(
 ) -> None:
     global _index, _modules, _keys
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler: ended is ended
+    _end_with_scanner()
     _index = RuleIndex.build(changes, known, ends, presence)
     _modules = ProjectModules(Path(base), relatives)
     _keys = Keys(blank) if blank is not None else None
+
+
+WATCH_SECONDS = 0.5  # how often a worker checks that the scanning process is still there
+_PR_SET_PDEATHSIG = 1
+
+
+def _end_with_scanner() -> None:
+    """End this worker when the scanning process ends, however it ends: a worker left behind waits
+    on its queue forever. On Linux the kernel kills it when its parent goes (PR_SET_PDEATHSIG),
+    and everywhere a thread watches for the end (`_gone`)."""
+    scanner = multiprocessing.parent_process()
+    if scanner is None:  # not started by multiprocessing
+        return
+    parent = os.getppid()
+    if sys.platform == "linux":
+        import ctypes  # here: the scanning process has no use for it
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    forked = multiprocessing.get_start_method() == "fork"
+    if (forked and parent != scanner.pid) or _gone(parent, scanner):  # it ended before this worker started
+        os._exit(0)
+    threading.Thread(target=_watch, args=(parent, scanner), name="auditor-scanner-watch", daemon=True).start()
+
+
+def _gone(parent: int, scanner: BaseProcess | None) -> bool:
+    """Whether the scanning process has ended: this worker's parent changed (start method "fork":
+    the scanner is the parent; an orphan is adopted by init or a subreaper), or the pipe that only
+    the scanner holds open is closed ("forkserver", "spawn": the parent is a server, or Windows,
+    where a process keeps its parent's id after the parent ends)."""
+    return os.getppid() != parent or (scanner is not None and not scanner.is_alive())
+
+
+def _watch(parent: int, scanner: BaseProcess | None) -> None:
+    while not _gone(parent, scanner):
+        time.sleep(WATCH_SECONDS)
+    os._exit(0)
 
 
 def _scan_one(
