@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -17,6 +18,7 @@ from auditor.knowledge import KnowledgeBase
 from auditor.knowledge.horizon import REVIEWED_FAMILY, moves
 from auditor.lockfiles import Selection, diff_locks, read_lock
 from auditor.lockfiles.interface import parse_version
+from auditor.locklayout import Scopes
 from auditor.models import AuditResult, EnvironmentFinding, Lock, SpecChange, Transition, release
 from auditor.scan import scan_project
 from auditor.scan.config import ScanConfig, load_config
@@ -127,10 +129,33 @@ def compare(
     locks = (read_lock(old, old_format, resolve), read_lock(new, new_format, resolve))
     diff = diff_locks(*locks, Selection(python, platform), kb.entries)
     transitions = reviewed_transitions(diff.packages, kb)
-    notes = [f"{path.name}: {note}" for path, lock in zip((old, new), locks) for note in lock.notes]
+    unpinned, said = sides_without_pins(transitions, old.name, new.name)
+    notes = [f"{path.name}: {note}" for path, lock in zip((old, new), locks) for note in lock.notes] + said
     return audit(
-        transitions, project, kb, python, diff.environment, config=config, scan_options=scan_options, notes=notes
+        transitions, project, kb, python, diff.environment + unpinned, config=config, scan_options=scan_options,
+        notes=notes,
     )
+
+
+def sides_without_pins(
+    transitions: Iterable[Transition], old: str | None, new: str
+) -> tuple[tuple[EnvironmentFinding, ...], list[str]]:
+    """A torch-family package that one side pins and the other does not name at all: where it
+    moves from (or to) is unknown, so the changes on the way are not checked. A medium finding,
+    as for a move past the knowledge base's horizon, and a note. `old`: the old side's source
+    (None: there was none)."""
+    findings, notes = [], []
+    for t in transitions:
+        if t.package not in REVIEWED_FAMILY or t.unpinned or (t.old is None) == (t.new is None):
+            continue
+        if t.old is None:
+            before = f"{old} pins no {t.package}" if old else f"nothing pinned {t.package} for {new}'s code before"
+            message = f"{t.package} {t.new} in {new}: {before}, so the changes up to {t.new} are not checked"
+        else:
+            message = f"{t.package} {t.old} in {old}: {new} pins no {t.package}, so the version it moves to is unknown"
+        findings.append(EnvironmentFinding("no-pin", "medium", message, t.package))
+        notes.append(message)
+    return tuple(findings), notes
 
 
 def compare_range(
@@ -168,18 +193,24 @@ def compare_range(
     selection = Selection(python, platform)
     with gitrange.read_range(repo, base, head, patterns, old_format, new_format, resolve) as reading:
         transitions: dict[Transition, None] = {}
-        environment: dict[EnvironmentFinding, None] = {}
+        by_lock: dict[str, list[Transition]] = {}
+        environment: dict[EnvironmentFinding, None] = dict.fromkeys(reading.environment)
         notes = list(reading.notes)
         for pair in reading.pairs:
             old = pair.old or Lock(pair.path, pair.new.format, ())
             diff = diff_locks(old, pair.new, selection, kb.entries)
-            transitions.update((t, None) for t in reviewed_transitions(diff.packages, kb))
-            environment.update((e, None) for e in diff.environment)
-            notes += [f"{pair.path}: {note}" for lock in (pair.old, pair.new) if lock for note in lock.notes]
+            moving = reviewed_transitions(diff.packages, kb)
+            transitions.update((t, None) for t in moving)
+            by_lock.setdefault(pair.path, []).extend(moving)
+            unpinned, said = sides_without_pins(moving, pair.old_path, pair.path)
+            environment.update((e, None) for e in (*diff.environment, *unpinned))
+            notes += [f"{pair.path}: {note}" for lock in (pair.old, pair.new) if lock for note in lock.notes] + said
         moved = {t.package for t in transitions}
+        unscoped = []
         for transition, note in fallback:
             if transition.package not in moved:
                 transitions[transition] = None
+                unscoped.append(transition)
                 notes += [note] if note else []
         scanned = reading.tree / inside if inside is not None else None
         if scanned is not None and not scanned.exists():
@@ -187,9 +218,46 @@ def compare_range(
         result = audit(
             transitions, scanned, kb, python, environment, config, scan_options, tuple(dict.fromkeys(notes))
         )
+        if scanned is not None and inside is not None:
+            given = load_config(config, scanned).lock_scopes
+            scopes = Scopes.of(reading.locks, reading.layout, {_in_repo(inside, k): tuple(_in_repo(inside, f) for f in v)
+                                                              for k, v in given})
+            result = scoped(result, scopes, by_lock, unscoped, inside)
         if probe is not None:
             result = probe(result, scanned)
     return result, tuple(p.path for p in reading.pairs)
+
+
+def _in_repo(inside: Path, path: str) -> str:
+    joined = (inside / path).as_posix()
+    return "" if joined == "." else joined
+
+
+def scoped(
+    result: AuditResult, scopes: Scopes, by_lock: dict[str, list[Transition]], unscoped: Sequence[Transition],
+    inside: Path,
+) -> AuditResult:
+    """The result with each call site judged by the moves of the locks that govern its file
+    only (`unscoped` moves, named outside any lock, judge every file): in a repository of
+    several projects, one project's bump says nothing of another's code."""
+    if not scopes.several():
+        return result
+    crossed: dict[tuple[str, ...], set[str]] = {}
+    kept, passed = [], Counter[tuple[str, ...]]()
+    for finding in result.findings:
+        locks = scopes.governing(_in_repo(inside, finding.path))
+        if locks not in crossed:
+            moving = [*unscoped, *(t for lock in locks for t in by_lock.get(lock, ()))]
+            crossed[locks] = {c.id for c in result.changes for t in moving if c.package == t.package and c.crossed_by(t)}
+        if finding.change in crossed[locks]:
+            kept.append(finding)
+        else:
+            passed[locks] += 1
+    notes = [f"{lock}: its moves judge the code in {scopes.describe(lock)}" for lock, moving in sorted(by_lock.items()) if moving]
+    for locks, count in sorted(passed.items()):
+        owner = f"governed by {', '.join(locks)}" if locks else "that no lock governs"
+        notes.append(f"{count} call site(s) in code {owner} not reported: no move of its lock crosses their change")
+    return replace(result, findings=tuple(kept), notes=result.notes + tuple(notes))
 
 
 def transition_between(package: str, from_version: str, to_version: str) -> Transition:
