@@ -238,25 +238,29 @@ def scoped(
     inside: Path,
 ) -> AuditResult:
     """The result with each call site judged by the moves of the locks that govern its file
-    only (`unscoped` moves, named outside any lock, judge every file): in a repository of
-    several projects, one project's bump says nothing of another's code."""
+    only: in a repository of several projects, one project's bump says nothing of another's
+    code. Code no lock governs, and `unscoped` moves (named outside any lock), are judged by
+    and judge everything: leaving them out could only hide a call site."""
     if not scopes.several():
         return result
     crossed: dict[tuple[str, ...], set[str]] = {}
-    kept, passed = [], Counter[tuple[str, ...]]()
+    kept, passed, unowned = [], Counter[tuple[str, ...]](), 0
     for finding in result.findings:
         locks = scopes.governing(_in_repo(inside, finding.path))
         if locks not in crossed:
-            moving = [*unscoped, *(t for lock in locks for t in by_lock.get(lock, ()))]
+            moving = [*unscoped, *(t for lock in (locks or tuple(by_lock)) for t in by_lock.get(lock, ()))]
             crossed[locks] = {c.id for c in result.changes for t in moving if c.package == t.package and c.crossed_by(t)}
         if finding.change in crossed[locks]:
             kept.append(finding)
+            unowned += not locks
         else:
             passed[locks] += 1
     notes = [f"{lock}: its moves judge the code in {scopes.describe(lock)}" for lock, moving in sorted(by_lock.items()) if moving]
+    if unowned:
+        notes.append(f"{unowned} call site(s) in code that no lock governs, judged by the moves of every lock")
     for locks, count in sorted(passed.items()):
-        owner = f"governed by {', '.join(locks)}" if locks else "that no lock governs"
-        notes.append(f"{count} call site(s) in code {owner} not reported: no move of its lock crosses their change")
+        notes.append(f"{count} call site(s) in code governed by {', '.join(locks)} not reported: "
+                     "no move of its lock crosses their change")
     return replace(result, findings=tuple(kept), notes=result.notes + tuple(notes))
 
 

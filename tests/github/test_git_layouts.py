@@ -218,13 +218,16 @@ def test_each_lock_judges_its_own_project(layout):
     repo = layout(MONOREPO, {"services/vision/requirements.txt": pins("2.6.0")})
     code, document = audit(repo)
     assert moves(document) == [("torch", "1.12.1", "2.6.0", "upgrade")] and code == 1
-    assert flagged(document) == {"services/vision/infer.py"}
+    assert flagged(document) == {"services/vision/infer.py", "shared/util.py", "train.py"}
     assert "services/vision/requirements.txt: its moves judge the code in services/vision/" in document["notes"]
-    assert any("governed by services/legacy/requirements.txt not reported" in n for n in document["notes"])
+    assert "1 call site(s) in code governed by services/legacy/requirements.txt not reported: " \
+           "no move of its lock crosses their change" in document["notes"]
+    assert "2 call site(s) in code that no lock governs, judged by the moves of every lock" in document["notes"]
 
 
 def test_lock_scopes_in_the_settings(layout):
-    settings = '[tool.auditor.lock-scopes]\n"services/vision/requirements.txt" = ["services/vision", "./shared/"]\n'
+    settings = ('[tool.auditor.lock-scopes]\n"services/vision/requirements.txt" = ["services/vision", "./shared/"]\n'
+                '"services/legacy/requirements.txt" = ["services/legacy", "."]\n')
     repo = layout({**MONOREPO, "pyproject.toml": settings}, {"services/vision/requirements.txt": pins("2.6.0")})
     assert flagged(audit(repo)[1]) == {"services/vision/infer.py", "shared/util.py"}
 
