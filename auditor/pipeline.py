@@ -129,7 +129,7 @@ def compare(
     locks = (read_lock(old, old_format, resolve), read_lock(new, new_format, resolve))
     diff = diff_locks(*locks, Selection(python, platform), kb.entries)
     transitions = reviewed_transitions(diff.packages, kb)
-    unpinned, said = sides_without_pins(transitions, old.name, new.name)
+    unpinned, said = sides_without_pins(transitions, (old.name, locks[0]), (new.name, locks[1]))
     notes = [f"{path.name}: {note}" for path, lock in zip((old, new), locks) for note in lock.notes] + said
     return audit(
         transitions, project, kb, python, diff.environment + unpinned, config=config, scan_options=scan_options,
@@ -138,21 +138,25 @@ def compare(
 
 
 def sides_without_pins(
-    transitions: Iterable[Transition], old: str | None, new: str
+    transitions: Iterable[Transition], old: tuple[str | None, Lock | None], new: tuple[str, Lock]
 ) -> tuple[tuple[EnvironmentFinding, ...], list[str]]:
     """A torch-family package that one side pins and the other does not name at all: where it
     moves from (or to) is unknown, so the changes on the way are not checked. A medium finding,
-    as for a move past the knowledge base's horizon, and a note. `old`: the old side's source
-    (None: there was none)."""
+    as for a move past the knowledge base's horizon, and a note. Each side is its source's name
+    and lock (None: there was none)."""
     findings, notes = [], []
+    named = [{p.name for p in lock.pins} if lock is not None else set() for lock in (old[1], new[1])]
     for t in transitions:
         if t.package not in REVIEWED_FAMILY or t.unpinned or (t.old is None) == (t.new is None):
             continue
+        if t.package in named[0 if t.old is None else 1]:
+            continue  # listed without a version there: the not-locked finding says it
         if t.old is None:
-            before = f"{old} pins no {t.package}" if old else f"nothing pinned {t.package} for {new}'s code before"
-            message = f"{t.package} {t.new} in {new}: {before}, so the changes up to {t.new} are not checked"
+            before = f"{old[0]} pins no {t.package}" if old[0] else f"nothing pinned {t.package} for {new[0]}'s code before"
+            message = f"{t.package} {t.new} in {new[0]}: {before}, so the changes up to {t.new} are not checked"
         else:
-            message = f"{t.package} {t.old} in {old}: {new} pins no {t.package}, so the version it moves to is unknown"
+            message = (f"{t.package} {t.old} in {old[0]}: {new[0]} pins no {t.package}, so the version it moves to "
+                       f"is unknown")
         findings.append(EnvironmentFinding("no-pin", "medium", message, t.package))
         notes.append(message)
     return tuple(findings), notes
@@ -202,7 +206,7 @@ def compare_range(
             moving = reviewed_transitions(diff.packages, kb)
             transitions.update((t, None) for t in moving)
             by_lock.setdefault(pair.path, []).extend(moving)
-            unpinned, said = sides_without_pins(moving, pair.old_path, pair.path)
+            unpinned, said = sides_without_pins(moving, (pair.old_path, pair.old), (pair.path, pair.new))
             environment.update((e, None) for e in (*diff.environment, *unpinned))
             notes += [f"{pair.path}: {note}" for lock in (pair.old, pair.new) if lock for note in lock.notes] + said
         moved = {t.package for t in transitions}

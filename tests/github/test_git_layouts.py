@@ -114,6 +114,15 @@ def test_two_files_by_hand_without_a_torch_pin_on_one_side(tmp_path):
     assert result.exit_code == 1
 
 
+def test_a_side_that_names_torch_without_a_version_is_not_a_missing_pin(tmp_path):
+    old, new = tmp_path / "base.in", tmp_path / "base-new.in"
+    old.write_text("torch\ntimm\n", "utf-8")
+    new.write_text("torch\ntimm\ntorch==2.6.0\n", "utf-8")
+    result = CliRunner().invoke(app, ["compare", str(old), str(new), "-f", "json"])
+    kinds = {e["kind"] for e in json.loads(result.stdout)["environment"]}
+    assert "not-locked" in kinds and "no-pin" not in kinds
+
+
 def test_pyproject_pins_to_uv_lock_by_hand_is_a_move(tmp_path):
     old, new = tmp_path / "pyproject.toml", tmp_path / "uv.lock"
     old.write_text(PYPROJECT.format('"torch==2.4.0"'), "utf-8")
