@@ -62,6 +62,9 @@ class RangeReading:
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_PINNED = re.compile(r"^[ \t]*[A-Za-z0-9][A-Za-z0-9._-]*[ \t]*(\[[^\]\n]*\][ \t]*)?===?[ \t]*[0-9]", re.MULTILINE)
+# a changed file of these suffixes that is no lock is named in a note; others go unsaid
+_NOTED_SUFFIXES = (".txt", ".in", ".lock")
 _BAD_REV = re.compile(r"[\x00-\x20\x7f:\\]|\.\.|@\{-|^-|^\+")
 
 
@@ -308,11 +311,14 @@ def _detected(file: Path) -> str | None:
 
 
 def _by_content(side: _Side, path: str) -> LockName | None:
-    """A file no rule names, made a lock by a format that claims its content."""
+    """A file no rule names, made a lock by a format that claims its content. A list of names
+    (`version.txt` holding `0.6.2`, a word list) is one only when it pins a version."""
     if PurePosixPath(path).suffix not in LOCKISH_SUFFIXES or (file := _inside(side.tree, path)) is None:
         return None
     found = _detected(file)
-    return LockName(kind_of(found), by_content=True) if found is not None else None
+    if found is None or (kind_of(found) == PINNED_LIST and not _PINNED.search(read_text(file))):
+        return None
+    return LockName(kind_of(found), by_content=True)
 
 
 def _candidates(
@@ -334,7 +340,7 @@ def _candidates(
         if name is None and not patterns and (name := _by_content(side, path)) is not None:
             notes.append(f"{path}: read as a lock by its content")
         if name is None:
-            passed += [path] if PurePosixPath(path).suffix in LOCKISH_SUFFIXES else []
+            passed += [path] if PurePosixPath(path).suffix in _NOTED_SUFFIXES else []
         elif name.kind != DECLARED or patterns:
             chosen[path] = name
     if passed:

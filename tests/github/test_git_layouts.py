@@ -175,12 +175,14 @@ def test_a_link_pointed_elsewhere_is_a_change(layout):
 
 
 def test_an_unknown_name_is_read_by_its_content_and_a_non_lock_is_named(layout):
-    repo = layout({"envs/gpu.txt": pins("2.4.0"), "docs/notes.txt": "Some words about the project.\n"},
-                  {"envs/gpu.txt": pins("2.6.0"), "docs/notes.txt": "Other words about it.\n"})
+    repo = layout({"envs/gpu.txt": pins("2.4.0"), "docs/notes.txt": "Some words about the project.\n",
+                   "version.txt": "0.6.2\n", "settings.yaml": "debug: false\n"},
+                  {"envs/gpu.txt": pins("2.6.0"), "docs/notes.txt": "Other words about it.\n",
+                   "version.txt": "0.6.3\n", "settings.yaml": "debug: true\n"})
     code, document = audit(repo)
     assert moves(document) == [("torch", "2.4.0", "2.6.0", "upgrade")] and code == 1
     assert "envs/gpu.txt: read as a lock by its content" in document["notes"]
-    assert "Changed, and not lockfiles by name or content (not read): docs/notes.txt" in document["notes"]
+    assert "Changed, and not lockfiles by name or content (not read): docs/notes.txt, version.txt" in document["notes"]
 
 
 def test_lockfiles_option_names_the_locks(layout):
