@@ -322,11 +322,13 @@ def _by_content(side: _Side, path: str) -> LockName | None:
 
 
 def _candidates(
-    repo: Path, start: str, base: _Side, head: _Side, patterns: Sequence[str], notes: list[str]
+    repo: Path, start: str, base: _Side, head: _Side, patterns: Sequence[str], notes: list[str],
+    findings: list[EnvironmentFinding],
 ) -> dict[str, LockName]:
     """The locks to compare: changed ones (by name, folder or content); requirements files whose
     includes changed; links whose target changed; changed pyproject.toml files that no lock
-    beside them pins. A changed file that might have been a lock and is not is named in a note."""
+    beside them pins. A changed file that might have been a lock and is not is named in a note,
+    and one that declares dependencies no reader understands is a finding when they moved."""
     changed = changed_files(repo, start, head.rev)
     odd = [p for p in changed if _CONTROL.search(p)]
     if odd:  # a name such as "requirements-\n::error::x\n.txt" would write workflow commands
@@ -345,6 +347,9 @@ def _candidates(
             chosen[path] = name
     if passed:
         notes.append("Changed, and not lockfiles by name or content (not read): " + ", ".join(passed))
+    unread = [] if patterns else _unread_declarations(changed, base, head)
+    findings += unread
+    notes += [f.message for f in unread]
     changed_set = set(changed)
     every = {**base.locks, **head.locks}
     for path, name in sorted(every.items()):
@@ -374,6 +379,33 @@ def _candidates(
         else:
             chosen[path] = LockName(DECLARED)
     return dict(sorted(chosen.items()))
+
+
+# files that declare dependencies in a way no reader here understands
+_UNREAD_DECLARATIONS = ("setup.py", "setup.cfg", "Pipfile")
+_FAMILY_NAME = re.compile(r"(?<![\w.-])(" + "|".join(REVIEWED_FAMILY) + r"|pytorch)(?![\w-])", re.IGNORECASE)
+
+
+def _unread_declarations(changed: Sequence[str], base: _Side, head: _Side) -> list[EnvironmentFinding]:
+    """A changed setup.py, setup.cfg or Pipfile whose lines naming a torch-family package
+    changed: what it asks for is not read, so the change is not checked (a medium finding)."""
+    findings = []
+    for path in changed:
+        if PurePosixPath(path).name not in _UNREAD_DECLARATIONS:
+            continue
+        sides = []
+        for side in (base, head):
+            file = _inside(side.tree, path)
+            try:
+                text = read_text(file) if file is not None else ""
+            except LockfileError:
+                text = ""
+            sides.append({line.strip() for line in text.splitlines() if _FAMILY_NAME.search(line)})
+        if sides[0] != sides[1]:
+            message = (f"{path}: lines naming a torch-family package changed, and auditor does not read "
+                       f"{PurePosixPath(path).name}: the change is not checked")
+            findings.append(EnvironmentFinding("dependencies-not-read", "medium", message))
+    return findings
 
 
 def _folder(path: str) -> str:
@@ -515,7 +547,7 @@ def read_range(
         old_side = _Side.of(repo, base_tree, start, patterns, old_format)
         new_side = _Side.of(repo, head_tree, head_id, patterns, new_format)
         read = _Reader(resolve, notes, findings)
-        chosen = _candidates(repo, start, old_side, new_side, patterns, notes)
+        chosen = _candidates(repo, start, old_side, new_side, patterns, notes, findings)
         pairs = _pairs(chosen, old_side, new_side, read, notes, findings)
         compared = ", ".join(p.path for p in pairs)
         notes.insert(0, f"Lockfiles compared in {span}: {compared}" if pairs else f"No lockfile changed in {span}")

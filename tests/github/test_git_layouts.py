@@ -215,6 +215,23 @@ def test_a_pyproject_change_outside_its_dependencies_is_said(layout):
     assert code == 0 and document["environment"] == []
 
 
+@pytest.mark.parametrize(("name", "before", "after"), [
+    ("setup.py", 'setup(install_requires=["torch==2.4.0"])\n', 'setup(install_requires=["torch==2.6.0"])\n'),
+    ("setup.cfg", "[options]\ninstall_requires =\n    torch==2.4.0\n", "[options]\ninstall_requires =\n    torch==2.6.0\n"),
+    ("Pipfile", '[packages]\ntorch = "==2.4.0"\n', '[packages]\ntorch = "==2.6.0"\n'),
+])
+def test_a_declaration_no_reader_understands_is_not_green_when_torch_lines_move(layout, name, before, after):
+    code, document = audit(layout({name: before}, {name: after}))
+    unread = [e for e in document["environment"] if e["kind"] == "dependencies-not-read"]
+    assert code == 1 and unread and unread[0]["message"].startswith(f"{name}: lines naming a torch-family package changed")
+
+
+def test_a_setup_py_change_away_from_torch_lines_says_nothing(layout):
+    code, document = audit(layout({"setup.py": 'VERSION = "1"\nREQ = ["torch==2.4.0"]\n'},
+                                  {"setup.py": 'VERSION = "2"\nREQ = ["torch==2.4.0"]\n'}))
+    assert code == 0 and document["environment"] == []
+
+
 # --- several projects in one repository ---------------------------------------------------------
 
 
