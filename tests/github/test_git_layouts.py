@@ -270,3 +270,22 @@ def test_a_lock_in_a_folder_without_code_governs_its_project(layout):
                   {"docker/requirements.txt": pins("2.6.0")})
     assert flagged(audit(repo)[1]) == {"train.py", "src/app/model.py"}
 
+
+
+def test_lock_scopes_must_be_a_table_of_lists(layout):
+    repo = layout({**MONOREPO, "pyproject.toml": '[tool.auditor]\nlock-scopes = "services"\n'},
+                  {"services/vision/requirements.txt": pins("2.6.0")})
+    result = CliRunner().invoke(app, ["compare", "--git", f"{repo.base}..{repo.head}", "--project", str(repo.path)])
+    assert result.exit_code == 2 and "lock-scopes must be a table of lock path = [folders]" in result.output
+
+
+def test_lockfiles_needs_git(tmp_path):
+    result = CliRunner().invoke(app, ["compare", "a.txt", "b.txt", "--lockfiles", "*.txt"])
+    assert result.exit_code == 2 and "--lockfiles: only used with --git" in result.output
+
+
+def test_the_working_tree_against_head_reads_a_requirements_folder(layout):
+    repo = layout({"requirements/base.txt": pins("2.4.0")}, {})
+    (repo.path / "requirements" / "base.txt").write_text(pins("2.6.0"), "utf-8")
+    result = CliRunner().invoke(app, ["compare", "--git", "HEAD..", "--project", str(repo.path), "-f", "json"])
+    assert result.exit_code == 1 and moves(json.loads(result.stdout)) == [("torch", "2.4.0", "2.6.0", "upgrade")]
