@@ -94,6 +94,23 @@ def test_requirements_to_a_new_uv_lock_is_a_move(layout, kept):
     assert "requirements.txt: deleted, not compared" not in document["notes"]
 
 
+PIPFILE_LOCK = '{{"_meta": {{"pipfile-spec": 6, "sources": []}}, "default": {{"torch": {{"version": "=={}"}}}}, "develop": {{}}}}\n'
+POETRY_LOCK = ('[[package]]\nname = "torch"\nversion = "{}"\ndescription = ""\noptional = false\npython-versions = ">=3.9"\n'
+               'files = []\n\n[metadata]\nlock-version = "2.0"\npython-versions = "^3.10"\ncontent-hash = "0"\n')
+
+
+@pytest.mark.parametrize(("files", "change"), [
+    ({"Pipfile.lock": PIPFILE_LOCK.format("2.4.0")}, {"Pipfile.lock": None, "poetry.lock": POETRY_LOCK.format("2.6.0")}),
+    ({"requirements.txt": pins("2.4.0")}, {"requirements.txt": None, "pyproject.toml": PYPROJECT.format('"torch==2.6.0"')}),
+    ({"requirements.txt": pins("2.4.0"), "pyproject.toml": PYPROJECT.format("")},
+     {"requirements.txt": None, "pyproject.toml": PYPROJECT.format('"torch==2.6.0"')}),
+], ids=["pipfile-lock-to-poetry", "requirements-to-new-pyproject", "requirements-into-pyproject"])
+def test_other_changes_of_format_are_moves(layout, files, change):
+    code, document = audit(layout(files, change))
+    assert moves(document) == [("torch", "2.4.0", "2.6.0", "upgrade")] and code == 1
+    assert not any(n.endswith("deleted, not compared") for n in document["notes"])
+
+
 def test_a_lock_new_to_a_project_without_a_pin_is_not_green(layout):
     repo = layout({"requirements.txt": "numpy==1.26.4\n"}, {"uv.lock": UV_LOCK.format("2.10.0")})
     code, document = audit(repo)
@@ -219,7 +236,7 @@ def test_a_pyproject_change_outside_its_dependencies_is_said(layout):
     ("setup.py", 'setup(install_requires=["torch==2.4.0"])\n', 'setup(install_requires=["torch==2.6.0"])\n'),
     ("setup.cfg", "[options]\ninstall_requires =\n    torch==2.4.0\n", "[options]\ninstall_requires =\n    torch==2.6.0\n"),
     ("Pipfile", '[packages]\ntorch = "==2.4.0"\n', '[packages]\ntorch = "==2.6.0"\n'),
-])
+], ids=["setup.py", "setup.cfg", "Pipfile"])
 def test_a_declaration_no_reader_understands_is_not_green_when_torch_lines_move(layout, name, before, after):
     code, document = audit(layout({name: before}, {name: after}))
     unread = [e for e in document["environment"] if e["kind"] == "dependencies-not-read"]
