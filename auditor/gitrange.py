@@ -334,51 +334,85 @@ def _candidates(
     if odd:  # a name such as "requirements-\n::error::x\n.txt" would write workflow commands
         notes.append(f"{len(odd)} changed file(s) with control characters in their names, not read")
         changed = [p for p in changed if p not in odd]
+    chosen = _changed_locks(changed, base, head, patterns, notes)
+    if not patterns:  # patterns given: they alone say which files are read
+        unread = _unread_declarations(changed, base, head)
+        findings += unread
+        notes += [f.message for f in unread]
+    every = {**base.locks, **head.locks}
+    chosen |= _through_includes(every, chosen, set(changed), base, head, notes)
+    chosen |= _through_links(every, chosen, set(changed), base, head, notes)
+    if not patterns:
+        chosen |= _pyprojects(changed, head, notes)
+    return dict(sorted(chosen.items()))
+
+
+def _changed_locks(
+    changed: Sequence[str], base: _Side, head: _Side, patterns: Sequence[str], notes: list[str]
+) -> dict[str, LockName]:
+    """The changed files that are locks by name or folder (or the patterns), or by content."""
     chosen: dict[str, LockName] = {}
     passed = []
     for path in changed:
-        side = head if path in head.files else base
         name = head.locks.get(path) or base.locks.get(path)
-        if name is None and not patterns and (name := _by_content(side, path)) is not None:
-            notes.append(f"{path}: read as a lock by its content")
+        if name is None and not patterns:
+            name = _by_content(head if path in head.files else base, path)
+            notes += [f"{path}: read as a lock by its content"] if name is not None else []
         if name is None:
             passed += [path] if PurePosixPath(path).suffix in _NOTED_SUFFIXES else []
         elif name.kind != DECLARED or patterns:
             chosen[path] = name
     if passed:
         notes.append("Changed, and not lockfiles by name or content (not read): " + ", ".join(passed))
-    unread = [] if patterns else _unread_declarations(changed, base, head)
-    findings += unread
-    notes += [f.message for f in unread]
-    changed_set = set(changed)
-    every = {**base.locks, **head.locks}
+    return chosen
+
+
+def _through_includes(
+    every: dict[str, LockName], chosen: dict[str, LockName], changed: set[str], base: _Side, head: _Side,
+    notes: list[str],
+) -> dict[str, LockName]:
+    """The requirements files of either side that include (`-r`, `-c`) a file that changed."""
+    found = {}
     for path, name in sorted(every.items()):
         if path in chosen or name.kind != PINNED_LIST or not path.endswith((".txt", ".in", ".lock")):
             continue
-        reached = _closure(head.tree, path) | _closure(base.tree, path)
-        if reached & changed_set:
-            chosen[path] = name
-            touched = ", ".join(sorted(reached & changed_set - {path}))
-            notes.append(f"{path}: read on both sides, as {touched} that it includes changed")
-    linked = set()
+        touched = (_closure(head.tree, path) | _closure(base.tree, path)) & changed
+        if touched:
+            found[path] = name
+            notes.append(f"{path}: read on both sides, as {', '.join(sorted(touched - {path}))} that it includes changed")
+    return found
+
+
+def _through_links(
+    every: dict[str, LockName], chosen: dict[str, LockName], changed: set[str], base: _Side, head: _Side,
+    notes: list[str],
+) -> dict[str, LockName]:
+    """The locks that are links to a file that changed; the target itself is then read once,
+    under the link's name (it leaves `chosen`)."""
+    found = {}
     for path, name in sorted(every.items()):
-        targets = {t for side in (base, head) if (t := side.link_target(path)) is not None}
-        if path not in chosen and targets & changed_set:
-            chosen[path] = name
-            linked |= targets & changed_set
-            notes.append(f"{path}: read through its link to {', '.join(sorted(targets & changed_set))}, which changed")
-    for target in linked:
-        chosen.pop(target, None)  # read once, under the link's name
+        targets = {t for side in (base, head) if (t := side.link_target(path)) is not None} & changed
+        if path not in chosen and targets:
+            found[path] = name
+            notes.append(f"{path}: read through its link to {', '.join(sorted(targets))}, which changed")
+            for target in targets:
+                chosen.pop(target, None)
+    return found
+
+
+def _pyprojects(changed: Sequence[str], head: _Side, notes: list[str]) -> dict[str, LockName]:
+    """The changed pyproject.toml files that no lock beside them pins."""
+    found = {}
     for path in changed:
-        if patterns or PurePosixPath(path).name != "pyproject.toml":
-            continue  # patterns given: they alone say which files are read
+        if PurePosixPath(path).name != "pyproject.toml":
+            continue
         folder = _folder(path)
         pinned_by = next((p for p, n in sorted(head.locks.items()) if n.kind == LOCK and _folder(p) == folder), None)
         if pinned_by is not None:
             notes.append(f"{path}: not compared, {pinned_by} beside it pins its dependencies")
         else:
-            chosen[path] = LockName(DECLARED)
-    return dict(sorted(chosen.items()))
+            found[path] = LockName(DECLARED)
+    return found
 
 
 # files that declare dependencies in a way no reader here understands
