@@ -57,7 +57,7 @@ class RangeReading:
     tree: Path  # the repository as of head (a temporary checkout), or the working tree
     notes: tuple[str, ...]  # what was compared and scanned, what was passed by and why
     environment: tuple[EnvironmentFinding, ...]  # what changed and could not be checked
-    locks: tuple[str, ...]  # the locks of head that govern code
+    locks: dict[str, frozenset[str]]  # the locks of head that govern code, and the packages each names
     layout: Tree  # head's folders of code and of projects
 
 
@@ -545,18 +545,19 @@ def _label(side: _Side) -> str:
     return side.rev[:12] if side.rev else "the working tree"
 
 
-def _scope_locks(head: _Side, pairs: Sequence[LockPair], read: _Reader) -> tuple[str, ...]:
-    """The locks of head that govern code: every lock and list of pins, and each pyproject.toml
-    that declares dependencies."""
-    kept = {p.path for p in pairs}
+def _scope_locks(head: _Side, pairs: Sequence[LockPair]) -> dict[str, frozenset[str]]:
+    """The locks of head that govern code, each with the packages it names: every lock, list of
+    pins and pyproject.toml that reads and names a package (read quietly: one that does not
+    read governs nothing, and what it should have said is said where it is compared)."""
+    names = {}
     for path, name in head.locks.items():
-        if name.kind != DECLARED:
-            kept.add(path)
-        else:
-            with suppress(LockfileError):
-                lock = read(head, path, name)
-                kept |= {path} if lock is not None and lock.pins else set()
-    return tuple(sorted(kept))
+        file = _inside(head.tree, path)
+        with suppress(LockfileError):
+            if file is not None:
+                format_name = head.format or (_detected(file) or name.fallback if name.fallback else None)
+                names[path] = frozenset(p.name for p in read_lock(file, format_name, root=head.tree).pins)
+    names |= {p.path: frozenset(pin.name for pin in p.new.pins) for p in pairs}
+    return {path: named for path, named in sorted(names.items()) if named}
 
 
 @contextmanager
@@ -591,7 +592,7 @@ def read_range(
         )
         yield RangeReading(
             tuple(pairs), head_tree, tuple(dict.fromkeys(notes)), tuple(findings),
-            _scope_locks(new_side, pairs, read), new_side.layout,
+            _scope_locks(new_side, pairs), new_side.layout,
         )
 
 

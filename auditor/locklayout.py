@@ -101,20 +101,27 @@ class Tree:
 
 @dataclass(frozen=True, slots=True)
 class Scopes:
-    """Each lock of a tree and the folders of code it governs; a file is governed by the locks
-    whose folder is the deepest holding it."""
+    """Each lock of a tree, the folders of code it governs and the packages it names. For a
+    package, a file is governed by the locks naming it whose folder is the deepest holding the
+    file: a `docs/requirements.txt` of sphinx alone leaves torch to the lock above it."""
 
     folders: Mapping[str, tuple[str, ...]]
+    names: Mapping[str, frozenset[str]]
 
     @classmethod
-    def of(cls, locks: Iterable[str], tree: Tree, given: Mapping[str, tuple[str, ...]] | None = None) -> Scopes:
+    def of(
+        cls, locks: Mapping[str, frozenset[str]], tree: Tree, given: Mapping[str, tuple[str, ...]] | None = None
+    ) -> Scopes:
         given = given or {}
-        return cls({lock: given.get(lock) or (tree.project_folder(lock),) for lock in sorted(set(locks) | set(given))})
+        folders = {lock: given.get(lock) or (tree.project_folder(lock),) for lock in sorted(locks)}
+        return cls(folders, locks)
 
-    def governing(self, path: str) -> tuple[str, ...]:
-        """The locks that govern the file `path` (none: no lock's folder holds it)."""
+    def governing(self, path: str, package: str) -> tuple[str, ...]:
+        """The locks that govern the file `path` for `package` (none: no lock naming it holds it)."""
         depth, found = -1, []
         for lock, folders in self.folders.items():
+            if package not in self.names.get(lock, ()):
+                continue
             for folder in folders:
                 if _under(path, folder):
                     deep = len(PurePosixPath(folder).parts) if folder else 0

@@ -223,10 +223,14 @@ def compare_range(
             transitions, scanned, kb, python, environment, config, scan_options, tuple(dict.fromkeys(notes))
         )
         if scanned is not None and inside is not None:
-            given = load_config(config, scanned).lock_scopes
-            scopes = Scopes.of(reading.locks, reading.layout, {_in_repo(inside, k): tuple(_in_repo(inside, f) for f in v)
-                                                              for k, v in given})
+            settings = load_config(config, scanned)
+            given = {_in_repo(inside, k): tuple(_in_repo(inside, f) for f in v) for k, v in settings.lock_scopes}
+            scopes = Scopes.of(reading.locks, reading.layout, given)
             result = scoped(result, scopes, by_lock, unscoped, inside)
+            strays = [lock for lock in given if lock not in reading.locks]
+            result = replace(result, notes=result.notes + tuple(
+                f"{settings.source}: lock-scopes names {lock}, which is no lock of the commit scanned: it governs nothing"
+                for lock in strays))
         if probe is not None:
             result = probe(result, scanned)
     return result, tuple(p.path for p in reading.pairs)
@@ -248,9 +252,10 @@ def scoped(
     if not scopes.several():
         return result
     crossed: dict[tuple[str, ...], set[str]] = {}
+    package = {c.id: c.package for c in result.changes}
     kept, passed, unowned = [], Counter[tuple[str, ...]](), 0
     for finding in result.findings:
-        locks = scopes.governing(_in_repo(inside, finding.path))
+        locks = scopes.governing(_in_repo(inside, finding.path), package.get(finding.change, ""))
         if locks not in crossed:
             moving = [*unscoped, *(t for lock in (locks or tuple(by_lock)) for t in by_lock.get(lock, ()))]
             crossed[locks] = {c.id for c in result.changes for t in moving if c.package == t.package and c.crossed_by(t)}

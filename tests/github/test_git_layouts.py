@@ -282,6 +282,20 @@ def test_a_root_lock_governs_what_no_nested_one_does(layout):
     assert flagged(audit(repo)[1]) == {"train.py", "shared/util.py"}
 
 
+def test_a_nested_lock_that_does_not_name_torch_leaves_it_to_the_lock_above(layout):
+    repo = layout({"requirements.txt": pins("2.4.0"), "tests/requirements.txt": "pytest==8.0.0\n",
+                   "tests/test_load.py": LOADS, "docs/requirements.txt": "sphinx==7.0.0\n", "docs/conf.py": LOADS},
+                  {"requirements.txt": pins("2.6.0")})
+    assert flagged(audit(repo)[1]) == {"train.py", "tests/test_load.py", "docs/conf.py"}
+
+
+def test_a_lock_scope_naming_no_lock_is_said(layout):
+    settings = '[tool.auditor.lock-scopes]\n"services/vision/requirement.txt" = ["services/vision"]\n'
+    repo = layout({**MONOREPO, "pyproject.toml": settings}, {"services/vision/requirements.txt": pins("2.6.0")})
+    assert any("lock-scopes names services/vision/requirement.txt, which is no lock of the commit scanned" in n
+               for n in audit(repo)[1]["notes"])
+
+
 def test_a_lock_in_a_folder_without_code_governs_its_project(layout):
     repo = layout({"docker/requirements.txt": pins("2.4.0"), "src/app/model.py": LOADS},
                   {"docker/requirements.txt": pins("2.6.0")})
