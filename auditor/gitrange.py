@@ -511,14 +511,14 @@ def _pairs(
         new = read(head, path, name) if path in head.files else None
         old = read(base, path, name) if path in base.files else None
         old_path: str | None = path if old is not None else None
-        if new is None and path in head.files:
-            notes.append(f"{path}: a link out of the repository, not read")
-            continue
+        if new is None:
+            if (head.tree / path).is_symlink():
+                notes.append(f"{path}: a link out of the repository, not read")
+            elif not (head.tree / path).exists():
+                deleted.append(path)
+            continue  # otherwise it did not read, as a note says
         if old is None and path in base.files and (base.tree / path).is_symlink():
             notes.append(f"{path}: a link out of the repository in {_label(base)}, not read there")
-        if new is None:
-            deleted.append(path)
-            continue
         missing = _family(new) - _family(old)
         if missing and (found := _best(base, head.layout.project_folder(path), missing, read, notes)):
             old_path, old = found

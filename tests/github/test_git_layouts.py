@@ -315,6 +315,13 @@ def test_lockfiles_needs_git(tmp_path):
     assert result.exit_code == 2 and "--lockfiles: only used with --git" in result.output
 
 
+def test_a_lock_deleted_in_the_working_tree_is_said(layout):
+    repo = layout({"requirements.txt": pins("2.4.0"), "requirements-gpu.txt": pins("2.4.0")}, {})
+    (repo.path / "requirements-gpu.txt").unlink()
+    result = CliRunner().invoke(app, ["compare", "--git", "HEAD..", "--project", str(repo.path), "-f", "json"])
+    assert "requirements-gpu.txt: deleted, not compared" in json.loads(result.stdout)["notes"]
+
+
 def test_the_working_tree_against_head_reads_a_requirements_folder(layout):
     repo = layout({"requirements/base.txt": pins("2.4.0")}, {})
     (repo.path / "requirements" / "base.txt").write_text(pins("2.6.0"), "utf-8")
