@@ -48,9 +48,9 @@ def lock_name(path: str) -> LockName | None:
     pure = PurePosixPath(path)
     if pure.name == "pyproject.toml":
         return LockName(DECLARED)
-    claimed = [fmt for fmt in FORMATS if fmt.claims(Path(pure.name), "") >= 2]
-    if claimed:
-        return LockName(kind_of(claimed[0].name))
+    score, best = max((fmt.claims(Path(pure.name), ""), -n) for n, fmt in enumerate(FORMATS))
+    if score >= 2:  # the surest claim, the earlier format on a tie (as detection decides)
+        return LockName(kind_of(FORMATS[-best].name))
     in_folder = pure.suffix in (".txt", ".in") and REQUIREMENT_FOLDERS & {p.lower() for p in pure.parts[:-1]}
     if in_folder or _REQUIREMENT_NAMES.match(pure.name):
         return LockName(PINNED_LIST, REQUIREMENTS.name)
