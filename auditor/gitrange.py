@@ -273,13 +273,17 @@ class _Reader:
         self.findings = findings
         self.read: dict[tuple[Path, str], Lock | None] = {}
 
-    def __call__(self, side: _Side, path: str, name: LockName) -> Lock | None:
+    def __call__(self, side: _Side, path: str, name: LockName, quiet: bool = False) -> Lock | None:
+        """`quiet`: a file read only to look for pins says nothing when it does not read."""
         key = (side.tree, path)
-        if key not in self.read:
-            self.read[key] = self._parse(side, path, name)
-        return self.read[key]
+        if key in self.read:
+            return self.read[key]
+        lock = self._parse(side, path, name, quiet)
+        if lock is not None or not quiet:
+            self.read[key] = lock
+        return lock
 
-    def _parse(self, side: _Side, path: str, name: LockName) -> Lock | None:
+    def _parse(self, side: _Side, path: str, name: LockName, quiet: bool) -> Lock | None:
         file = _inside(side.tree, path)
         if file is None:
             return None
@@ -290,6 +294,8 @@ class _Reader:
             return read_lock(file, format_name, self.resolve, root=side.tree)
         except LockfileError as exc:  # the file or one it includes
             if (name.fallback or name.by_content) and side.format is None:
+                if quiet:
+                    return None
                 said = f"{path}: not read as a lock ({_label(side)}): {exc.message}"
                 self.notes.append(said)
                 if name.fallback:  # its folder or name says it is one: what it pins is not checked
@@ -461,7 +467,7 @@ def _best(
         if side.layout.project_folder(path) != project:
             continue
         try:
-            lock = read(side, path, name)
+            lock = read(side, path, name, quiet=True)
         except LockfileError as exc:
             notes.append(f"{exc}: not read as the other side of a moved lock")
             continue

@@ -111,6 +111,14 @@ def test_other_changes_of_format_are_moves(layout, files, change):
     assert not any(n.endswith("deleted, not compared") for n in document["notes"])
 
 
+def test_a_file_read_only_to_look_for_pins_says_nothing_when_it_does_not_read(layout):
+    repo = layout({"requirements.txt": pins("2.4.0"), "requirements/README.txt": "How to pin: see the docs.\n"},
+                  {"uv.lock": UV_LOCK.format("2.10.0")})
+    code, document = audit(repo)
+    assert moves(document) == [("torch", "2.4.0", "2.10.0", "upgrade")]
+    assert not any("README" in n for n in document["notes"]) and "lock-not-read" not in json.dumps(document)
+
+
 def test_a_lock_new_to_a_project_without_a_pin_is_not_green(layout):
     repo = layout({"requirements.txt": "numpy==1.26.4\n"}, {"uv.lock": UV_LOCK.format("2.10.0")})
     code, document = audit(repo)
