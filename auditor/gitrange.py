@@ -243,7 +243,7 @@ class _Side:
     def of(cls, repo: Path, tree: Path, rev: str | None, patterns: Sequence[str], format_name: str | None) -> _Side:
         files = frozenset(p for p in tracked_files(repo, rev) if not _CONTROL.search(p))
         locks = {}
-        for path in files:
+        for path in sorted(files):  # sorted: what is read, and said, comes in the same order every run
             name = lock_name(path)
             if patterns:
                 name = (name or LockName(PINNED_LIST)) if is_lockfile(path, patterns) else None
