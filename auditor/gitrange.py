@@ -65,6 +65,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _PINNED = re.compile(r"^[ \t]*[A-Za-z0-9][A-Za-z0-9._-]*[ \t]*(\[[^\]\n]*\][ \t]*)?===?[ \t]*[0-9]", re.MULTILINE)
 # a changed file of these suffixes that is no lock is named in a note; others go unsaid
 _NOTED_SUFFIXES = (".txt", ".in", ".lock")
+_NAMED = 10  # at most this many of them by name: a PR of test data changes hundreds
 _BAD_REV = re.compile(r"[\x00-\x20\x7f:\\]|\.\.|@\{-|^-|^\+")
 
 
@@ -369,7 +370,8 @@ def _changed_locks(
         elif name.kind != DECLARED or patterns:
             chosen[path] = name
     if passed:
-        notes.append("Changed, and not lockfiles by name or content (not read): " + ", ".join(passed))
+        more = f" and {len(passed) - _NAMED} more" if len(passed) > _NAMED else ""
+        notes.append("Changed, and not lockfiles by name or content (not read): " + ", ".join(passed[:_NAMED]) + more)
     return chosen
 
 

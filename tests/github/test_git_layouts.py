@@ -114,7 +114,7 @@ def test_other_changes_of_format_are_moves(layout, files, change):
 def test_a_file_read_only_to_look_for_pins_says_nothing_when_it_does_not_read(layout):
     repo = layout({"requirements.txt": pins("2.4.0"), "requirements/README.txt": "How to pin: see the docs.\n"},
                   {"uv.lock": UV_LOCK.format("2.10.0")})
-    code, document = audit(repo)
+    document = audit(repo)[1]
     assert moves(document) == [("torch", "2.4.0", "2.10.0", "upgrade")]
     assert not any("README" in n for n in document["notes"]) and "lock-not-read" not in json.dumps(document)
 
@@ -208,6 +208,14 @@ def test_an_unknown_name_is_read_by_its_content_and_a_non_lock_is_named(layout):
     assert moves(document) == [("torch", "2.4.0", "2.6.0", "upgrade")] and code == 1
     assert "envs/gpu.txt: read as a lock by its content" in document["notes"]
     assert "Changed, and not lockfiles by name or content (not read): docs/notes.txt, version.txt" in document["notes"]
+
+
+def test_the_note_of_changed_non_locks_names_ten(layout):
+    data = {f"data/words-{n:02}.txt": "Some words.\n" for n in range(12)}
+    repo = layout({}, {**data, "requirements.txt": pins("2.4.0")})
+    notes = audit(repo)[1]["notes"]
+    said = next(n for n in notes if n.startswith("Changed, and not lockfiles"))
+    assert said.endswith("data/words-09.txt and 2 more") and "words-10" not in said
 
 
 def test_lockfiles_option_names_the_locks(layout):
