@@ -28,7 +28,6 @@ from auditor.lockfiles.detect import detect, read_lock, read_text
 from auditor.lockfiles.requirements import included_files
 from auditor.locklayout import (
     DECLARED,
-    LOCK,
     LOCKISH_SUFFIXES,
     PINNED_LIST,
     LockName,
@@ -65,6 +64,8 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _PINNED = re.compile(r"^[ \t]*[A-Za-z0-9][A-Za-z0-9._-]*[ \t]*(\[[^\]\n]*\][ \t]*)?===?[ \t]*[0-9]", re.MULTILINE)
 # a changed file of these suffixes that is no lock is named in a note; others go unsaid
 _NOTED_SUFFIXES = (".txt", ".in", ".lock")
+# the locks made from a pyproject.toml beside them (a conda-lock.yml may come from an environment.yml)
+_PYPROJECT_LOCKS = re.compile(r"(^|.*/)(uv\.lock|poetry\.lock|pdm\.lock|Pipfile\.lock|pylock\.([^/]+\.)?toml)$")
 _NAMED = 10  # at most this many of them by name: a PR of test data changes hundreds
 _BAD_REV = re.compile(r"[\x00-\x20\x7f:\\]|\.\.|@\{-|^-|^\+")
 
@@ -415,7 +416,7 @@ def _pyprojects(changed: Sequence[str], head: _Side, notes: list[str]) -> dict[s
         if PurePosixPath(path).name != "pyproject.toml":
             continue
         folder = _folder(path)
-        pinned_by = next((p for p, n in sorted(head.locks.items()) if n.kind == LOCK and _folder(p) == folder), None)
+        pinned_by = next((p for p in sorted(head.locks) if _folder(p) == folder and _PYPROJECT_LOCKS.match(p)), None)
         if pinned_by is not None:
             notes.append(f"{path}: not compared, {pinned_by} beside it pins its dependencies")
         else:
