@@ -405,6 +405,9 @@ def compare(
         "--git", metavar="BASE..HEAD",
         help="Instead of OLD and NEW: every lockfile changed between two commits (BASE.. : the working tree).",
     )] = None,
+    lockfiles: Annotated[str | None, typer.Option(
+        help="With --git: lockfile globs to read, comma or newline separated (default: detect by name, folder and content).",
+    )] = None,
     fmt: ReportFormatOption = ReportFormat.text,
     output: OutputOption = None,
     fail_on: FailOnOption = FailOn.low,
@@ -422,16 +425,19 @@ def compare(
     settings = probe_settings_for(provision or {}, cache_dir, no_cache, probe, harvest)
     options = scan_options(cache_dir, no_cache, fmt in (ReportFormat.text, ReportFormat.markdown))
     kb = knowledge(cache_dir, no_cache, harvested, harvest, (provision or {}).get("index_url"))
+    if lockfiles is not None and git_range is None:
+        raise UsageError("--lockfiles: only used with --git")
     if git_range is not None:
         if old is not None or new is not None:
             raise UsageError("--git replaces OLD and NEW: give one or the other")
+        from auditor.github.action import split_patterns
         from auditor.gitrange import parse_range, root
 
         base, head = parse_range(git_range)
         repo = root(project if project is not None and project.is_dir() else Path.cwd())
         # a repository is given: scan it unless --project names a part of it
         result, _ = pipeline.compare_range(
-            repo, base, head, project or repo, kb, old_format=old_format,
+            repo, base, head, project or repo, kb, patterns=split_patterns(lockfiles), old_format=old_format,
             new_format=new_format, python=python, platform=platform, resolve=resolve, config=config,
             scan_options=options,
             probe=(lambda found, scanned: run_probes(found, settings, scanned)) if settings is not None else None,

@@ -16,17 +16,26 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 
+from auditor import tomlread
 from auditor.errors import AuditorError, LockfileError
-from auditor.lockfiles.detect import FORMATS, read_lock, read_text
-from auditor.lockfiles.requirements import REQUIREMENTS, included_files
-from auditor.models import Lock
-
-# a lock beside a pyproject.toml pins its dependencies: the pyproject is then not compared
-_LOCKS_OF_PYPROJECT = ("uv.lock", "poetry.lock", "pdm.lock", "pylock.toml", "Pipfile.lock")
+from auditor.knowledge.horizon import REVIEWED_FAMILY
+from auditor.lockfiles.detect import detect, read_lock, read_text
+from auditor.lockfiles.requirements import included_files
+from auditor.locklayout import (
+    DECLARED,
+    LOCKISH_SUFFIXES,
+    PINNED_LIST,
+    LockName,
+    Tree,
+    kind_of,
+    lock_name,
+)
+from auditor.models import EnvironmentFinding, Lock
 
 
 class GitError(AuditorError):
@@ -36,8 +45,9 @@ class GitError(AuditorError):
 @dataclass(frozen=True, slots=True)
 class LockPair:
     path: str  # relative to the repository root, forward slashes
-    old: Lock | None  # None: the file is new in head
+    old: Lock | None  # None: the project had no source of these pins in base
     new: Lock
+    old_path: str | None = None  # where `old` was read: `path`, or the source it moved from
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,9 +55,18 @@ class RangeReading:
     pairs: tuple[LockPair, ...]
     tree: Path  # the repository as of head (a temporary checkout), or the working tree
     notes: tuple[str, ...]  # what was compared and scanned, what was passed by and why
+    environment: tuple[EnvironmentFinding, ...]  # what changed and could not be checked
+    locks: dict[str, frozenset[str]]  # the locks of head that govern code, and the packages each names
+    layout: Tree  # head's folders of code and of projects
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_PINNED = re.compile(r"^[ \t]*[A-Za-z0-9][A-Za-z0-9._-]*[ \t]*(\[[^\]\n]*\][ \t]*)?===?[ \t]*[0-9]", re.MULTILINE)
+# a changed file of these suffixes that is no lock is named in a note; others go unsaid
+_NOTED_SUFFIXES = (".txt", ".in", ".lock")
+# the locks made from a pyproject.toml beside them (a conda-lock.yml may come from an environment.yml)
+_PYPROJECT_LOCKS = re.compile(r"(^|.*/)(uv\.lock|poetry\.lock|pdm\.lock|Pipfile\.lock|pylock\.([^/]+\.)?toml)$")
+_NAMED = 10  # at most this many of them by name: a PR of test data changes hundreds
 _BAD_REV = re.compile(r"[\x00-\x20\x7f:\\]|\.\.|@\{-|^-|^\+")
 
 
@@ -116,11 +135,13 @@ def merge_base(repo: Path, base: str, head: str | None) -> str:
 
 
 def is_lockfile(path: str, patterns: Sequence[str] = ()) -> bool:
-    """Matches a pattern given, or, with none, a file name some lock format claims."""
+    """Matches a pattern given, or, with none, is a lock by its name or folder (a pyproject.toml
+    only declares dependencies: it is read when no lock beside it pins them)."""
     if patterns:
         name = PurePosixPath(path).name
         return any(fnmatch.fnmatch(path, p) or fnmatch.fnmatch(name, p) for p in patterns)
-    return any(fmt.claims(Path(path), "") >= 2 for fmt in FORMATS)
+    found = lock_name(path)
+    return found is not None and found.kind != DECLARED
 
 
 def changed_files(repo: Path, base: str, head: str | None) -> list[str]:
@@ -209,64 +230,343 @@ def _closure(tree: Path, path: str) -> set[str]:
     return seen
 
 
-def _read(
-    tree: Path, path: str, rev: str | None, format_name: str | None, resolve: bool
-) -> Lock | None:
-    """The lock `path` as of `rev`; errors name `rev:path` so the user knows which side."""
-    file = _inside(tree, path)
-    if file is None:
-        return None
+@dataclass(frozen=True)
+class _Side:
+    """One end of the range: its tree on disk, its commit (None: the working tree), its files,
+    those of them that are locks by name (or by the patterns given), and the format forced on it."""
+
+    tree: Path
+    rev: str | None
+    files: frozenset[str]
+    locks: dict[str, LockName]
+    format: str | None
+
+    @classmethod
+    def of(cls, repo: Path, tree: Path, rev: str | None, patterns: Sequence[str], format_name: str | None) -> _Side:
+        files = frozenset(p for p in tracked_files(repo, rev) if not _CONTROL.search(p))
+        locks = {}
+        for path in sorted(files):  # sorted: what is read, and said, comes in the same order every run
+            name = lock_name(path)
+            if patterns:
+                name = (name or LockName(PINNED_LIST)) if is_lockfile(path, patterns) else None
+            if name is not None:
+                locks[path] = name
+        return cls(tree, rev, files, locks, format_name)
+
+    @cached_property
+    def layout(self) -> Tree:
+        return Tree(self.files)
+
+    def link_target(self, path: str) -> str | None:
+        """The repository path a link at `path` leads to, when it is a link inside the tree."""
+        if not (self.tree / path).is_symlink() or _inside(self.tree, path) is None:
+            return None
+        return Path(os.path.realpath(self.tree / path)).relative_to(os.path.realpath(self.tree)).as_posix()
+
+
+class _Reader:
+    """Locks read from either side, each once. A file its format's own name makes a lock is an
+    error when it does not parse; one made a lock by its folder or a looser name is passed by
+    with a medium finding, one made a lock by its content with a note."""
+
+    def __init__(self, resolve: bool, notes: list[str], findings: list[EnvironmentFinding]) -> None:
+        self.resolve = resolve
+        self.notes = notes
+        self.findings = findings
+        self.read: dict[tuple[Path, str], Lock | None] = {}
+
+    def __call__(self, side: _Side, path: str, name: LockName, quiet: bool = False) -> Lock | None:
+        """`quiet`: a file read only to look for pins says nothing when it does not read."""
+        key = (side.tree, path)
+        if key in self.read:
+            return self.read[key]
+        lock = self._parse(side, path, name, quiet)
+        if lock is not None or not quiet:
+            self.read[key] = lock
+        return lock
+
+    def _parse(self, side: _Side, path: str, name: LockName, quiet: bool) -> Lock | None:
+        file = _inside(side.tree, path)
+        if file is None:
+            return None
+        format_name = side.format
+        try:
+            if format_name is None and name.fallback is not None:
+                format_name = _detected(file) or name.fallback
+            return read_lock(file, format_name, self.resolve, root=side.tree)
+        except LockfileError as exc:  # the file or one it includes
+            if (name.fallback or name.by_content) and side.format is None:
+                if quiet:
+                    return None
+                said = f"{path}: not read as a lock ({_label(side)}): {exc.message}"
+                self.notes.append(said)
+                if name.fallback:  # its folder or name says it is one: what it pins is not checked
+                    self.findings.append(EnvironmentFinding("lock-not-read", "medium", said))
+                return None
+            where, top = Path(os.path.realpath(exc.path or file)), os.path.realpath(side.tree)
+            if where.is_relative_to(top):
+                relative = where.relative_to(top).as_posix()
+                exc = LockfileError(exc.message, f"{side.rev[:12]}:{relative}" if side.rev else relative, exc.line)
+            raise exc from exc.__cause__
+
+
+def _detected(file: Path) -> str | None:
+    """The format the file's content shows, if any."""
     try:
-        return read_lock(file, format_name, resolve, root=tree)
-    except LockfileError as exc:  # the file or one it includes
-        where, top = Path(os.path.realpath(exc.path or file)), os.path.realpath(tree)
-        if where.is_relative_to(top):
-            relative = where.relative_to(top).as_posix()
-            exc = LockfileError(exc.message, f"{rev[:12]}:{relative}" if rev else relative, exc.line)
-        raise exc from exc.__cause__
+        return detect(file, read_text(file)).name
+    except LockfileError:
+        return None
 
 
-@dataclass(frozen=True, slots=True)
-class _Sides:
-    base: Path
-    head: Path
-    start: str
-    head_rev: str | None
+def _by_content(side: _Side, path: str) -> LockName | None:
+    """A file no rule names, made a lock by a format that claims its content. A list of names
+    (`version.txt` holding `0.6.2`, a word list) is one only when it pins a version."""
+    if PurePosixPath(path).suffix not in LOCKISH_SUFFIXES or (file := _inside(side.tree, path)) is None:
+        return None
+    found = _detected(file)
+    if found is None or (kind_of(found) == PINNED_LIST and not _PINNED.search(read_text(file))):
+        return None
+    return LockName(kind_of(found), by_content=True)
 
 
 def _candidates(
-    repo: Path, sides: _Sides, patterns: Sequence[str], notes: list[str]
-) -> list[str]:
-    """Changed lockfiles; requirements files whose includes changed; changed pyproject.toml
-    files that no lock beside them pins."""
-    changed = changed_files(repo, sides.start, sides.head_rev)
+    repo: Path, start: str, base: _Side, head: _Side, patterns: Sequence[str], notes: list[str],
+    findings: list[EnvironmentFinding],
+) -> dict[str, LockName]:
+    """The locks to compare: changed ones (by name, folder or content); requirements files whose
+    includes changed; links whose target changed; changed pyproject.toml files that no lock
+    beside them pins. A changed file that might have been a lock and is not is named in a note,
+    and one that declares dependencies no reader understands is a finding when they moved."""
+    changed = changed_files(repo, start, head.rev)
     odd = [p for p in changed if _CONTROL.search(p)]
     if odd:  # a name such as "requirements-\n::error::x\n.txt" would write workflow commands
         notes.append(f"{len(odd)} changed file(s) with control characters in their names, not read")
         changed = [p for p in changed if p not in odd]
-    chosen = [p for p in changed if is_lockfile(p, patterns)]
-    head_files = tracked_files(repo, sides.head_rev)
-    base_files = tracked_files(repo, sides.start)
-    changed_set = set(changed)
-    for path in sorted(set(head_files) | set(base_files)):
-        if _CONTROL.search(path) or REQUIREMENTS.claims(Path(path), "") < 2 or path in chosen or not is_lockfile(path, patterns):
-            continue
-        reached = _closure(sides.head, path) | _closure(sides.base, path)
-        if reached & changed_set:
-            chosen.append(path)
-            touched = ", ".join(sorted(reached & changed_set - {path}))
-            notes.append(f"{path}: read on both sides, as {touched} that it includes changed")
+    chosen = _changed_locks(changed, base, head, patterns, notes)
+    if not patterns:  # patterns given: they alone say which files are read
+        unread = _unread_declarations(changed, base, head)
+        findings += unread
+        notes += [f.message for f in unread]
+    every = {**base.locks, **head.locks}
+    chosen |= _through_includes(every, chosen, set(changed), base, head, notes)
+    chosen |= _through_links(every, chosen, set(changed), base, head, notes)
+    if not patterns:
+        chosen |= _pyprojects(changed, head, notes)
+    return dict(sorted(chosen.items()))
+
+
+def _changed_locks(
+    changed: Sequence[str], base: _Side, head: _Side, patterns: Sequence[str], notes: list[str]
+) -> dict[str, LockName]:
+    """The changed files that are locks by name or folder (or the patterns), or by content."""
+    chosen: dict[str, LockName] = {}
+    passed = []
     for path in changed:
-        if patterns or PurePosixPath(path).name != "pyproject.toml" or path in chosen:
-            continue  # patterns given: they alone say which files are read
-        folder = PurePosixPath(path).parent
-        beside = [str(folder / name) if str(folder) != "." else name for name in _LOCKS_OF_PYPROJECT]
-        pinned_by = next((b for b in beside if b in head_files), None)
+        name = head.locks.get(path) or base.locks.get(path)
+        if name is None and not patterns:
+            name = _by_content(head if path in head.files else base, path)
+            notes += [f"{path}: read as a lock by its content"] if name is not None else []
+        if name is None:
+            passed += [path] if PurePosixPath(path).suffix in _NOTED_SUFFIXES else []
+        elif name.kind != DECLARED or patterns:
+            chosen[path] = name
+    if passed:
+        more = f" and {len(passed) - _NAMED} more" if len(passed) > _NAMED else ""
+        notes.append("Changed, and not lockfiles by name or content (not read): " + ", ".join(passed[:_NAMED]) + more)
+    return chosen
+
+
+def _through_includes(
+    every: dict[str, LockName], chosen: dict[str, LockName], changed: set[str], base: _Side, head: _Side,
+    notes: list[str],
+) -> dict[str, LockName]:
+    """The requirements files of either side that include (`-r`, `-c`) a file that changed."""
+    found = {}
+    for path, name in sorted(every.items()):
+        if path in chosen or name.kind != PINNED_LIST or not path.endswith((".txt", ".in", ".lock")):
+            continue
+        touched = (_closure(head.tree, path) | _closure(base.tree, path)) & changed
+        if touched:
+            found[path] = name
+            notes.append(f"{path}: read on both sides, as {', '.join(sorted(touched - {path}))} that it includes changed")
+    return found
+
+
+def _through_links(
+    every: dict[str, LockName], chosen: dict[str, LockName], changed: set[str], base: _Side, head: _Side,
+    notes: list[str],
+) -> dict[str, LockName]:
+    """The locks that are links to a file that changed; the target itself is then read once,
+    under the link's name (it leaves `chosen`)."""
+    found = {}
+    for path, name in sorted(every.items()):
+        targets = {t for side in (base, head) if (t := side.link_target(path)) is not None} & changed
+        if path not in chosen and targets:
+            found[path] = name
+            notes.append(f"{path}: read through its link to {', '.join(sorted(targets))}, which changed")
+            for target in targets:
+                chosen.pop(target, None)
+    return found
+
+
+def _pyprojects(changed: Sequence[str], head: _Side, notes: list[str]) -> dict[str, LockName]:
+    """The changed pyproject.toml files that no lock beside them pins."""
+    found = {}
+    for path in changed:
+        if PurePosixPath(path).name != "pyproject.toml":
+            continue
+        folder = _folder(path)
+        pinned_by = next((p for p in sorted(head.locks) if _folder(p) == folder and _PYPROJECT_LOCKS.match(p)), None)
         if pinned_by is not None:
             notes.append(f"{path}: not compared, {pinned_by} beside it pins its dependencies")
         else:
-            chosen.append(path)
-    return sorted(chosen)
+            found[path] = LockName(DECLARED)
+    return found
+
+
+# files that declare dependencies in a way no reader here understands
+_UNREAD_DECLARATIONS = ("setup.py", "setup.cfg", "Pipfile")
+_FAMILY_NAME = re.compile(r"(?<![\w.-])(" + "|".join(REVIEWED_FAMILY) + r"|pytorch)(?![\w-])", re.IGNORECASE)
+
+
+def _unread_declarations(changed: Sequence[str], base: _Side, head: _Side) -> list[EnvironmentFinding]:
+    """A changed setup.py, setup.cfg or Pipfile whose lines naming a torch-family package
+    changed: what it asks for is not read, so the change is not checked (a medium finding)."""
+    findings = []
+    for path in changed:
+        if PurePosixPath(path).name not in _UNREAD_DECLARATIONS:
+            continue
+        sides = []
+        for side in (base, head):
+            file = _inside(side.tree, path)
+            try:
+                text = read_text(file) if file is not None else ""
+            except LockfileError:
+                text = ""
+            sides.append({line.strip() for line in text.splitlines() if _FAMILY_NAME.search(line)})
+        if sides[0] != sides[1]:
+            message = (f"{path}: lines naming a torch-family package changed, and auditor does not read "
+                       f"{PurePosixPath(path).name}: the change is not checked")
+            findings.append(EnvironmentFinding("dependencies-not-read", "medium", message))
+    return findings
+
+
+def _folder(path: str) -> str:
+    parent = PurePosixPath(path).parent.as_posix()
+    return "" if parent == "." else parent
+
+
+def _family(lock: Lock | None) -> set[str]:
+    return {p.name for p in lock.pins if p.name in REVIEWED_FAMILY} if lock is not None else set()
+
+
+def _best(
+    side: _Side, project: str, names: set[str], read: _Reader, notes: list[str]
+) -> tuple[str, Lock] | None:
+    """The best source of pins for `names` that `side` has in the folder of code `project`: a
+    lock before a list of pins before a pyproject.toml, a version pinned before one asked for."""
+    ranked = []
+    for path, name in side.locks.items():
+        if side.layout.project_folder(path) != project:
+            continue
+        try:
+            lock = read(side, path, name, quiet=True)
+        except LockfileError as exc:
+            notes.append(f"{exc}: not read as the other side of a moved lock")
+            continue
+        listed = [p for p in lock.pins if p.name in names] if lock is not None else []
+        if lock is not None and listed:
+            ranked.append((all(p.version is None for p in listed), name.kind, path, lock))
+    if not ranked:
+        return None
+    _, _, path, lock = min(ranked, key=lambda r: r[:3])
+    return path, lock
+
+
+_DEPENDENCY_TABLES = (
+    ("project", "dependencies"), ("project", "optional-dependencies"), ("dependency-groups",),
+    ("tool", "poetry", "dependencies"), ("tool", "poetry", "dev-dependencies"), ("tool", "poetry", "group"),
+    ("tool", "pdm", "dev-dependencies"), ("tool", "uv", "dev-dependencies"),
+    ("tool", "uv", "constraint-dependencies"), ("tool", "uv", "override-dependencies"),
+)
+
+
+def _dependency_tables(side: _Side, path: str) -> dict[str, object]:
+    """Every table of a pyproject.toml that can declare dependencies, as written."""
+    file = _inside(side.tree, path)
+    if file is None:
+        return {}
+    document: object = tomlread.loads(read_text(file), file, LockfileError)
+    found: dict[str, object] = {}
+    for keys in _DEPENDENCY_TABLES:
+        value = document
+        for key in keys:
+            value = value.get(key) if isinstance(value, dict) else None
+        if value is not None:
+            found["[" + ".".join(keys) + "]"] = value
+    return found
+
+
+def _pairs(
+    chosen: dict[str, LockName], base: _Side, head: _Side, read: _Reader, notes: list[str],
+    findings: list[EnvironmentFinding],
+) -> list[LockPair]:
+    """Each chosen lock with its other side. A lock new in head is compared with the best source
+    the same project had in base when it pins what the base file did not (pyproject.toml pins
+    -> uv.lock is a move, not an addition); a deleted lock is said, unless it was that source."""
+    pairs: dict[tuple[str | None, str], LockPair] = {}
+    deleted = []
+    for path, name in chosen.items():
+        new = read(head, path, name) if path in head.files else None
+        old = read(base, path, name) if path in base.files else None
+        old_path: str | None = path if old is not None else None
+        if new is None:
+            if (head.tree / path).is_symlink():
+                notes.append(f"{path}: a link out of the repository, not read")
+            elif not (head.tree / path).exists():
+                deleted.append(path)
+            continue  # otherwise it did not read, as a note says
+        if old is None and path in base.files and (base.tree / path).is_symlink():
+            notes.append(f"{path}: a link out of the repository in {_label(base)}, not read there")
+        missing = _family(new) - _family(old)
+        if missing and (found := _best(base, head.layout.project_folder(path), missing, read, notes)):
+            old_path, old = found
+        if old_path is not None and old_path != path:
+            notes.append(f"{path}: compared with {old_path} of {_label(base)}, the source of its pins there")
+        if old is not None and old_path == path and name.kind == DECLARED and _same_pins(old, new):
+            tables = _dependency_tables(base, path), _dependency_tables(head, path)
+            moved = sorted(k for k in tables[0].keys() | tables[1].keys() if tables[0].get(k) != tables[1].get(k))
+            if not moved:
+                notes.append(f"{path}: changed, but not its dependencies")
+                continue
+            message = (f"{path}: {', '.join(moved)} changed, but none of the pins auditor reads from it did: "
+                       f"the change is not checked")
+            findings.append(EnvironmentFinding("dependencies-not-read", "medium", message))
+            notes.append(message)
+            continue
+        pairs[(old_path, path)] = LockPair(path, old, new, old_path)
+    moved_from = {old for old, _ in pairs}
+    notes += [f"{path}: deleted, not compared" for path in deleted if path not in moved_from]
+    return list(pairs.values())
+
+
+def _label(side: _Side) -> str:
+    return side.rev[:12] if side.rev else "the working tree"
+
+
+def _scope_locks(head: _Side, pairs: Sequence[LockPair]) -> dict[str, frozenset[str]]:
+    """The locks of head that govern code, each with the packages it names: every lock, list of
+    pins and pyproject.toml that reads and names a package (read quietly: one that does not
+    read governs nothing, and what it should have said is said where it is compared)."""
+    names = {}
+    for path, name in head.locks.items():
+        file = _inside(head.tree, path)
+        with suppress(LockfileError):
+            if file is not None:
+                format_name = head.format or (_detected(file) or name.fallback if name.fallback else None)
+                names[path] = frozenset(p.name for p in read_lock(file, format_name, root=head.tree).pins)
+    names |= {p.path: frozenset(pin.name for pin in p.new.pins) for p in pairs}
+    return {path: named for path, named in sorted(names.items()) if named}
 
 
 @contextmanager
@@ -287,28 +587,22 @@ def read_range(
     span = f"{start[:12]}..{head_id[:12] if head_id else 'the working tree'}"
     with checkout(repo, start) as base_tree, _head_tree(repo, head_id) as head_tree:
         notes: list[str] = []
-        sides = _Sides(base_tree, head_tree, start, head_id)
-        pairs = []
-        for path in _candidates(repo, sides, patterns, notes):
-            new = _read(head_tree, path, head_id, new_format, resolve)
-            if new is None:
-                linked = (head_tree / path).is_symlink()
-                notes.append(f"{path}: " + ("a link out of the repository, not read" if linked else "deleted, not compared"))
-                continue
-            old = _read(base_tree, path, start, old_format, resolve)
-            if old is None and (base_tree / path).is_symlink():
-                notes.append(f"{path}: a link out of the repository in {start[:12]}, not read there")
-            if old is not None and path.endswith("pyproject.toml") and _same_pins(old, new):
-                notes.append(f"{path}: changed, but not its dependencies")
-                continue
-            pairs.append(LockPair(path, old, new))
+        findings: list[EnvironmentFinding] = []
+        old_side = _Side.of(repo, base_tree, start, patterns, old_format)
+        new_side = _Side.of(repo, head_tree, head_id, patterns, new_format)
+        read = _Reader(resolve, notes, findings)
+        chosen = _candidates(repo, start, old_side, new_side, patterns, notes, findings)
+        pairs = _pairs(chosen, old_side, new_side, read, notes, findings)
         compared = ", ".join(p.path for p in pairs)
         notes.insert(0, f"Lockfiles compared in {span}: {compared}" if pairs else f"No lockfile changed in {span}")
         notes.append(
             f"Lockfiles and project read as of commit {head_id[:12]} (a temporary checkout)"
             if head_id is not None else "Lockfiles and project read from the working tree"
         )
-        yield RangeReading(tuple(pairs), head_tree, tuple(notes))
+        yield RangeReading(
+            tuple(pairs), head_tree, tuple(dict.fromkeys(notes)), tuple(findings),
+            _scope_locks(new_side, pairs), new_side.layout,
+        )
 
 
 def _same_pins(old: Lock, new: Lock) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -18,16 +19,17 @@ from auditor.knowledge import KnowledgeBase
 from auditor.knowledge.horizon import REVIEWED_FAMILY, moves
 from auditor.lockfiles import Selection, diff_locks, read_lock
 from auditor.lockfiles.interface import parse_version
+from auditor.locklayout import Scopes
 from auditor.models import (
     AuditResult,
+    Docs,
     EnvironmentFinding,
+    Finding,
     Lock,
+    Match,
     SpecChange,
     Transition,
     final_release,
-    Docs,
-    Finding,
-    Match,
     release,
 )
 from auditor.scan import scan_project, syntax
@@ -201,10 +203,37 @@ def compare(
     locks = (read_lock(old, old_format, resolve), read_lock(new, new_format, resolve))
     diff = diff_locks(*locks, Selection(python, platform), kb.entries)
     transitions = reviewed_transitions(diff.packages, kb)
-    notes = [f"{path.name}: {note}" for path, lock in zip((old, new), locks) for note in lock.notes]
+    unpinned, said = sides_without_pins(transitions, (old.name, locks[0]), (new.name, locks[1]))
+    notes = [f"{path.name}: {note}" for path, lock in zip((old, new), locks) for note in lock.notes] + said
     return audit(
-        transitions, project, kb, python, diff.environment, config=config, scan_options=scan_options, notes=notes
+        transitions, project, kb, python, diff.environment + unpinned, config=config, scan_options=scan_options,
+        notes=notes,
     )
+
+
+def sides_without_pins(
+    transitions: Iterable[Transition], old: tuple[str | None, Lock | None], new: tuple[str, Lock]
+) -> tuple[tuple[EnvironmentFinding, ...], list[str]]:
+    """A torch-family package that one side pins and the other does not name at all: where it
+    moves from (or to) is unknown, so the changes on the way are not checked. A medium finding,
+    as for a move past the knowledge base's horizon, and a note. Each side is its source's name
+    and lock (None: there was none)."""
+    findings, notes = [], []
+    named = [{p.name for p in lock.pins} if lock is not None else set() for lock in (old[1], new[1])]
+    for t in transitions:
+        if t.package not in REVIEWED_FAMILY or t.unpinned or (t.old is None) == (t.new is None):
+            continue
+        if t.package in named[0 if t.old is None else 1]:
+            continue  # listed without a version there: the not-locked finding says it
+        if t.old is None:
+            before = f"{old[0]} pins no {t.package}" if old[0] else f"nothing pinned {t.package} for {new[0]}'s code before"
+            message = f"{t.package} {t.new} in {new[0]}: {before}, so the changes up to {t.new} are not checked"
+        else:
+            message = (f"{t.package} {t.old} in {old[0]}: {new[0]} pins no {t.package}, so the version it moves to "
+                       f"is unknown")
+        findings.append(EnvironmentFinding("no-pin", "medium", message, t.package))
+        notes.append(message)
+    return tuple(findings), notes
 
 
 def compare_range(
@@ -242,19 +271,26 @@ def compare_range(
     selection = Selection(python, platform)
     with gitrange.read_range(repo, base, head, patterns, old_format, new_format, resolve) as reading:
         transitions: dict[Transition, None] = {}
-        environment: dict[EnvironmentFinding, None] = {}
+        by_lock: dict[str, list[Transition]] = {}
+        environment: dict[EnvironmentFinding, None] = dict.fromkeys(reading.environment)
         notes = list(reading.notes)
         for pair in reading.pairs:
             old = pair.old or Lock(pair.path, pair.new.format, ())
             diff = diff_locks(old, pair.new, selection, kb.entries)
-            transitions.update((t, None) for t in reviewed_transitions(diff.packages, kb))
+            moving = reviewed_transitions(diff.packages, kb)
+            transitions.update((t, None) for t in moving)
+            by_lock.setdefault(pair.path, []).extend(moving)
+            unpinned, said = sides_without_pins(moving, (pair.old_path, pair.old), (pair.path, pair.new))
             # a finding at a line of the lock names it as the repository does, not its checkout
-            environment.update((replace(e, path=pair.path) if e.path == pair.new.path else e, None) for e in diff.environment)
-            notes += [f"{pair.path}: {note}" for lock in (pair.old, pair.new) if lock for note in lock.notes]
+            located = (replace(e, path=pair.path) if e.path == pair.new.path else e for e in diff.environment)
+            environment.update((e, None) for e in (*located, *unpinned))
+            notes += [f"{pair.path}: {note}" for lock in (pair.old, pair.new) if lock for note in lock.notes] + said
         moved = {t.package for t in transitions}
+        unscoped = []
         for transition, note in fallback:
             if transition.package not in moved:
                 transitions[transition] = None
+                unscoped.append(transition)
                 notes += [note] if note else []
         scanned = reading.tree / inside if inside is not None else None
         if scanned is not None and not scanned.exists():
@@ -262,9 +298,55 @@ def compare_range(
         result = audit(
             transitions, scanned, kb, python, environment, config, scan_options, tuple(dict.fromkeys(notes))
         )
+        if scanned is not None and inside is not None:
+            settings = load_config(config, scanned)
+            given = {_in_repo(inside, k): tuple(_in_repo(inside, f) for f in v) for k, v in settings.lock_scopes}
+            scopes = Scopes.of(reading.locks, reading.layout, given)
+            result = scoped(result, scopes, by_lock, unscoped, inside)
+            strays = [lock for lock in given if lock not in reading.locks]
+            result = replace(result, notes=result.notes + tuple(
+                f"{settings.source}: lock-scopes names {lock}, which is no lock of the commit scanned: it governs nothing"
+                for lock in strays))
         if probe is not None:
             result = probe(result, scanned)
     return result, tuple(p.path for p in reading.pairs)
+
+
+def _in_repo(inside: Path, path: str) -> str:
+    joined = (inside / path).as_posix()
+    return "" if joined == "." else joined
+
+
+def scoped(
+    result: AuditResult, scopes: Scopes, by_lock: dict[str, list[Transition]], unscoped: Sequence[Transition],
+    inside: Path,
+) -> AuditResult:
+    """The result with each call site judged by the moves of the locks that govern its file
+    only: in a repository of several projects, one project's bump says nothing of another's
+    code. Code no lock governs, and `unscoped` moves (named outside any lock), are judged by
+    and judge everything: leaving them out could only hide a call site."""
+    if not scopes.several():
+        return result
+    crossed: dict[tuple[str, ...], set[str]] = {}
+    package = {c.id: c.package for c in result.changes}
+    kept, passed, unowned = [], Counter[tuple[str, ...]](), 0
+    for finding in result.findings:
+        locks = scopes.governing(_in_repo(inside, finding.path), package.get(finding.change, ""))
+        if locks not in crossed:
+            moving = [*unscoped, *(t for lock in (locks or tuple(by_lock)) for t in by_lock.get(lock, ()))]
+            crossed[locks] = {c.id for c in result.changes for t in moving if c.package == t.package and c.crossed_by(t)}
+        if finding.change in crossed[locks]:
+            kept.append(finding)
+            unowned += not locks
+        else:
+            passed[locks] += 1
+    notes = [f"{lock}: its moves judge the code in {scopes.describe(lock)}" for lock, moving in sorted(by_lock.items()) if moving]
+    if unowned:
+        notes.append(f"{unowned} call site(s) in code that no lock governs, judged by the moves of every lock")
+    for locks, count in sorted(passed.items()):
+        notes.append(f"{count} call site(s) in code governed by {', '.join(locks)} not reported: "
+                     "no move of its lock crosses their change")
+    return replace(result, findings=tuple(kept), notes=result.notes + tuple(notes))
 
 
 def transition_between(package: str, from_version: str, to_version: str) -> Transition:

@@ -10,6 +10,9 @@ respect-gitignore = true                               # the default
 [tool.auditor.per-path-ignores]
 "tests/**" = ["torch-floor-divide-rounds-toward-floor"]
 "scripts/convert_*.py" = ["*"]                         # every change
+
+[tool.auditor.lock-scopes]                             # compare --git: the code each lock governs
+"services/vision/uv.lock" = ["services/vision", "shared/vision"]
 ```
 
 A file given with `--config` may hold the same keys at its top level (an `auditor.toml`) or
@@ -29,9 +32,10 @@ from auditor.errors import UsageError
 from auditor.models import Confidence, Finding, rank
 
 MAX_BYTES = 4 * 2**20  # a configuration is a few lines; a bigger file is a mistake or an attack
-KEYS = frozenset({"exclude", "ignore", "min-confidence", "respect-gitignore", "per-path-ignores"})
+KEYS = frozenset({"exclude", "ignore", "min-confidence", "respect-gitignore", "per-path-ignores", "lock-scopes"})
 ALIASES = {"per-file-ignores": "per-path-ignores", "min_confidence": "min-confidence",
-           "respect_gitignore": "respect-gitignore", "per_path_ignores": "per-path-ignores"}
+           "respect_gitignore": "respect-gitignore", "per_path_ignores": "per-path-ignores",
+           "lock_scopes": "lock-scopes"}
 CONFIDENCES: tuple[Confidence, ...] = ("low", "medium", "high")
 
 
@@ -47,6 +51,8 @@ class ScanConfig:
     min_confidence: Confidence = "low"
     respect_gitignore: bool = True
     source: str | None = None  # the file the settings were read from
+    # lock path -> the folders of code it governs, relative to the project root ("" the root)
+    lock_scopes: tuple[tuple[str, tuple[str, ...]], ...] = ()
     _exclude_spec: pathspec.GitIgnoreSpec = field(init=False, repr=False, compare=False)
     _path_specs: tuple[tuple[pathspec.GitIgnoreSpec, frozenset[str]], ...] = field(
         init=False, repr=False, compare=False
@@ -79,6 +85,12 @@ def _strings(value: Any, where: str, path: Path) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _relative(path: str) -> str:
+    """A path of the project as the settings write it (`./a/`, `.`), as a plain relative one."""
+    parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+    return "/".join(parts)
+
+
 def parse_config(table: dict[str, Any], path: Path) -> ScanConfig:
     """Settings from a `[tool.auditor]` table; every key is checked."""
     table = {ALIASES.get(k, k): v for k, v in table.items()}
@@ -96,7 +108,14 @@ def parse_config(table: dict[str, Any], path: Path) -> ScanConfig:
     per_path = table.get("per-path-ignores", {})
     if not isinstance(per_path, dict):
         raise UsageError("[tool.auditor] per-path-ignores must be a table of glob = [change ids]", path)
+    scopes = table.get("lock-scopes", {})
+    if not isinstance(scopes, dict):
+        raise UsageError("[tool.auditor] lock-scopes must be a table of lock path = [folders]", path)
     return ScanConfig(
+        lock_scopes=tuple(
+            (_relative(lock), tuple(_relative(f) for f in _strings(folders, f"[tool.auditor.lock-scopes] {lock!r}", path)))
+            for lock, folders in sorted(scopes.items())
+        ),
         exclude=_strings(table.get("exclude", []), "[tool.auditor] exclude", path),
         ignore=frozenset(_strings(table.get("ignore", []), "[tool.auditor] ignore", path)),
         per_path_ignores=tuple(

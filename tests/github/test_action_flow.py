@@ -204,12 +204,13 @@ def test_lockfile_patterns_limit_what_is_read(make_repo, github_api, actions_env
     assert "Lockfiles compared in" in github_api.comments[0]["body"]
 
 
-def test_a_new_lockfile_is_an_addition_not_a_crossing(make_repo, github_api, actions_env, outputs_of, tmp_path):
+def test_a_new_lockfile_moves_from_the_pins_its_project_had(make_repo, github_api, actions_env, outputs_of, tmp_path):
     repo = make_repo({"requirements-gpu.txt": NEW_LOCK})
     result = run(actions_env(repo, github_api.url, title="x", author="someone"))
     assert json.loads(outputs_of(tmp_path / "output.txt")["lockfiles"]) == ["requirements-gpu.txt"]
-    assert result.exit_code == 0
-    assert json.loads(outputs_of(tmp_path / "output.txt")["transitions"])[0]["direction"] == "added"
+    assert result.exit_code == 1
+    moved = json.loads(outputs_of(tmp_path / "output.txt")["transitions"])[0]
+    assert (moved["from"], moved["to"], moved["direction"]) == ("1.12.1", "1.13.0", "upgrade")
 
 
 def test_unreadable_event_is_exit_2(make_repo, github_api, actions_env, tmp_path):

@@ -156,12 +156,13 @@ def test_a_lockfile_linked_out_of_the_repository_is_not_read(make_repo, tmp_path
 
 
 def test_a_deleted_lockfile_is_said(make_repo):
-    repo = make_repo()
-    (repo.path / "requirements.txt").unlink()
-    repo.commit({"uv.lock": 'version = 1\n[[package]]\nname = "torch"\nversion = "1.13.0"\n'}, "move to uv")
+    repo = make_repo({"requirements-gpu.txt": OLD_LOCK})
+    repo.base = repo.head
+    (repo.path / "requirements-gpu.txt").unlink()
+    repo.commit({}, "drop the gpu lock")
     document = as_json(repo)
-    assert "requirements.txt: deleted, not compared" in document["notes"]
-    assert moves(document) == [("torch", None, "1.13.0")]
+    assert "requirements-gpu.txt: deleted, not compared" in document["notes"]
+    assert moves(document) == []
 
 
 def test_the_action_validates_base_and_head(make_repo, github_api, actions_env, tmp_path):
