@@ -144,6 +144,8 @@ class Condition:
     # "tensors": ruled out where an annotation in view declares the call's result to hold only
     # tensors, plain values and tuples, lists, dicts of them (`scan.declared`)
     unless_declared: str | None = None
+    parameters: tuple[str, ...] = ()  # the call's leading positional parameters: `#0` is also `data=`
+    none_is_default: tuple[str, ...] = ()  # keywords whose value None is the same as leaving them out
 
 
 @dataclass(frozen=True, slots=True)

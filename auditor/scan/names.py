@@ -24,8 +24,9 @@ from auditor.scan.bindings import (
     Parameter,
     Unpacking,
 )
-from auditor.scan.collect import Collector, Site
+from auditor.scan.collect import Collector, Site, is_alias_value
 from auditor.scan.guards import Conditions
+from auditor.scan.modules import ProjectModules
 from auditor.scan.scopes import Scope, enclosing_class, key_of, lookup, owner_for
 from auditor.scan.tagging import Tagger
 from auditor.scan.tags import (
@@ -48,7 +49,12 @@ class Resolver(Tagger):
 
     MAX_DEPTH = 100  # names resolving through names: deeper chains are left unknown
 
-    def __init__(self, tree: ast.Module, fed: Mapping[tuple[str, str], Tag] | None = None):
+    def __init__(
+        self, tree: ast.Module, fed: Mapping[tuple[str, str], Tag] | None = None,
+        modules: ProjectModules | None = None, path: str = "",
+    ):
+        self.modules = modules  # the project's other modules: constants and re-exports read from there
+        self.path = path
         self.scopes: dict[ast.AST, Scope] = {}
         self.referenced: set[str] = set()  # function names used other than by calling them
         self.importable: set[str] = set()  # names imported, or assigned a name, somewhere in it
@@ -94,7 +100,7 @@ class Resolver(Tagger):
             if (id(owner), key) in self._resolving:
                 self._reread.add((id(owner), key))
         elif not qualified_only or key in owner.qualified or any(
-            type(b) in UNMAKES_IMPORT or (type(b) is Assignment and isinstance(b.value, (ast.Name, ast.Attribute)))
+            type(b) in UNMAKES_IMPORT or (type(b) is Assignment and is_alias_value(b.value))
             for b in owner.bindings[key]
         ):
             self._resolve(owner, key)
@@ -234,6 +240,11 @@ class Resolver(Tagger):
         self.asked.add((function.name, name))
         return self.fed.get((function.name, name))
 
+    def callers(self, function: ast.AST) -> list[tuple[ast.Call, Scope, int]]:
+        """The calls of a function of this module in view (none when it is passed around as a
+        value), each with its scope and how many leading parameters it fills itself."""
+        return self._calls_by_callee().get(function, [])
+
     def _calls_by_callee(self) -> dict[ast.AST, list[tuple[ast.Call, Scope, int]]]:
         if self._callers is None:
             self._callers = {}
@@ -321,10 +332,13 @@ class Resolver(Tagger):
             while first.value.__class__ is ast.Attribute:
                 first = first.value
             root = first.value
-            if root.__class__ is not ast.Name:
-                return None
             named: ast.expr  # the part the base names
-            if root.id == "self":
+            if root.__class__ is ast.Call:
+                base = self._dynamic(root, scope)
+                named = root
+            elif root.__class__ is not ast.Name:
+                return None
+            elif root.id == "self":
                 key = "self." + first.attr
                 base = self._qualified_key(key, scope) if key in self.importable else None  # self.op = torch.x
                 named = first
@@ -342,6 +356,26 @@ class Resolver(Tagger):
                 link = link.value  # type: ignore[attr-defined]
             attributes.append(base)
             return ".".join(reversed(attributes))
+        if isinstance(expr, ast.Call):
+            return self._dynamic(expr, scope)
+        return None
+
+    def _dynamic(self, call: ast.Call, scope: Scope) -> str | None:
+        """`getattr(torch, "load")` and `importlib.import_module("torch")` (or `__import__`) with
+        constant names: what they look up, by name."""
+        func, args = call.func, call.args
+        if call.keywords or not args or not isinstance(args[-1 if len(args) < 3 else 1], ast.Constant):
+            return None
+        if isinstance(func, ast.Name) and func.id in ("getattr", "__import__") and lookup(func.id, scope) is None:
+            name = args[1].value if func.id == "getattr" and len(args) in (2, 3) else None  # type: ignore[attr-defined]
+            if func.id == "getattr":
+                base = self.qualified(args[0], scope) if isinstance(name, str) and name.isidentifier() else None
+                return f"{base}.{name}" if base else None
+            module = args[0].value if len(args) == 1 else None  # type: ignore[attr-defined]
+            return module.split(".")[0] if isinstance(module, str) and module and module[0] != "." else None
+        if len(args) == 1 and self.qualified(func, scope) == "importlib.import_module":
+            module = args[0].value  # type: ignore[attr-defined]
+            return module if isinstance(module, str) and module and module[0] != "." else None
         return None
 
     def possible(self, expr: ast.Name, scope: Scope, conditions: Conditions) -> tuple[tuple[str, Conditions], ...]:

@@ -10,7 +10,7 @@ from packaging.version import Version
 
 from auditor.knowledge.presence import NOTHING, Presence
 from auditor.models import Match, SpecChange
-from auditor.scan.apis import PROBED_CLASSES, TYPED_CLASSES
+from auditor.scan.apis import DEFINED_AS, PROBED_CLASSES, TYPED_CLASSES
 
 OPERATOR_SYMBOLS = {
     "//": ("torch.Tensor.__floordiv__", "torch.Tensor.__rfloordiv__"),
@@ -87,7 +87,8 @@ class RuleIndex:
                 rule = Rule(change, match)
                 roots.add(change.package.replace("-", "_"))
                 if match.call:
-                    index.calls[match.call].append(rule)
+                    for call in (match.call, *DEFINED_AS.get(match.call, ())):
+                        index.calls[call].append(rule)
                     tokens.add(match.call.rsplit(".", 1)[-1])
                     roots.add(match.call.split(".", 1)[0])
                 for name in match.method:
