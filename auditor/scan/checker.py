@@ -147,6 +147,7 @@ class Checker:
         ):
             return  # runs at neither end of the transition, on one side of the change only, or fails at both (version guards)
         column = node.col_offset + 1 if line == node.lineno else 1  # type: ignore[attr-defined]
+        symbol = self.index.canonical.get(symbol, symbol)  # `mypkg.tload` is reported as `torch.load`
         key = (rule.change.id, symbol, line, column)
         previous = self.findings.get(key)
         if previous is not None and weakest(previous.confidence, confidence) == confidence:

@@ -13,7 +13,8 @@ parameter.
 Facts are plain data, kept in the scan cache with the module's findings: a module's facts
 depend on its bytes alone, and what a module is fed is part of its second result's key, so an
 edit to a caller re-analyses the callee and nothing else. Files the pre-filter skips
-(mentioning no matched token) are not parsed, and their calls are not seen.
+(mentioning no matched token) are not parsed, and their calls are not seen; a module that names
+no matched module is analysed once another module passes its functions a tensor (`helpers`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import ast
 import hashlib
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,23 +49,26 @@ class Facts:
     escapes: list[str] = field(default_factory=list)  # functions passed as values, qualified
     defines: dict[str, list[str]] = field(default_factory=dict)  # function -> positional parameters
     asked: list[list[str]] = field(default_factory=list)  # [function, parameter] pairs asked about
+    exports: dict[str, str] = field(default_factory=dict)  # module-level name -> the matched call it is
 
     def data(self) -> list[Any]:
-        return [self.calls, self.escapes, self.defines, self.asked]
+        return [self.calls, self.escapes, self.defines, self.asked, self.exports]
 
     @classmethod
     def of(cls, data: list[Any]) -> Facts:
-        calls, escapes, defines, asked = data
-        return cls(calls, escapes, defines, asked)
+        calls, escapes, defines, asked, exports = data
+        return cls(calls, escapes, defines, asked, exports)
 
 
-def facts(resolver: Resolver, tree: ast.Module) -> Facts:
+def facts(resolver: Resolver, tree: ast.Module, matched: Container[str] = ()) -> Facts:
     """What one analysed module passes other modules' functions, and what it defines. Of the
     parameters asked about, those its checks asked (the resolver's so far): typing the calls
     below may ask more, whose feeding would change only these facts, which a module analysed
-    again with what it is fed does not make again."""
+    again with what it is fed does not make again. `matched`: the matched calls, of which the
+    module's own names may be re-exports (`from torch import load as tload`)."""
     asked = sorted([list(pair) for pair in resolver.asked])
     module = resolver.scopes[tree]
+    exports = {name: qualified for name, qualified in sorted(module.qualified.items()) if qualified in matched}
     calls: list[list[Any]] = []
     importable, relative, stars, shadowed = resolver.importable, resolver.relative, resolver.stars, resolver.shadowed
     # What a root name stands for, per scope: most calls go through a few imported names
@@ -92,7 +96,7 @@ def facts(resolver: Resolver, tree: ast.Module) -> Facts:
         name: [a.arg for a in (*function.args.posonlyargs, *function.args.args)]  # type: ignore[attr-defined]
         for name, function in module.functions.items()
     }
-    return Facts(calls, _escapes(resolver, bases), defines, asked)
+    return Facts(calls, _escapes(resolver, bases), defines, asked, exports)
 
 
 def _escapes(resolver: Resolver, bases: dict[tuple[int, str], str | None]) -> list[str]:
@@ -224,6 +228,63 @@ def index(project: Mapping[str, Facts], modules: ProjectModules) -> dict[str, Fe
                     tag = merge(tag, other) or LOCAL
             fed.setdefault(path, {})[function, param] = tag
     return fed
+
+
+def helpers(project: Mapping[str, Facts], modules: ProjectModules, unread: set[str]) -> set[str]:
+    """Of the modules `unread` (read, not analysed: they name no matched module), those whose
+    functions an analysed module passes a tensor: their analysis may ask about the parameter.
+    Only the first such link is followed (a helper's own calls pass on nothing it is fed)."""
+    found: set[str] = set()
+    for caller, facts_ in project.items():
+        folder = caller.rpartition("/")[0]
+        for callee, positional, keywords, _ in facts_.calls:
+            tags = [*positional, *(tag for _, tag in keywords)]
+            if not any(raw and is_tensor(Tag(*raw)) for raw in tags):
+                continue
+            qualified = _absolute(callee, caller)
+            module = (qualified or "").rpartition(".")[0]
+            path = modules.locate(module, "" if callee.startswith(".") else folder) if module else None
+            if path in unread:
+                found.add(path)
+    return found
+
+
+def reexports(project: Mapping[str, Facts], modules: ProjectModules) -> dict[str, str]:
+    """The project's names for matched calls (`mypkg.io.tload`, and `mypkg.tload` where the
+    package's `__init__` imports it from there) -> the matched call. A module's own names come
+    from its facts: those a package's `__init__` binds, and those imported under another name
+    (a module that imports `CrossEntropyLoss` for its own use is not where others get it); a
+    package's `__init__`, which may name no matched module, is read for what it imports from
+    its modules."""
+    found: dict[str, str] = {}
+    for relative, module_facts in project.items():
+        if module_facts.exports and relative.endswith(".py"):
+            dotted = _dotted_module(relative)
+            is_init = relative.endswith("__init__.py")
+            found.update({
+                f"{dotted}.{name}" if dotted else name: q for name, q in module_facts.exports.items()
+                if is_init or name != q.rpartition(".")[2]
+            })
+    packages = sorted({p for alias in found for p in _packages(alias)}, key=lambda p: -p.count("."))
+    for package in packages:  # the innermost first: an outer `__init__` may import from an inner one
+        init = modules.locate(package)
+        table = modules.table(init) if init is not None and init.endswith("__init__.py") else None
+        if table is not None:
+            for name, imported in table.imported.items():
+                if imported in found and name not in table.ambiguous:
+                    found.setdefault(f"{package}.{name}", found[imported])
+    return {alias: q for alias, q in found.items() if "." in alias}
+
+
+def _dotted_module(relative: str) -> str:
+    parts = relative[:-3].split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _packages(alias: str) -> list[str]:
+    """The packages above the module of `alias` (`a.b.c.name`: `a.b`, `a`)."""
+    parts = alias.split(".")[:-2]
+    return [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
 
 
 def wanted(fed: Fed, found: Facts) -> Fed:
