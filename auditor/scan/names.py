@@ -364,18 +364,19 @@ class Resolver(Tagger):
         """`getattr(torch, "load")` and `importlib.import_module("torch")` (or `__import__`) with
         constant names: what they look up, by name."""
         func, args = call.func, call.args
-        if call.keywords or not args or not isinstance(args[-1 if len(args) < 3 else 1], ast.Constant):
+        if call.keywords:
             return None
-        if isinstance(func, ast.Name) and func.id in ("getattr", "__import__") and lookup(func.id, scope) is None:
-            name = args[1].value if func.id == "getattr" and len(args) in (2, 3) else None  # type: ignore[attr-defined]
-            if func.id == "getattr":
-                base = self.qualified(args[0], scope) if isinstance(name, str) and name.isidentifier() else None
+        if isinstance(func, ast.Name) and lookup(func.id, scope) is None:  # the builtin
+            if func.id == "getattr" and len(args) in (2, 3):
+                name = _string(args[1])
+                base = self.qualified(args[0], scope) if name and name.isidentifier() else None
                 return f"{base}.{name}" if base else None
-            module = args[0].value if len(args) == 1 else None  # type: ignore[attr-defined]
-            return module.split(".")[0] if isinstance(module, str) and module and module[0] != "." else None
+            if func.id == "__import__" and len(args) == 1:
+                module = _module_name(args[0])
+                return module.split(".")[0] if module else None
+            return None
         if len(args) == 1 and self.qualified(func, scope) == "importlib.import_module":
-            module = args[0].value  # type: ignore[attr-defined]
-            return module if isinstance(module, str) and module and module[0] != "." else None
+            return _module_name(args[0])
         return None
 
     def possible(self, expr: ast.Name, scope: Scope, conditions: Conditions) -> tuple[tuple[str, Conditions], ...]:
@@ -432,6 +433,16 @@ class Resolver(Tagger):
                 return None
             found = tag if found is None else merge(found, tag)
         return found
+
+def _string(node: ast.expr) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _module_name(node: ast.expr) -> str | None:
+    """An absolute module name given as a string constant (a relative one needs its package)."""
+    name = _string(node)
+    return name if name and not name.startswith(".") else None
+
 
 def _dict_item(value: ast.expr, item: str) -> ast.expr | None:
     """The value `item` has in a dict display `{"t": v}` or `dict(t=v)`, when it has one."""
