@@ -65,18 +65,22 @@ def test_a_constant_imported_from_another_module(tmp_path: Path, load: list[Spec
     assert _sites(_scan(root, load)) == [("train.py", 4, "medium")]
 
 
-@pytest.mark.parametrize("use", [
-    "import mypkg\n\nstate = mypkg.tload('a.pt')\n",
-    "from mypkg import tload\n\nstate = tload('a.pt')\n",
-    "from mypkg.io import tload\n\nstate = tload('a.pt')\n",
+@pytest.mark.parametrize(("init", "use"), [
+    ("from .io import tload\n", "import mypkg\n\nstate = mypkg.tload('a.pt')\n"),
+    ("from .io import tload\n", "from mypkg import tload\n\nstate = tload('a.pt')\n"),
+    ("from .io import tload\n", "from mypkg.io import tload\n\nstate = tload('a.pt')\n"),
+    ("from torch import load\n", "import mypkg\n\nstate = mypkg.load('a.pt')\n"),
 ])
-def test_a_function_re_exported_by_a_package(tmp_path: Path, load: list[SpecChange], use: str) -> None:
-    root = _write(tmp_path, {
-        "mypkg/__init__.py": "from .io import tload\n",
+def test_a_function_re_exported_by_a_package(tmp_path: Path, load: list[SpecChange], init: str, use: str) -> None:
+    root = _write(tmp_path / "project", {
+        "mypkg/__init__.py": init,
         "mypkg/io.py": "from torch import load as tload\n",
         "train.py": use,
     })
-    assert [(f.path, f.line, f.symbol) for f in _scan(root, load)] == [("train.py", 3, "torch.load")]
+    expected = [("train.py", 3, "torch.load")]
+    assert [(f.path, f.line, f.symbol) for f in _scan(root, load)] == expected
+    for _ in range(2):  # from a cold cache, then a warm one
+        assert [(f.path, f.line, f.symbol) for f in _scan(root, load, tmp_path / "cache")] == expected
 
 
 def test_a_project_function_of_the_same_name_is_not_torch_s(tmp_path: Path, load: list[SpecChange]) -> None:
