@@ -2,7 +2,8 @@
 
 `def bucket(t): return t // 2` in utils.py says nothing of `t`; `bucket(torch.arange(5))` in
 train.py does. A module's analysis yields its `Facts`: the calls it makes of other modules'
-functions with the tags of their arguments, the functions it passes around as values, its own
+functions with the tags of their arguments (a literal None tagged too: a wrapper forwarding its
+parameter to `torch.load(weights_only=...)` asks whether a call leaves it None, `values`), the functions it passes around as values, its own
 module-level functions' parameters and which of those its analysis asked about. `index` joins
 every module's facts: a parameter is fed a tag when every call in the project passes it a tensor
 (the join of their tags), and LOCAL (a known other value) when one call passes anything else,
@@ -30,7 +31,7 @@ from typing import Any
 from auditor.scan.collect import NAME
 from auditor.scan.modules import ProjectModules, absolute, package_of
 from auditor.scan.names import Resolver
-from auditor.scan.tags import LOCAL, Tag, is_tensor, merge
+from auditor.scan.tags import DEFAULT_GIVEN, LOCAL, NONE_GIVEN, SET_GIVEN, Tag, is_tensor, merge
 
 _LIBRARIES = frozenset(sys.stdlib_module_names) | {"builtins", "torch", "numpy", "np"}
 Fed = dict[tuple[str, str], Tag]  # (function, parameter) -> tag
@@ -88,8 +89,8 @@ def facts(resolver: Resolver, tree: ast.Module, matched: Container[str] = ()) ->
         callee = _dotted(base, node.func)
         if callee is None:
             continue
-        positional = [_tag(resolver.tag(a, scope)) for a in node.args if a.__class__ is not ast.Starred]
-        keywords = [[k.arg, _tag(resolver.tag(k.value, scope))] for k in node.keywords if k.arg]
+        positional = [_argument(resolver, a, scope) for a in node.args if a.__class__ is not ast.Starred]
+        keywords = [[k.arg, _argument(resolver, k.value, scope)] for k in node.keywords if k.arg]
         spread = len(positional) < len(node.args) or any(k.arg is None for k in node.keywords)
         calls.append([callee, positional, keywords, spread])
     defines = {
@@ -97,6 +98,13 @@ def facts(resolver: Resolver, tree: ast.Module, matched: Container[str] = ()) ->
         for name, function in module.functions.items()
     }
     return Facts(calls, _escapes(resolver, bases), defines, asked, exports)
+
+
+def _argument(resolver: Resolver, value: ast.expr, scope: Any) -> list[str | None] | None:
+    """An argument's tag for the index: a literal None is NONE_GIVEN (`values.none_reaches`)."""
+    if value.__class__ is ast.Constant and value.value is None:
+        return _tag(NONE_GIVEN)
+    return _tag(resolver.tag(value, scope))
 
 
 def _escapes(resolver: Resolver, bases: dict[tuple[int, str], str | None]) -> list[str]:
@@ -198,6 +206,7 @@ def index(project: Mapping[str, Facts], modules: ProjectModules) -> dict[str, Fe
         return path, function
 
     poisoned: set[tuple[str, str]] = set()
+    left: set[tuple[str, str, str]] = set()  # (path, function, parameter) some call leaves out
     for caller, found in project.items():
         for callee in found.escapes:
             hit = target(callee, caller)
@@ -217,9 +226,16 @@ def index(project: Mapping[str, Facts], modules: ProjectModules) -> dict[str, Fe
             for param in params:
                 raw = given.get(param)
                 into.setdefault((function, param), []).append(Tag(*raw) if raw else None)
+                if param not in given:
+                    left.add((path, function, param))  # to its default
     fed: dict[str, Fed] = {}
     for path, fed_params in seen.items():
+        asked_here = {(f, p) for f, p in project[path].asked}
         for (function, param), tags in fed_params.items():
+            if (path, function) not in poisoned and (function, param + "=") in asked_here:
+                fed.setdefault(path, {})[function, param + "="] = (
+                    NONE_GIVEN if NONE_GIVEN in tags else DEFAULT_GIVEN if (path, function, param) in left else SET_GIVEN
+                )
             if (path, function) in poisoned or not all(is_tensor(t) for t in tags):
                 tag = LOCAL
             else:
@@ -289,10 +305,12 @@ def _packages(alias: str) -> list[str]:
 
 def wanted(fed: Fed, found: Facts) -> Fed:
     """The tensors a module is fed for the parameters its analysis asked about (empty: a
-    second analysis would find what the first did). A parameter some other module passes
-    something else is not fed, and is left to what its own module's calls say."""
+    second analysis would find what the first did), and for those asked as (function,
+    parameter + "="), whether a call elsewhere leaves them None. A parameter some other module
+    passes something other than a tensor is not fed a tensor, and is left to what its own
+    module's calls say."""
     asked = {(f, p) for f, p in found.asked}
-    return {key: tag for key, tag in fed.items() if key in asked and is_tensor(tag)}
+    return {key: tag for key, tag in fed.items() if key in asked and (is_tensor(tag) or key[1].endswith("="))}
 
 
 def digest(fed: Fed) -> bytes:

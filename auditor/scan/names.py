@@ -240,6 +240,14 @@ class Resolver(Tagger):
         self.asked.add((function.name, name))
         return self.fed.get((function.name, name))
 
+    def given(self, owner: Scope, function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> Tag | None:
+        """What the project's other modules give a module-level function's parameter, as far as
+        None goes (`tags.NONE_GIVEN`, `tags.SET_GIVEN`; None: no call elsewhere is known)."""
+        if owner.parent is None or owner.parent.parent is not None or function.name in self.referenced:
+            return None  # not at module level, or passed around in its own module
+        self.asked.add((function.name, name + "="))
+        return self.fed.get((function.name, name + "="))
+
     def callers(self, function: ast.AST) -> list[tuple[ast.Call, Scope, int]]:
         """The calls of a function of this module in view (none when it is passed around as a
         value), each with its scope and how many leading parameters it fills itself."""

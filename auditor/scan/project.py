@@ -191,10 +191,7 @@ def _reexported(
         first = results[i]
         if first is None or first[1]:
             continue  # skipped: its result says why
-        try:
-            text = file.read_bytes().decode("utf-8", "replace")
-        except OSError:
-            continue
+        text = _text(file)
         if not any(module in text for name in set(names.findall(text)) for module in wanted[name]):
             continue
         work.modules.take()
@@ -212,12 +209,19 @@ def _helpers(
 ) -> None:
     """Analyse the modules that name no matched module (the pre-filter read them only) whose
     functions an analysed module passes a tensor (`feeds.helpers`): `def bucket(t): return t // 2`
-    in a utils.py that never imports torch. Their facts join the project's index; the cache keeps
-    the result under the file's key, facts and all. Few modules are such helpers: this process
-    analyses them."""
+    in a utils.py that never imports torch; and those naming a wrapper whose parameter decides
+    a change (`values.none_reaches` asked what its callers give it): their calls are wanted.
+    Their facts join the project's index; the cache keeps the result under the file's key,
+    facts and all. Few modules are such: this process analyses them."""
     project = {relatives[i]: r[2] for i, r in enumerate(results) if r is not None and r[2] is not None}
     unread = {relatives[i] for i, r in enumerate(results) if r is not None and r[2] is None and not r[1]}
     wanted = feeds.helpers(project, work.modules, unread) if project and unread else set()
+    wrappers = {function for found in project.values() for function, param in found.asked if param.endswith("=")}
+    if wrappers and unread - wanted:
+        names = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, wrappers))) + r")\b")
+        for i, relative in enumerate(relatives):
+            if relative in unread and relative not in wanted and names.search(_text(files[i])):
+                wanted.add(relative)
     if not wanted:
         return
     index = RuleIndex.build(work.changes, work.known, work.ends, work.presence)
@@ -229,6 +233,14 @@ def _helpers(
         results[i] = result
         if cache is not None and i in keys and _stamp(files[i]) == keys[i][1]:
             cache.put(keys[i][0], result, work.modules.take())
+
+
+def _text(file: Path) -> str:
+    """A file's text for a search by name ("" when it cannot be read: its scan says why)."""
+    try:
+        return file.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def _read(file: Path) -> tuple[bytes, Stamp]:

@@ -55,10 +55,11 @@ def analyse_source(
     """`scan_source`, with what other modules feed its functions' parameters (`feeds`), and the
     module's own facts for the project's index (None when the pre-filter skipped it). A module
     that names no matched module is analysed only as a `helper` (another module passes its
-    functions a tensor) or when it is fed: tensors reach it through its parameters alone."""
+    functions a tensor, or it may call a wrapper whose callers decide a change: its facts are
+    wanted) or when it is fed: tensors reach it through its parameters alone."""
     rooted = index.mentions_root(source)
     matches = index.mentions_token(source) if rooted or helper or fed else False
-    if not matches and not rooted:
+    if not matches and not rooted and not helper:
         return [], None
     with warnings.catch_warnings(), _without_cycle_collection():
         warnings.simplefilter("ignore", SyntaxWarning)

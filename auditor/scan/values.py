@@ -16,6 +16,7 @@ from auditor.models import Confidence
 from auditor.scan.bindings import Assignment, Import, Parameter
 from auditor.scan.names import Resolver
 from auditor.scan.scopes import Scope, lookup
+from auditor.scan.tags import DEFAULT_GIVEN, NONE_GIVEN
 
 UNKNOWN = object()  # nothing in view says what the value is
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -31,11 +32,12 @@ class Forwarded:
     parameter: str
     default: str | None  # the default's source, None for a parameter without one
     confidence: Confidence
+    caller: str = "a caller in this module"  # where the call that leaves it None is
 
     @property
     def note(self) -> str:
         default = f" (default {self.default})" if self.default is not None else ""
-        how = "no caller in view sets" if self.confidence != "high" else "a caller in view leaves None"
+        how = "no caller in view sets" if self.confidence != "high" else f"{self.caller} leaves None"
         return f"{self.function}'s parameter `{self.parameter}`{default}, which {how}"
 
 
@@ -81,16 +83,18 @@ def none_reaches(expr: ast.expr, resolver: Resolver, scope: Scope, hops: int = 0
     calls = [] if isinstance(function, ast.Lambda) else resolver.callers(function)
     name = "lambda" if isinstance(function, ast.Lambda) else function.name
     shown = ast.unparse(default) if default is not None else None
+    elsewhere = None if isinstance(function, ast.Lambda) else resolver.given(owner, function, expr.id)
+    none_default = default is not None and none_reaches(default, resolver, outer, hops + 1) is not False
+    if elsewhere == NONE_GIVEN or (elsewhere == DEFAULT_GIVEN and none_default):
+        return Forwarded(name, expr.id, shown, "high", "a caller in another module")
     if not calls:
-        if default is None or none_reaches(default, resolver, outer, hops + 1) is False:
-            return False
-        return Forwarded(name, expr.id, shown, "medium")
+        return Forwarded(name, expr.id, shown, "medium") if none_default and elsewhere is None else False
     for call, call_scope, skip in calls:
         if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
             continue  # what it passes is out of view
         passed = _passed(function, call, skip, expr.id)
         if passed is None:
-            if default is not None and none_reaches(default, resolver, outer, hops + 1) is not False:
+            if none_default:
                 return Forwarded(name, expr.id, shown, "high")
         elif none_reaches(passed, resolver, call_scope, hops + 1) is not False:
             return Forwarded(name, expr.id, shown, "high")

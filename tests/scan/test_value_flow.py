@@ -53,7 +53,7 @@ def test_a_wrapper_called_from_another_module_with_its_default(tmp_path: Path, l
     })
     findings = _scan(root, load)
     assert _sites(findings) == [("ckpt.py", 5, "medium")]
-    assert "weights_only" in findings[0].message and "load_ckpt" in findings[0].message
+    assert "load_ckpt's parameter `weights_only` (default None), which a caller in another module leaves None" in findings[0].message
 
 
 def test_a_constant_imported_from_another_module(tmp_path: Path, load: list[SpecChange]) -> None:
@@ -107,3 +107,31 @@ def test_a_helper_module_fed_no_tensor_stays_quiet(tmp_path: Path, floor: list[S
         "train.py": "import torch\nfrom utils import bucket\n\nprint(bucket(7))\n",
     })
     assert _scan(root, floor) == []
+
+
+def test_a_wrapper_every_caller_elsewhere_sets(tmp_path: Path, load: list[SpecChange]) -> None:
+    root = _write(tmp_path, {
+        "ckpt.py": WRAPPER,
+        "train.py": "from ckpt import load_ckpt\n\nstate = load_ckpt('last.pt', weights_only=True)\n",
+        "eval.py": "import ckpt\n\nstate = ckpt.load_ckpt('best.pt', False)\n",
+    })
+    assert _scan(root, load) == []
+
+
+def test_a_wrapper_a_caller_elsewhere_gives_none(tmp_path: Path, load: list[SpecChange]) -> None:
+    root = _write(tmp_path, {
+        "ckpt.py": WRAPPER,
+        "train.py": "from ckpt import load_ckpt\n\nstate = load_ckpt('last.pt', weights_only=True)\n",
+        "eval.py": "import ckpt\n\nstate = ckpt.load_ckpt('best.pt', None)\n",
+    })
+    (finding,) = _scan(root, load)
+    assert (finding.path, finding.line, finding.confidence) == ("ckpt.py", 5, "medium")
+    assert "a caller in another module leaves None" in finding.message
+
+
+def test_a_wrapper_whose_default_is_a_value(tmp_path: Path, load: list[SpecChange]) -> None:
+    root = _write(tmp_path, {
+        "ckpt.py": WRAPPER.replace("weights_only=None", "weights_only=False"),
+        "train.py": "from ckpt import load_ckpt\n\nstate = load_ckpt('last.pt')\n",
+    })
+    assert _scan(root, load) == []
