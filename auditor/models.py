@@ -237,7 +237,7 @@ class Probe:
 FixMode = Literal["keep-old", "adopt-new"]
 FIX_MODES: tuple[FixMode, ...] = ("keep-old", "adopt-new")
 # What a finding's matcher saw (Finding.shape) and what a transform rewrites (Transform.on).
-Shape = Literal["call", "method", "operator", "import", "attribute", "assign", "class", "decorator", "partial"]
+Shape = Literal["call", "method", "operator", "import", "attribute", "assign", "class", "decorator", "partial", "lookup"]
 FIX_SHAPES = ("call", "method", "operator", "import", "attribute")  # the shapes a transform may name
 FIX_ACTIONS = (
     "set-keyword", "rename-call", "template", "replace-import", "replace-attribute", "replace-module", "map-keyword",

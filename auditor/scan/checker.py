@@ -226,7 +226,8 @@ class Checker:
                     confidence = check(rule.match, node, self.resolver, self.scope, input_tag, method=False, dicts=self.dicts, usages=self.usages)
                     if confidence:
                         note = conditions.forwarded(rule.match.when, node, self.resolver, self.scope) if rule.match.when.none_is_default else None
-                        self._report(rule, symbol, node, weakest("medium", confidence) if len(symbols) > 1 else confidence, "call", note=note)
+                        self._report(rule, symbol, node, weakest("medium", confidence) if len(symbols) > 1 else confidence,
+                                     "lookup" if func.__class__ is ast.Call else "call", note=note)
             self.conditions = site
             owner, _, method = qualified.rpartition(".")
             if owner == "torch.Tensor":

@@ -42,7 +42,8 @@ class Forwarded:
 
 
 def constant(expr: ast.expr | None, resolver: Resolver, scope: Scope) -> object:
-    """The value of a literal, or of a name bound once to one (UNKNOWN otherwise)."""
+    """The value of a literal, or of a name bound once to one, here or at the top of the module
+    of the project it is imported from (UNKNOWN otherwise)."""
     if isinstance(expr, ast.Constant):
         return expr.value
     if not isinstance(expr, ast.Name):

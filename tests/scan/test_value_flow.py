@@ -135,3 +135,11 @@ def test_a_wrapper_whose_default_is_a_value(tmp_path: Path, load: list[SpecChang
         "train.py": "from ckpt import load_ckpt\n\nstate = load_ckpt('last.pt')\n",
     })
     assert _scan(root, load) == []
+
+
+def test_a_call_of_a_lookup_by_name_is_no_plain_call(tmp_path: Path, load: list[SpecChange]) -> None:
+    # `fix` rewrites a call's own arguments: here the call it would find first is getattr's
+    root = _write(tmp_path, {"a.py": "import torch\n\nx = getattr(torch, 'load')('a.pt')\ny = torch.serialization.load('b.pt')\n"})
+    assert [(f.line, f.symbol, f.shape) for f in _scan(root, load)] == [
+        (3, "torch.load", "lookup"), (4, "torch.serialization.load", "call"),
+    ]
