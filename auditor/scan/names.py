@@ -24,7 +24,7 @@ from auditor.scan.bindings import (
     Parameter,
     Unpacking,
 )
-from auditor.scan.collect import Collector, Site, is_alias_value
+from auditor.scan.collect import LOOKUPS, Collector, Site, is_alias_value
 from auditor.scan.guards import Conditions
 from auditor.scan.modules import ProjectModules
 from auditor.scan.scopes import Scope, enclosing_class, key_of, lookup, owner_for
@@ -372,8 +372,9 @@ class Resolver(Tagger):
         """`getattr(torch, "load")` and `importlib.import_module("torch")` (or `__import__`) with
         constant names: what they look up, by name."""
         func, args = call.func, call.args
-        if call.keywords:
-            return None
+        named = func.id if func.__class__ is ast.Name else func.attr if func.__class__ is ast.Attribute else None
+        if named not in LOOKUPS or call.keywords:
+            return None  # the common case: no lookup by name
         if isinstance(func, ast.Name) and lookup(func.id, scope) is None:  # the builtin
             if func.id == "getattr" and len(args) in (2, 3):
                 name = _string(args[1])
