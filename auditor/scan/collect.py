@@ -51,12 +51,11 @@ LOOKUPS = frozenset({"getattr", "__import__", "import_module"})  # calls that ca
 
 def is_alias_value(value: ast.expr | None) -> bool:
     """Whether `value` can make an alias of a qualified name: a name, a chain, or a lookup by name."""
-    cls = value.__class__
-    if cls is ast.Name or cls is ast.Attribute:
-        return True
-    if cls is not ast.Call:
-        return False
-    func = value.func  # type: ignore[union-attr]
+    return value.__class__ in ALIASES or (value.__class__ is ast.Call and is_lookup(value))
+
+
+def is_lookup(call: ast.Call) -> bool:
+    func = call.func
     return (func.__class__ is ast.Name and func.id in LOOKUPS) or (func.__class__ is ast.Attribute and func.attr in LOOKUPS)
 
 
@@ -204,7 +203,7 @@ class Collector(FastVisitor):
             key = element.id if element.__class__ is ast.Name else key_of(element)  # a name, most often
             if key is None:
                 continue
-            if kind is Assignment and is_alias_value(value):
+            if kind is Assignment and (value.__class__ in ALIASES or (value.__class__ is ast.Call and is_lookup(value))):
                 self.resolver.importable.add(key)  # may be an alias: op = torch.floor_divide
                 self.resolver.arms[id(element)] = self.conditions  # the branches it is bound on
             owner = owner_for(key, scope) if scope.lives_in or key[:5] == "self." else scope
@@ -450,7 +449,7 @@ class Collector(FastVisitor):
 
     def visit_Assign(self, node: ast.Assign) -> None:
         value = node.value
-        site = is_alias_value(value)  # an alias (`op = torch.floor_divide`) or `x.data = v`: see `Checker._assign`
+        site = value.__class__ in ALIASES or (value.__class__ is ast.Call and is_lookup(value))  # an alias (`op = torch.floor_divide`) or `x.data = v`: see `Checker._assign`
         for target in node.targets:
             self._later(target, value, Assignment)
             site = site or target.__class__ is ast.Attribute

@@ -41,6 +41,9 @@ def _tag(tag: Tag | None) -> list[str | None] | None:
     return None if tag is None else list(tag)
 
 
+_NONE = _tag(NONE_GIVEN)
+
+
 @dataclass(frozen=True)
 class Facts:
     """One module's side of the project index, as JSON-ready data."""
@@ -69,7 +72,7 @@ def facts(resolver: Resolver, tree: ast.Module, matched: Container[str] = ()) ->
     module's own names may be re-exports (`from torch import load as tload`)."""
     asked = sorted([list(pair) for pair in resolver.asked])
     module = resolver.scopes[tree]
-    exports = {name: qualified for name, qualified in sorted(module.qualified.items()) if qualified in matched}
+    exports = {name: qualified for name, qualified in module.qualified.items() if qualified in matched}
     calls: list[list[Any]] = []
     importable, relative, stars, shadowed = resolver.importable, resolver.relative, resolver.stars, resolver.shadowed
     # What a root name stands for, per scope: most calls go through a few imported names
@@ -89,8 +92,11 @@ def facts(resolver: Resolver, tree: ast.Module, matched: Container[str] = ()) ->
         callee = _dotted(base, node.func)
         if callee is None:
             continue
-        positional = [_argument(resolver, a, scope) for a in node.args if a.__class__ is not ast.Starred]
-        keywords = [[k.arg, _argument(resolver, k.value, scope)] for k in node.keywords if k.arg]
+        # a literal None is NONE_GIVEN, for a wrapper's parameter forwarded to a keyword (`values`)
+        positional = [_NONE if a.__class__ is ast.Constant and a.value is None else _tag(resolver.tag(a, scope))
+                      for a in node.args if a.__class__ is not ast.Starred]
+        keywords = [[k.arg, _NONE if k.value.__class__ is ast.Constant and k.value.value is None else _tag(resolver.tag(k.value, scope))]
+                    for k in node.keywords if k.arg]
         spread = len(positional) < len(node.args) or any(k.arg is None for k in node.keywords)
         calls.append([callee, positional, keywords, spread])
     defines = {
@@ -98,13 +104,6 @@ def facts(resolver: Resolver, tree: ast.Module, matched: Container[str] = ()) ->
         for name, function in module.functions.items()
     }
     return Facts(calls, _escapes(resolver, bases), defines, asked, exports)
-
-
-def _argument(resolver: Resolver, value: ast.expr, scope: Any) -> list[str | None] | None:
-    """An argument's tag for the index: a literal None is NONE_GIVEN (`values.none_reaches`)."""
-    if value.__class__ is ast.Constant and value.value is None:
-        return _tag(NONE_GIVEN)
-    return _tag(resolver.tag(value, scope))
 
 
 def _escapes(resolver: Resolver, bases: dict[tuple[int, str], str | None]) -> list[str]:
