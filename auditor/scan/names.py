@@ -24,7 +24,7 @@ from auditor.scan.bindings import (
     Parameter,
     Unpacking,
 )
-from auditor.scan.collect import LOOKUPS, Collector, Site, is_alias_value
+from auditor.scan.collect import Collector, Site, is_alias_value, is_lookup
 from auditor.scan.guards import Conditions
 from auditor.scan.modules import ProjectModules
 from auditor.scan.scopes import Scope, enclosing_class, key_of, lookup, owner_for
@@ -341,8 +341,8 @@ class Resolver(Tagger):
                 first = first.value
             root = first.value
             named: ast.expr  # the part the base names
-            if root.__class__ is ast.Call:
-                base = self._dynamic(root, scope)
+            if root.__class__ is ast.Call:  # `f(x).y`: only a lookup by name has a qualified name
+                base = self._dynamic(root, scope) if is_lookup(root) else None
                 named = root
             elif root.__class__ is not ast.Name:
                 return None
@@ -364,7 +364,7 @@ class Resolver(Tagger):
                 link = link.value  # type: ignore[attr-defined]
             attributes.append(base)
             return ".".join(reversed(attributes))
-        if isinstance(expr, ast.Call):
+        if expr.__class__ is ast.Call and is_lookup(expr):
             return self._dynamic(expr, scope)
         return None
 
@@ -372,9 +372,8 @@ class Resolver(Tagger):
         """`getattr(torch, "load")` and `importlib.import_module("torch")` (or `__import__`) with
         constant names: what they look up, by name."""
         func, args = call.func, call.args
-        named = func.id if func.__class__ is ast.Name else func.attr if func.__class__ is ast.Attribute else None
-        if named not in LOOKUPS or call.keywords:
-            return None  # the common case: no lookup by name
+        if call.keywords:
+            return None
         if isinstance(func, ast.Name) and lookup(func.id, scope) is None:  # the builtin
             if func.id == "getattr" and len(args) in (2, 3):
                 name = _string(args[1])
