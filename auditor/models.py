@@ -160,6 +160,8 @@ class Condition:
     # "tensors": ruled out where an annotation in view declares the call's result to hold only
     # tensors, plain values and tuples, lists, dicts of them (`scan.declared`)
     unless_declared: str | None = None
+    parameters: tuple[str, ...] = ()  # the call's leading positional parameters: `#0` is also `data=`
+    none_is_default: tuple[str, ...] = ()  # keywords whose value None is the same as leaving them out
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,7 +253,7 @@ class Probe:
 FixMode = Literal["keep-old", "adopt-new"]
 FIX_MODES: tuple[FixMode, ...] = ("keep-old", "adopt-new")
 # What a finding's matcher saw (Finding.shape) and what a transform rewrites (Transform.on).
-Shape = Literal["call", "method", "operator", "import", "attribute", "assign", "class", "decorator", "partial"]
+Shape = Literal["call", "method", "operator", "import", "attribute", "assign", "class", "decorator", "partial", "lookup"]
 FIX_SHAPES = ("call", "method", "operator", "import", "attribute")  # the shapes a transform may name
 FIX_ACTIONS = (
     "set-keyword", "rename-call", "template", "replace-import", "replace-attribute", "replace-module", "map-keyword",

@@ -106,3 +106,21 @@ INT_BUILTINS = frozenset({"len", "int", "round", "ord", "hash", "id"})
 ARRAY_MODULES = ("numpy.", "pandas.")
 NOT_ARRAY_FUNCTIONS = frozenset(["dtype", "finfo", "iinfo", "seterr", "errstate", "set_printoptions", "printoptions", "isscalar", "ndim", "shape", "size", "result_type", "can_cast", "promote_types"])
 NOT_ARRAY_ATTRIBUTES = frozenset(["shape", "dtype", "ndim", "size", "itemsize", "nbytes", "strides", "flags"])
+
+# The same function under the module that defines it, where torch re-exports it under another
+# name that the knowledge uses: `torch.serialization.load` is `torch.load`. A matcher on the public
+# name matches these spellings too.
+DEFINED_AS: dict[str, tuple[str, ...]] = {
+    "torch.load": ("torch.serialization.load",),
+    "torch.save": ("torch.serialization.save",),
+    "torch.onnx.export": ("torch.onnx.utils.export",),
+    "torch.utils.data.DataLoader": ("torch.utils.data.dataloader.DataLoader",),
+    "torch.nn.parallel.DistributedDataParallel": ("torch.nn.parallel.distributed.DistributedDataParallel",),
+    "torch.cuda.amp.GradScaler": ("torch.cuda.amp.grad_scaler.GradScaler",),
+    "torch.cuda.amp.autocast": ("torch.cuda.amp.autocast_mode.autocast",),
+    "torch.stft": ("torch.functional.stft",),
+    "torch.norm": ("torch.functional.norm",),
+    "torch.meshgrid": ("torch.functional.meshgrid",),
+    "torch.lu": ("torch.functional.lu",),
+    "torch.chain_matmul": ("torch.functional.chain_matmul",),
+}

@@ -55,7 +55,7 @@ class Checker:
         self, tree: ast.Module, index: RuleIndex, path: str, source: str, ignores: Ignores = NONE,
         modules: ProjectModules | None = None, fed: Mapping[tuple[str, str], Tag] | None = None,
     ):
-        self.resolver = Resolver(tree, fed)
+        self.resolver = Resolver(tree, fed, modules, path)
         self.guards = Guards(
             index.end_versions(), self.resolver, lambda: ModuleTable.of(tree, path, source), modules,
             index.removed_attributes, index.presence,
@@ -133,7 +133,8 @@ class Checker:
         return self.source.splitlines()
 
     def _report(
-        self, rule: Rule, symbol: str, node: ast.AST, confidence: Confidence, shape: Shape, line: int | None = None
+        self, rule: Rule, symbol: str, node: ast.AST, confidence: Confidence, shape: Shape, line: int | None = None,
+        note: str | None = None,
     ) -> None:
         line = line or node.lineno  # type: ignore[attr-defined]
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""  # split only for a finding
@@ -146,13 +147,15 @@ class Checker:
         ):
             return  # runs at neither end of the transition, on one side of the change only, or fails at both (version guards)
         column = node.col_offset + 1 if line == node.lineno else 1  # type: ignore[attr-defined]
+        symbol = self.index.canonical.get(symbol, symbol)  # `mypkg.tload` is reported as `torch.load`
         key = (rule.change.id, symbol, line, column)
         previous = self.findings.get(key)
         if previous is not None and weakest(previous.confidence, confidence) == confidence:
             return
         self.findings[key] = Finding(
             change=rule.change.id, symbol=symbol, path=self.path, line=line, column=column,
-            cell=None, confidence=confidence, message=rule.message, snippet=text.strip(), shape=shape,
+            cell=None, confidence=confidence, message=f"{rule.message} {note}" if note else rule.message,
+            snippet=text.strip(), shape=shape,
         )
 
     # -- sites --------------------------------------------------------------------------
@@ -222,7 +225,9 @@ class Checker:
                     input_tag = self.resolver.tag(node.args[0], self.scope) if node.args else None
                     confidence = check(rule.match, node, self.resolver, self.scope, input_tag, method=False, dicts=self.dicts, usages=self.usages)
                     if confidence:
-                        self._report(rule, symbol, node, weakest("medium", confidence) if len(symbols) > 1 else confidence, "call")
+                        note = conditions.forwarded(rule.match.when, node, self.resolver, self.scope) if rule.match.when.none_is_default else None
+                        self._report(rule, symbol, node, weakest("medium", confidence) if len(symbols) > 1 else confidence,
+                                     "lookup" if func.__class__ is ast.Call else "call", note=note)
             self.conditions = site
             owner, _, method = qualified.rpartition(".")
             if owner == "torch.Tensor":

@@ -46,6 +46,17 @@ Where = tuple[Scope, bool, bool, Conditions]  # scope, guarded, in an annotation
 Site = tuple[int, ast.AST, Where]
 EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 ALIASES = (ast.Name, ast.Attribute)  # the values that can make an alias of a qualified name
+LOOKUPS = frozenset({"getattr", "__import__", "import_module"})  # calls that can too: `getattr(torch, "load")`
+
+
+def is_alias_value(value: ast.expr | None) -> bool:
+    """Whether `value` can make an alias of a qualified name: a name, a chain, or a lookup by name."""
+    return value.__class__ in ALIASES or (value.__class__ is ast.Call and is_lookup(value))
+
+
+def is_lookup(call: ast.Call) -> bool:
+    func = call.func
+    return (func.__class__ is ast.Name and func.id in LOOKUPS) or (func.__class__ is ast.Attribute and func.attr in LOOKUPS)
 
 
 class Collector(FastVisitor):
@@ -192,7 +203,7 @@ class Collector(FastVisitor):
             key = element.id if element.__class__ is ast.Name else key_of(element)  # a name, most often
             if key is None:
                 continue
-            if kind is Assignment and value.__class__ in ALIASES:
+            if kind is Assignment and (value.__class__ in ALIASES or (value.__class__ is ast.Call and is_lookup(value))):
                 self.resolver.importable.add(key)  # may be an alias: op = torch.floor_divide
                 self.resolver.arms[id(element)] = self.conditions  # the branches it is bound on
             owner = owner_for(key, scope) if scope.lives_in or key[:5] == "self." else scope
@@ -438,7 +449,7 @@ class Collector(FastVisitor):
 
     def visit_Assign(self, node: ast.Assign) -> None:
         value = node.value
-        site = value.__class__ in ALIASES  # an alias (`op = torch.floor_divide`) or `x.data = v`: see `Checker._assign`
+        site = value.__class__ in ALIASES or (value.__class__ is ast.Call and is_lookup(value))  # an alias (`op = torch.floor_divide`) or `x.data = v`: see `Checker._assign`
         for target in node.targets:
             self._later(target, value, Assignment)
             site = site or target.__class__ is ast.Attribute

@@ -28,6 +28,7 @@ from auditor.scan.names import Resolver
 from auditor.scan.scopes import Scope
 from auditor.scan.tags import BOOL_TENSOR, FLOAT, FLOAT_TENSOR, INT_TENSOR, Tag, is_tensor
 from auditor.scan.usage import SCOPES, Usages, region
+from auditor.scan.values import UNKNOWN, Forwarded, constant, none_reaches
 
 LEVELS: tuple[Confidence, ...] = ("low", "medium", "high")
 
@@ -58,11 +59,16 @@ def _has_float(node: ast.expr, resolver: Resolver, scope: Scope) -> bool:
     return resolver.tag(node, scope) == FLOAT
 
 
-def _argument(spec: str, call: ast.Call) -> ast.expr | None:
-    """The argument a condition names: a keyword, or `#<index>` for a position."""
+def _argument(spec: str, call: ast.Call, names: tuple[str, ...] = ()) -> ast.expr | None:
+    """The argument a condition names: a keyword, or `#<index>` for a position, which `names`
+    (the call's leading positional parameters) lets be given by keyword too (`data=`)."""
     if spec.startswith("#"):
         index = int(spec[1:])
-        return call.args[index] if index < len(call.args) else None
+        if index < len(call.args):
+            return call.args[index]
+        if index >= len(names):
+            return None
+        spec = names[index]
     return next((k.value for k in call.keywords if k.arg == spec), None)
 
 
@@ -103,15 +109,16 @@ def _known_bool(
     return False
 
 
-def _first_argument(specs: tuple[str, ...], call: ast.Call) -> ast.expr | None:
-    return next((a for a in (_argument(spec, call) for spec in specs) if a is not None), None)
+def _first_argument(specs: tuple[str, ...], call: ast.Call, names: tuple[str, ...] = ()) -> ast.expr | None:
+    return next((a for a in (_argument(spec, call, names) for spec in specs) if a is not None), None)
 
 
 def argument_family(
-    specs: tuple[str, ...], call: ast.Call, resolver: Resolver, scope: Scope, dicts: Dicts | None = None
+    specs: tuple[str, ...], call: ast.Call, resolver: Resolver, scope: Scope, dicts: Dicts | None = None,
+    names: tuple[str, ...] = (),
 ) -> str | None:
     """The dtype family ("bool", "int", "float") of the first of these arguments, when in view."""
-    argument = _first_argument(specs, call)
+    argument = _first_argument(specs, call, names)
     if argument is None:
         return None
     if _known_bool(argument, resolver, scope, dicts):
@@ -121,8 +128,9 @@ def argument_family(
 
 
 def _literal(node: ast.expr, resolver: Resolver, scope: Scope) -> object:
-    if isinstance(node, ast.Constant):
-        return node.value
+    value = constant(node, resolver, scope)
+    if value is not UNKNOWN:
+        return value
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):  # `destination=-1`
         value = _literal(node.operand, resolver, scope)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -165,6 +173,12 @@ class CallView:
     starred: bool = False  # a `*args`
     possible: dict[str, list[ast.expr]] = field(default_factory=dict)  # keys a `**dict` in view may hold
     present: frozenset[str] = frozenset()  # of those, the keys it holds whichever value they take
+    # a keyword left out because None reaches it only through a parameter's default, no caller in view
+    # passing it (`values.Forwarded`): the most the call can claim
+    cap: Confidence = "high"
+
+    def argument(self, spec: str) -> ast.expr | None:
+        return _argument(spec, self.call, self.when.parameters)
 
 
 def _view(call: ast.Call, when: Condition, resolver: Resolver, scope: Scope, input_tag: Tag | None,
@@ -181,8 +195,27 @@ def _view(call: ast.Call, when: Condition, resolver: Resolver, scope: Scope, inp
             present = frozenset(known.present)
             spread = False
     starred = any(isinstance(a, ast.Starred) for a in call.args)
+    cap: Confidence = "high"
+    for name in when.none_is_default:
+        if name in keywords:
+            reaches = none_reaches(keywords[name], resolver, scope)
+            if reaches is not False:
+                del keywords[name]  # None given: the parameter's default, as if left out
+                if isinstance(reaches, Forwarded):
+                    cap = weakest(cap, reaches.confidence)
     return CallView(call, resolver, scope, input_tag, method, dicts, usages or Usages(), when,
-                    keywords, spread, starred, possible, present)
+                    keywords, spread, starred, possible, present, cap)
+
+
+def forwarded(when: Condition, call: ast.Call, resolver: Resolver, scope: Scope) -> str | None:
+    """Why a keyword of `none_is_default` given a wrapper's parameter counts as left out, to be
+    said with the finding (None when no such keyword is)."""
+    for name in when.none_is_default:
+        value = next((k.value for k in call.keywords if k.arg == name), None)
+        reaches = none_reaches(value, resolver, scope) if value is not None else False
+        if isinstance(reaches, Forwarded):
+            return f"Here `{name}=` is {reaches.note}."
+    return None
 
 
 # -- the tests, one per condition ---------------------------------------------------------------
@@ -238,14 +271,16 @@ def _max_positional(count: int, v: CallView) -> Confidence | None:
 def _int_literal_out_of_dtype(_: bool, v: CallView) -> Confidence | None:
     dtype = v.resolver.qualified(v.keywords["dtype"], v.scope) if "dtype" in v.keywords else None
     limits = INT_DTYPES.get((dtype or "").removeprefix("torch."))
-    if not limits or not v.call.args:
+    data = v.argument("#0")
+    if not limits or data is None:
         return None
     low, high = limits
-    return "high" if any(x < low or x > high for x in _literal_ints(v.call.args[0])) else None
+    return "high" if any(x < low or x > high for x in _literal_ints(data)) else None
 
 
 def _float_in_data(_: bool, v: CallView) -> Confidence | None:
-    return "high" if v.call.args and _has_float(v.call.args[0], v.resolver, v.scope) else None
+    data = v.argument("#0")
+    return "high" if data is not None and _has_float(data, v.resolver, v.scope) else None
 
 
 def _float_bound(names: tuple[str, ...], v: CallView) -> Confidence | None:
@@ -272,7 +307,7 @@ def _float_bound(names: tuple[str, ...], v: CallView) -> Confidence | None:
 
 def _not_bool(specs: tuple[str, ...], v: CallView) -> Confidence | None:
     for spec in specs:
-        argument = _argument(spec, v.call)
+        argument = v.argument(spec)
         if argument is not None and _known_bool(argument, v.resolver, v.scope, v.dicts):
             return None
     return "high"
@@ -280,8 +315,8 @@ def _not_bool(specs: tuple[str, ...], v: CallView) -> Confidence | None:
 
 def _argument_dtype(value: tuple[tuple[str, ...], tuple[str, ...]], v: CallView) -> Confidence | None:
     specs, families = value
-    family = argument_family(specs, v.call, v.resolver, v.scope, v.dicts)
-    if family is None and not (v.starred or v.spread) and _first_argument(specs, v.call) is None:
+    family = argument_family(specs, v.call, v.resolver, v.scope, v.dicts, v.when.parameters)
+    if family is None and not (v.starred or v.spread) and _first_argument(specs, v.call, v.when.parameters) is None:
         return None  # not passed at all
     if family is None:
         return "low"  # its dtype is not in view
@@ -435,6 +470,22 @@ KINDS: tuple[Kind, ...] = (
                 "state = torch.load(path)", "state: torch.Tensor = torch.load(path)"),
         reference="medium",  # a reference's result is declared nowhere
     ),
+    Kind(
+        "parameters",
+        "the names of the call's leading positional parameters, in order: a condition on #<index> reads the argument given by keyword too",
+        {"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}}, _always,
+        Example({"call": "torch.tensor", "int_literal_out_of_dtype": True, "parameters": ["data"]},
+                "torch.tensor(data=[300], dtype=torch.uint8)", "torch.tensor(data=[200], dtype=torch.uint8)"),
+        read=tuple, reference="medium",
+    ),
+    Kind(
+        "none_is_default",
+        "keywords whose value None is the same as leaving them out on both sides: None given (a literal, a constant, or a wrapper's parameter that a caller leaves None or that defaults to None) counts as absent",
+        _strings(), _always,
+        Example({"call": "torch.load", "keyword_absent": ["weights_only"], "none_is_default": ["weights_only"]},
+                "torch.load(path, weights_only=None)", "torch.load(path, weights_only=False)"),
+        read=tuple, reference="medium",
+    ),
 )
 BY_NAME = {kind.name: kind for kind in KINDS}
 _DEFAULTS = {f.name: f.default for f in fields(Condition)}
@@ -506,4 +557,4 @@ def check(
         if verdict is None or (verdict == "low" and match.decided):
             return None
         confidence = weakest(confidence, verdict)
-    return confidence
+    return weakest(confidence, view.cap)

@@ -2,7 +2,8 @@
 
 `def bucket(t): return t // 2` in utils.py says nothing of `t`; `bucket(torch.arange(5))` in
 train.py does. A module's analysis yields its `Facts`: the calls it makes of other modules'
-functions with the tags of their arguments, the functions it passes around as values, its own
+functions with the tags of their arguments (a literal None tagged too: a wrapper forwarding its
+parameter to `torch.load(weights_only=...)` asks whether a call leaves it None, `values`), the functions it passes around as values, its own
 module-level functions' parameters and which of those its analysis asked about. `index` joins
 every module's facts: a parameter is fed a tag when every call in the project passes it a tensor
 (the join of their tags), and LOCAL (a known other value) when one call passes anything else,
@@ -13,7 +14,8 @@ parameter.
 Facts are plain data, kept in the scan cache with the module's findings: a module's facts
 depend on its bytes alone, and what a module is fed is part of its second result's key, so an
 edit to a caller re-analyses the callee and nothing else. Files the pre-filter skips
-(mentioning no matched token) are not parsed, and their calls are not seen.
+(mentioning no matched token) are not parsed, and their calls are not seen; a module that names
+no matched module is analysed once another module passes its functions a tensor (`helpers`).
 """
 
 from __future__ import annotations
@@ -22,14 +24,14 @@ import ast
 import hashlib
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from auditor.scan.collect import NAME
 from auditor.scan.modules import ProjectModules, absolute, package_of
 from auditor.scan.names import Resolver
-from auditor.scan.tags import LOCAL, Tag, is_tensor, merge
+from auditor.scan.tags import DEFAULT_GIVEN, LOCAL, NONE_GIVEN, SET_GIVEN, Tag, is_tensor, merge
 
 _LIBRARIES = frozenset(sys.stdlib_module_names) | {"builtins", "torch", "numpy", "np"}
 Fed = dict[tuple[str, str], Tag]  # (function, parameter) -> tag
@@ -37,6 +39,9 @@ Fed = dict[tuple[str, str], Tag]  # (function, parameter) -> tag
 
 def _tag(tag: Tag | None) -> list[str | None] | None:
     return None if tag is None else list(tag)
+
+
+_NONE = _tag(NONE_GIVEN)
 
 
 @dataclass(frozen=True)
@@ -48,23 +53,26 @@ class Facts:
     escapes: list[str] = field(default_factory=list)  # functions passed as values, qualified
     defines: dict[str, list[str]] = field(default_factory=dict)  # function -> positional parameters
     asked: list[list[str]] = field(default_factory=list)  # [function, parameter] pairs asked about
+    exports: dict[str, str] = field(default_factory=dict)  # module-level name -> the matched call it is
 
     def data(self) -> list[Any]:
-        return [self.calls, self.escapes, self.defines, self.asked]
+        return [self.calls, self.escapes, self.defines, self.asked, self.exports]
 
     @classmethod
     def of(cls, data: list[Any]) -> Facts:
-        calls, escapes, defines, asked = data
-        return cls(calls, escapes, defines, asked)
+        calls, escapes, defines, asked, exports = data
+        return cls(calls, escapes, defines, asked, exports)
 
 
-def facts(resolver: Resolver, tree: ast.Module) -> Facts:
+def facts(resolver: Resolver, tree: ast.Module, matched: Container[str] = ()) -> Facts:
     """What one analysed module passes other modules' functions, and what it defines. Of the
     parameters asked about, those its checks asked (the resolver's so far): typing the calls
     below may ask more, whose feeding would change only these facts, which a module analysed
-    again with what it is fed does not make again."""
+    again with what it is fed does not make again. `matched`: the matched calls, of which the
+    module's own names may be re-exports (`from torch import load as tload`)."""
     asked = sorted([list(pair) for pair in resolver.asked])
     module = resolver.scopes[tree]
+    exports = {name: qualified for name, qualified in module.qualified.items() if qualified in matched}
     calls: list[list[Any]] = []
     importable, relative, stars, shadowed = resolver.importable, resolver.relative, resolver.stars, resolver.shadowed
     # What a root name stands for, per scope: most calls go through a few imported names
@@ -84,15 +92,18 @@ def facts(resolver: Resolver, tree: ast.Module) -> Facts:
         callee = _dotted(base, node.func)
         if callee is None:
             continue
-        positional = [_tag(resolver.tag(a, scope)) for a in node.args if a.__class__ is not ast.Starred]
-        keywords = [[k.arg, _tag(resolver.tag(k.value, scope))] for k in node.keywords if k.arg]
+        # a literal None is NONE_GIVEN, for a wrapper's parameter forwarded to a keyword (`values`)
+        positional = [_NONE if a.__class__ is ast.Constant and a.value is None else _tag(resolver.tag(a, scope))
+                      for a in node.args if a.__class__ is not ast.Starred]
+        keywords = [[k.arg, _NONE if k.value.__class__ is ast.Constant and k.value.value is None else _tag(resolver.tag(k.value, scope))]
+                    for k in node.keywords if k.arg]
         spread = len(positional) < len(node.args) or any(k.arg is None for k in node.keywords)
         calls.append([callee, positional, keywords, spread])
     defines = {
         name: [a.arg for a in (*function.args.posonlyargs, *function.args.args)]  # type: ignore[attr-defined]
         for name, function in module.functions.items()
     }
-    return Facts(calls, _escapes(resolver, bases), defines, asked)
+    return Facts(calls, _escapes(resolver, bases), defines, asked, exports)
 
 
 def _escapes(resolver: Resolver, bases: dict[tuple[int, str], str | None]) -> list[str]:
@@ -194,6 +205,7 @@ def index(project: Mapping[str, Facts], modules: ProjectModules) -> dict[str, Fe
         return path, function
 
     poisoned: set[tuple[str, str]] = set()
+    left: set[tuple[str, str, str]] = set()  # (path, function, parameter) some call leaves out
     for caller, found in project.items():
         for callee in found.escapes:
             hit = target(callee, caller)
@@ -213,9 +225,16 @@ def index(project: Mapping[str, Facts], modules: ProjectModules) -> dict[str, Fe
             for param in params:
                 raw = given.get(param)
                 into.setdefault((function, param), []).append(Tag(*raw) if raw else None)
+                if param not in given:
+                    left.add((path, function, param))  # to its default
     fed: dict[str, Fed] = {}
     for path, fed_params in seen.items():
+        asked_here = {(f, p) for f, p in project[path].asked}
         for (function, param), tags in fed_params.items():
+            if (path, function) not in poisoned and (function, param + "=") in asked_here:
+                fed.setdefault(path, {})[function, param + "="] = (
+                    NONE_GIVEN if NONE_GIVEN in tags else DEFAULT_GIVEN if (path, function, param) in left else SET_GIVEN
+                )
             if (path, function) in poisoned or not all(is_tensor(t) for t in tags):
                 tag = LOCAL
             else:
@@ -226,12 +245,71 @@ def index(project: Mapping[str, Facts], modules: ProjectModules) -> dict[str, Fe
     return fed
 
 
+def helpers(project: Mapping[str, Facts], modules: ProjectModules, unread: set[str]) -> set[str]:
+    """Of the modules `unread` (read, not analysed: they name no matched module), those whose
+    functions an analysed module passes a tensor: their analysis may ask about the parameter.
+    Only the first such link is followed (a helper's own calls pass on nothing it is fed)."""
+    found: set[str] = set()
+    for caller, facts_ in project.items():
+        folder = caller.rpartition("/")[0]
+        for callee, positional, keywords, _ in facts_.calls:
+            tags = [*positional, *(tag for _, tag in keywords)]
+            if not any(raw and is_tensor(Tag(*raw)) for raw in tags):
+                continue
+            qualified = _absolute(callee, caller)
+            module = (qualified or "").rpartition(".")[0]
+            path = modules.locate(module, "" if callee.startswith(".") else folder) if module else None
+            if path in unread:
+                found.add(path)
+    return found
+
+
+def reexports(project: Mapping[str, Facts], modules: ProjectModules) -> dict[str, str]:
+    """The project's names for matched calls (`mypkg.io.tload`, and `mypkg.tload` where the
+    package's `__init__` imports it from there) -> the matched call. A module's own names come
+    from its facts: those a package's `__init__` binds, and those imported under another name
+    (a module that imports `CrossEntropyLoss` for its own use is not where others get it); a
+    package's `__init__`, which may name no matched module, is read for what it imports from
+    its modules."""
+    found: dict[str, str] = {}
+    for relative, module_facts in project.items():
+        if module_facts.exports and relative.endswith(".py"):
+            dotted = _dotted_module(relative)
+            is_init = relative.endswith("__init__.py")
+            found.update({
+                f"{dotted}.{name}" if dotted else name: q for name, q in module_facts.exports.items()
+                if is_init or name != q.rpartition(".")[2]
+            })
+    packages = sorted({p for alias in found for p in _packages(alias)}, key=lambda p: -p.count("."))
+    for package in packages:  # the innermost first: an outer `__init__` may import from an inner one
+        init = modules.locate(package)
+        table = modules.table(init) if init is not None and init.endswith("__init__.py") else None
+        if table is not None:
+            for name, imported in table.imported.items():
+                if imported in found and name not in table.ambiguous:
+                    found.setdefault(f"{package}.{name}", found[imported])
+    return {alias: q for alias, q in found.items() if "." in alias}
+
+
+def _dotted_module(relative: str) -> str:
+    parts = relative[:-3].split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _packages(alias: str) -> list[str]:
+    """The packages above the module of `alias` (`a.b.c.name`: `a.b`, `a`)."""
+    parts = alias.split(".")[:-2]
+    return [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
+
+
 def wanted(fed: Fed, found: Facts) -> Fed:
     """The tensors a module is fed for the parameters its analysis asked about (empty: a
-    second analysis would find what the first did). A parameter some other module passes
-    something else is not fed, and is left to what its own module's calls say."""
+    second analysis would find what the first did), and for those asked as (function,
+    parameter + "="), whether a call elsewhere leaves them None. A parameter some other module
+    passes something other than a tensor is not fed a tensor, and is left to what its own
+    module's calls say."""
     asked = {(f, p) for f, p in found.asked}
-    return {key: tag for key, tag in fed.items() if key in asked and is_tensor(tag)}
+    return {key: tag for key, tag in fed.items() if key in asked and (is_tensor(tag) or key[1].endswith("="))}
 
 
 def digest(fed: Fed) -> bytes:

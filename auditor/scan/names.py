@@ -24,8 +24,9 @@ from auditor.scan.bindings import (
     Parameter,
     Unpacking,
 )
-from auditor.scan.collect import Collector, Site
+from auditor.scan.collect import Collector, Site, is_alias_value, is_lookup
 from auditor.scan.guards import Conditions
+from auditor.scan.modules import ProjectModules
 from auditor.scan.scopes import Scope, enclosing_class, key_of, lookup, owner_for
 from auditor.scan.tagging import Tagger
 from auditor.scan.tags import (
@@ -48,7 +49,12 @@ class Resolver(Tagger):
 
     MAX_DEPTH = 100  # names resolving through names: deeper chains are left unknown
 
-    def __init__(self, tree: ast.Module, fed: Mapping[tuple[str, str], Tag] | None = None):
+    def __init__(
+        self, tree: ast.Module, fed: Mapping[tuple[str, str], Tag] | None = None,
+        modules: ProjectModules | None = None, path: str = "",
+    ):
+        self.modules = modules  # the project's other modules: constants and re-exports read from there
+        self.path = path
         self.scopes: dict[ast.AST, Scope] = {}
         self.referenced: set[str] = set()  # function names used other than by calling them
         self.importable: set[str] = set()  # names imported, or assigned a name, somewhere in it
@@ -94,7 +100,7 @@ class Resolver(Tagger):
             if (id(owner), key) in self._resolving:
                 self._reread.add((id(owner), key))
         elif not qualified_only or key in owner.qualified or any(
-            type(b) in UNMAKES_IMPORT or (type(b) is Assignment and isinstance(b.value, (ast.Name, ast.Attribute)))
+            type(b) in UNMAKES_IMPORT or (type(b) is Assignment and is_alias_value(b.value))
             for b in owner.bindings[key]
         ):
             self._resolve(owner, key)
@@ -234,6 +240,19 @@ class Resolver(Tagger):
         self.asked.add((function.name, name))
         return self.fed.get((function.name, name))
 
+    def given(self, owner: Scope, function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> Tag | None:
+        """What the project's other modules give a module-level function's parameter, as far as
+        None goes (`tags.NONE_GIVEN`, `tags.SET_GIVEN`; None: no call elsewhere is known)."""
+        if owner.parent is None or owner.parent.parent is not None or function.name in self.referenced:
+            return None  # not at module level, or passed around in its own module
+        self.asked.add((function.name, name + "="))
+        return self.fed.get((function.name, name + "="))
+
+    def callers(self, function: ast.AST) -> list[tuple[ast.Call, Scope, int]]:
+        """The calls of a function of this module in view (none when it is passed around as a
+        value), each with its scope and how many leading parameters it fills itself."""
+        return self._calls_by_callee().get(function, [])
+
     def _calls_by_callee(self) -> dict[ast.AST, list[tuple[ast.Call, Scope, int]]]:
         if self._callers is None:
             self._callers = {}
@@ -321,10 +340,13 @@ class Resolver(Tagger):
             while first.value.__class__ is ast.Attribute:
                 first = first.value
             root = first.value
-            if root.__class__ is not ast.Name:
-                return None
             named: ast.expr  # the part the base names
-            if root.id == "self":
+            if root.__class__ is ast.Call:  # `f(x).y`: only a lookup by name has a qualified name
+                base = self._dynamic(root, scope) if is_lookup(root) else None
+                named = root
+            elif root.__class__ is not ast.Name:
+                return None
+            elif root.id == "self":
                 key = "self." + first.attr
                 base = self._qualified_key(key, scope) if key in self.importable else None  # self.op = torch.x
                 named = first
@@ -342,6 +364,27 @@ class Resolver(Tagger):
                 link = link.value  # type: ignore[attr-defined]
             attributes.append(base)
             return ".".join(reversed(attributes))
+        if expr.__class__ is ast.Call and is_lookup(expr):
+            return self._dynamic(expr, scope)
+        return None
+
+    def _dynamic(self, call: ast.Call, scope: Scope) -> str | None:
+        """`getattr(torch, "load")` and `importlib.import_module("torch")` (or `__import__`) with
+        constant names: what they look up, by name."""
+        func, args = call.func, call.args
+        if call.keywords:
+            return None
+        if isinstance(func, ast.Name) and lookup(func.id, scope) is None:  # the builtin
+            if func.id == "getattr" and len(args) in (2, 3):
+                name = _string(args[1])
+                base = self.qualified(args[0], scope) if name and name.isidentifier() else None
+                return f"{base}.{name}" if base else None
+            if func.id == "__import__" and len(args) == 1:
+                module = _module_name(args[0])
+                return module.split(".")[0] if module else None
+            return None
+        if len(args) == 1 and self.qualified(func, scope) == "importlib.import_module":
+            return _module_name(args[0])
         return None
 
     def possible(self, expr: ast.Name, scope: Scope, conditions: Conditions) -> tuple[tuple[str, Conditions], ...]:
@@ -398,6 +441,16 @@ class Resolver(Tagger):
                 return None
             found = tag if found is None else merge(found, tag)
         return found
+
+def _string(node: ast.expr) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _module_name(node: ast.expr) -> str | None:
+    """An absolute module name given as a string constant (a relative one needs its package)."""
+    name = _string(node)
+    return name if name and not name.startswith(".") else None
+
 
 def _dict_item(value: ast.expr, item: str) -> ast.expr | None:
     """The value `item` has in a dict display `{"t": v}` or `dict(t=v)`, when it has one."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import threading
@@ -89,7 +90,9 @@ def scan_tree(
                     if _stamp(files[i]) == stamp:  # not edited while it was scanned
                         cache.put(key, result, dependencies)
                 progress.advance()
-            _feed(files, relatives, results, keys, work, cache, pool)
+            _helpers(files, relatives, results, keys, work, cache)
+            fed = _feed(files, relatives, results, keys, work, cache, pool)
+            _reexported(files, relatives, results, work, fed)
     finally:
         if cache is not None:
             cache.close()
@@ -120,11 +123,11 @@ def _feed(
     work: _Work,
     cache: ScanCache | None,
     pool: _Pool,
-) -> None:
+) -> dict[int, feeds.Fed]:
     """Analyse again, with what the project's other modules pass their functions (`feeds`),
     the modules that asked about such parameters; their results replace the first ones. The
     cache keeps each under the file's key and what it was fed. The first pass's processes, if
-    it had any, share the work out."""
+    it had any, share the work out. Returns what each module was fed."""
     project = {relatives[i]: r[2] for i, r in enumerate(results) if r is not None and r[2] is not None}
     fed_all = feeds.index(project, work.modules)
     todo: dict[int, feeds.Fed] = {}
@@ -134,7 +137,7 @@ def _feed(
             if fed:
                 todo[i] = fed
     if not todo:
-        return
+        return todo
     fed_keys = {i: cache.fed_key(keys[i][0], feeds.digest(fed)) for i, fed in todo.items() if cache and i in keys}
     found = cache.get_many(list(fed_keys.values())) if cache is not None else {}
     again: list[tuple[int, str, str, feeds.Fed]] = []
@@ -169,6 +172,81 @@ def _feed(
         results[i] = second
         if cache is not None and i in fed_keys and _stamp(files[i]) == keys[i][1]:
             cache.put(fed_keys[i], second, dependencies)
+    return todo
+
+
+def _reexported(
+    files: list[Path], relatives: list[str], results: list[FileResult | None], work: _Work, fed: dict[int, feeds.Fed]
+) -> None:
+    """Analyse again, with the project's own names for matched calls (`feeds.reexports`:
+    `mypkg/__init__.py` importing `load as tload` from torch), the files that may call one of
+    them: those naming both the name and its module (`from mypkg import tload`, `mypkg.tload`).
+    Their results rest on other modules' facts, so they are not kept in the cache; projects
+    that re-export torch's functions are few, and so are the files using them."""
+    project = {relatives[i]: r[2] for i, r in enumerate(results) if r is not None and r[2] is not None}
+    aliases = feeds.reexports(project, work.modules)
+    if not aliases:
+        return
+    wanted: dict[str, set[str]] = {}  # name -> the modules it is an alias in
+    for alias in aliases:
+        module, _, name = alias.rpartition(".")
+        wanted.setdefault(name, set()).add(module)
+    names = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, wanted))) + r")\b")
+    index = RuleIndex.build(work.changes, work.known, work.ends, work.presence).with_aliases(aliases)
+    for i, file in enumerate(files):
+        first = results[i]
+        if first is None or first[1]:
+            continue  # skipped: its result says why
+        text = _text(file)
+        if not any(module in text for name in set(names.findall(text)) for module in wanted[name]):
+            continue
+        work.modules.take()
+        findings, skipped, _ = scan_module(file, relatives[i], index, fed.get(i), work.modules)
+        results[i] = findings, skipped, first[2]
+
+
+def _helpers(
+    files: list[Path],
+    relatives: list[str],
+    results: list[FileResult | None],
+    keys: dict[int, tuple[bytes, Stamp]],
+    work: _Work,
+    cache: ScanCache | None,
+) -> None:
+    """Analyse the modules that name no matched module (the pre-filter read them only) whose
+    functions an analysed module passes a tensor (`feeds.helpers`): `def bucket(t): return t // 2`
+    in a utils.py that never imports torch; and those naming a wrapper whose parameter decides
+    a change (`values.none_reaches` asked what its callers give it): their calls are wanted.
+    Their facts join the project's index; the cache keeps the result under the file's key,
+    facts and all. Few modules are such: this process analyses them."""
+    project = {relatives[i]: r[2] for i, r in enumerate(results) if r is not None and r[2] is not None}
+    unread = {relatives[i] for i, r in enumerate(results) if r is not None and r[2] is None and not r[1]}
+    wanted = feeds.helpers(project, work.modules, unread) if project and unread else set()
+    wrappers = {function for found in project.values() for function, param in found.asked if param.endswith("=")}
+    if wrappers and unread - wanted:
+        names = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, wrappers))) + r")\b")
+        for i, relative in enumerate(relatives):
+            if relative in unread and relative not in wanted and names.search(_text(files[i])):
+                wanted.add(relative)
+    if not wanted:
+        return
+    index = RuleIndex.build(work.changes, work.known, work.ends, work.presence)
+    for i, relative in enumerate(relatives):
+        if relative not in wanted:
+            continue
+        work.modules.take()
+        result = scan_module(files[i], relative, index, modules=work.modules, helper=True)
+        results[i] = result
+        if cache is not None and i in keys and _stamp(files[i]) == keys[i][1]:
+            cache.put(keys[i][0], result, work.modules.take())
+
+
+def _text(file: Path) -> str:
+    """A file's text for a search by name ("" when it cannot be read: its scan says why)."""
+    try:
+        return file.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def _read(file: Path) -> tuple[bytes, Stamp]:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 
 from packaging.version import Version
 
 from auditor.knowledge.presence import NOTHING, Presence
 from auditor.models import Match, SpecChange
-from auditor.scan.apis import PROBED_CLASSES, TYPED_CLASSES
+from auditor.scan.apis import DEFINED_AS, PROBED_CLASSES, TYPED_CLASSES
 
 OPERATOR_SYMBOLS = {
     "//": ("torch.Tensor.__floordiv__", "torch.Tensor.__rfloordiv__"),
@@ -67,6 +67,8 @@ class RuleIndex:
     # (`guards`); empty: no guard is read, all code counts as running
     ends: Ends = ()
     presence: Presence = NOTHING  # what each release has, for `hasattr(module, "name")` as a version guard
+    # the project's own names for matched calls (`mypkg.tload` -> `torch.load`): reported as the call
+    canonical: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -87,7 +89,8 @@ class RuleIndex:
                 rule = Rule(change, match)
                 roots.add(change.package.replace("-", "_"))
                 if match.call:
-                    index.calls[match.call].append(rule)
+                    for call in (match.call, *DEFINED_AS.get(match.call, ())):
+                        index.calls[call].append(rule)
                     tokens.add(match.call.rsplit(".", 1)[-1])
                     roots.add(match.call.split(".", 1)[0])
                 for name in match.method:
@@ -115,6 +118,20 @@ class RuleIndex:
         )
         return index
 
+    def with_aliases(self, aliases: Mapping[str, str]) -> RuleIndex:
+        """This index, where each of the project's names for a matched call (`feeds.reexports`)
+        matches as the call does."""
+        calls = defaultdict(list, self.calls)
+        for alias, call in aliases.items():
+            calls[alias] = [*calls.get(alias, []), *self.calls.get(call, [])]
+        names = {alias.rpartition(".")[2] for alias in aliases}
+        return replace(
+            self, calls=calls, canonical={**self.canonical, **aliases},
+            tokens=tuple(sorted({*self.tokens, *names}, key=lambda t: (len(t), t))),
+            roots=self.roots | {alias.split(".", 1)[0] for alias in aliases},
+            attributes=self.attributes | names,
+        )
+
     def end_versions(self) -> list[dict[str, Version]]:
         return [{package: Version(version) for package, version in end} for end in self.ends]
 
@@ -126,7 +143,12 @@ class RuleIndex:
         """A cheap pre-filter. Every finding needs a name imported from a matched module (a call),
         or a value tagged from one (a tensor), so a source that never mentions one of those
         modules, or mentions no token of a crossed matcher, cannot hold a finding."""
-        return self.mentions_root(text) and any(_mentions(text, t) for t in self.tokens)
+        return self.mentions_root(text) and self.mentions_token(text)
+
+    def mentions_token(self, text: str) -> bool:
+        """Whether `text` names a token of a crossed matcher (a module naming no matched module
+        can still hold a finding on a tensor another module passes it: `feeds`)."""
+        return any(_mentions(text, t) for t in self.tokens)
 
     def mentions_root(self, text: str) -> bool:
         """Whether `text` names a matched module at all: a module that does may pass another

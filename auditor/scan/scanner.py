@@ -53,13 +53,17 @@ def scan_source(
 
 def analyse_source(
     source: str, path: str, index: RuleIndex, ignores: Ignores | None = None, fed: Fed | None = None,
-    modules: ProjectModules | None = None, tree: ast.Module | None = None,
+    modules: ProjectModules | None = None, tree: ast.Module | None = None, helper: bool = False,
 ) -> tuple[list[Finding], Facts | None]:
     """`scan_source`, with what other modules feed its functions' parameters (`feeds`), and the
     module's own facts for the project's index (None when the pre-filter skipped it). `tree`:
-    the source's, when a newer Python parsed it (`syntax`)."""
-    matches = index.could_match(source)
-    if not matches and not index.mentions_root(source):
+    the source's, when a newer Python parsed it (`syntax`). A module that names no matched module
+    is analysed only as a `helper` (another module passes its functions a tensor, or it may call a
+    wrapper whose callers decide a change: its facts are wanted) or when it is fed: tensors reach
+    it through its parameters alone."""
+    rooted = index.mentions_root(source)
+    matches = index.mentions_token(source) if rooted or helper or fed else False
+    if not matches and not rooted and not helper:
         return [], None
     with warnings.catch_warnings(), _without_cycle_collection():
         warnings.simplefilter("ignore", SyntaxWarning)
@@ -83,7 +87,7 @@ def _analyse(
         if not matches:
             return [], facts(Resolver(tree), tree)
         checker = Checker(tree, index, path, source, ignores, modules, fed)
-        return checker.run(), facts(checker.resolver, tree) if fed is None else None
+        return checker.run(), facts(checker.resolver, tree, index.calls) if fed is None else None
     except RecursionError as exc:
         raise TooDeep from exc
     finally:
@@ -156,12 +160,13 @@ def scan_file(
 
 def scan_module(
     file: Path, relative: str, index: RuleIndex, fed: Fed | None = None, modules: ProjectModules | None = None,
-    data: bytes | None = None,
+    data: bytes | None = None, helper: bool = False,
 ) -> tuple[list[Finding], list[Skipped], Facts | None]:
     """`scan_file`, fed what the project's other modules pass its functions, with the module's
     facts for the project's index (None for a file not analysed). A notebook's cells, read
     together, have facts too: its calls feed the project's modules (no module imports it).
-    `data`: the file's bytes, when they were read already."""
+    `data`: the file's bytes, when they were read already; `helper`: analysed though it names
+    no matched module (`analyse_source`)."""
     try:
         text = read_source(file) if data is None else source_text(data, file.name.endswith(".ipynb"))
     except UnreadableText as exc:
@@ -172,12 +177,14 @@ def scan_module(
         try:
             ignores = read_ignores(text, index.known)
             try:
-                findings, found = analyse_source(text, relative, index, ignores, fed, modules)
+                findings, found = analyse_source(text, relative, index, ignores, fed, modules, helper=helper)
             except SyntaxError as exc:
                 tree = _newer_tree(text, relative, exc, modules)
                 if isinstance(tree, Skipped):
                     return [], [tree], None
-                findings, found = analyse_source(text, relative, index, ignores, fed, modules, tree)
+                findings, found = analyse_source(
+                    text, relative, index, ignores, fed, modules, tree=tree, helper=helper
+                )
             return findings, _unknown(relative, ignores, lambda line: f"line {line}"), found
         except SyntaxError as exc:
             return [], [Skipped(relative, syntax_problem(exc, text), "syntax-error")], None

@@ -30,6 +30,13 @@ INT = Tag("int")
 FLOAT = Tag("float")
 SHAPE = Tag("shape")
 LOCAL = Tag("local")  # bound by the project itself (def, class, plain value): shadows imports
+# What the project's other modules give a parameter forwarded to a keyword whose None decides a
+# change (`feeds`, `values.none_reaches`): some call passes None, else some call leaves it to its
+# default, else every call sets it. Fed under the key (function, parameter + "="), apart from the
+# tensors.
+NONE_GIVEN = Tag("none")
+DEFAULT_GIVEN = Tag("default")
+SET_GIVEN = Tag("set")
 
 
 def instance(owner: str) -> Tag:
