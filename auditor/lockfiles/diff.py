@@ -20,10 +20,10 @@ from packaging.markers import (
 )
 
 from auditor.errors import UsageError
+from auditor.lockfiles.interface import TORCH_FAMILY
 from auditor.lockfiles.variants import Grid, extras_named
 from auditor.models import EnvironmentFinding, Lock, Pin, SpecChange, Transition, release
 
-TORCH_FAMILY = ("torch", "torchvision", "torchaudio", "torchtext", "torchdata", "triton")
 CHANGE_KINDS = (
     "added", "removed", "pinned", "unpinned", "upgraded", "downgraded", "local-label", "build", "source",
 )

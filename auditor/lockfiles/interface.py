@@ -76,11 +76,17 @@ def _shown(pin: Pin) -> str:
     return pin.specifier or pin.source or "any version"
 
 
+# the packages a torch bump moves together, torch first; their duplicate pins are errors
+TORCH_FAMILY = ("torch", "torchvision", "torchaudio", "torchtext", "torchdata", "triton")
+
+
 def unique_pins(found: Iterable[tuple[Pin, Path]]) -> list[Pin]:
     """One pin per package and environment (marker, platform), each pin with the file it was
     read from. The same requirement twice is read once, a range beside a pin yields to the pin
-    and two ranges combine, as pip reads them; two different pins for one environment are an
-    error naming both lines, as pip's resolver refuses them."""
+    and two ranges combine, as pip reads them. Two different pins of a torch-family package for
+    one environment are an error naming both lines (the transition would be a guess); of any
+    other package the first is kept, as in a build-requirements file that pins a backend once per
+    build."""
     kept: dict[tuple[object, ...], tuple[Pin, Path]] = {}
     for pin, path in found:
         key = (pin.name or pin.source, pin.marker, pin.platform)
@@ -89,6 +95,8 @@ def unique_pins(found: Iterable[tuple[Pin, Path]]) -> list[Pin]:
             continue
         first, first_path = kept[key]
         if _pins_one(first) and _pins_one(pin):
+            if pin.name not in TORCH_FAMILY:  # build requirements list a backend once per build
+                continue
             if (first.version, first.specifier, first.source) != (pin.version, pin.specifier, pin.source):
                 where = f"line {first.line}" if first_path == path else f"{first_path.name}:{first.line}"
                 raise LockfileError(

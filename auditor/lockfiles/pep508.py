@@ -150,11 +150,14 @@ def _name_from_location(target: str, path: Path | str, line: int | None) -> str:
 
 
 def url_pin(target: str, path: Path | str, line: int | None) -> Pin:
-    """A bare URL or file path line: the wheel or sdist file name says what it is."""
+    """A bare URL or file path line: the wheel or sdist file name says what it is. A marker after
+    `; ` applies to the line, as pip reads it (`git+https://host/org/repo; sys_platform == 'linux'`)."""
     if is_local(target):
         return local_pin(target, line)
-    found = distribution_from_url(target)
+    location, *marker = _MARKER.split(target, maxsplit=1)
+    where = normal_marker(marker[0]) if marker else None
+    found = distribution_from_url(location)
     if found:
-        return Pin(canonical(found[0]), found[1], source=target, line=line)
-    pin = editable_pin(target, path, line)
-    return Pin(pin.name, None, source=target, line=line)
+        return Pin(canonical(found[0]), found[1], where, source=location, line=line)
+    pin = editable_pin(location, path, line)
+    return Pin(pin.name, None, where, source=location, line=line)
