@@ -18,7 +18,8 @@ from auditor.lockfiles.conda import (
     torch_of_metapackages,
 )
 from auditor.lockfiles.interface import LockFormat, nothing_in, unique_pins
-from auditor.lockfiles.pep508 import editable_pin, is_local, local_pin, requirement_pin
+from auditor.lockfiles.pep508 import editable_pin, is_local, requirement_pin, url_pin
+from auditor.lockfiles.requirements import EDITABLE, is_url, split_options
 from auditor.models import Lock, Pin
 
 if TYPE_CHECKING:
@@ -125,15 +126,18 @@ def _pip_pin(node: yaml.Node, path: Path) -> Pin | None:
     line = node_line(node)
     if not isinstance(node, yaml.ScalarNode):
         raise LockfileError("pip: expected a requirement string", path, line)
-    text = re.sub(r"\s--hash[=\s]\S+", "", str(node.value)).strip()
-    if text.startswith(("-e ", "--editable")):
-        pin = editable_pin(text.split(None, 1)[-1], path, line)
+    text = str(node.value).strip()  # a line of a requirements file, read as pip reads one
+    editable = EDITABLE.match(text)
+    if editable:
+        pin = editable_pin(split_options(editable.group(1)), path, line)
         return replace(pin, groups=("pip", *pin.groups))
     if text.startswith("-"):
         return None  # -r, --extra-index-url, ...: options of pip, not packages
-    if is_local(text):
-        return local_pin(text, line, groups=("pip",))
-    return requirement_pin(text, path, line, groups=("pip",))
+    target = split_options(text)  # per-line options: --hash, --no-binary
+    if is_local(target) or is_url(target):
+        pin = url_pin(target, path, line)
+        return replace(pin, groups=("pip", *pin.groups))
+    return requirement_pin(target, path, line, groups=("pip",))
 
 
 def parse_environment(path: Path, text: str) -> Lock:

@@ -33,7 +33,7 @@ _COMMENT = re.compile(r"(?:^|(?<=\s))#")  # pip's `(^|\s+)#.*$`, which is quadra
 _OPTION = re.compile(r"(?:^| )-")
 _ENV_VAR = re.compile(r"\$\{([A-Z0-9_]+)\}")
 _INCLUDE = re.compile(r"^(?:-([rc])\s*|--(requirement|constraint)(?:\s*=\s*|\s+))(\S.*)$")
-_EDITABLE = re.compile(r"^(?:-e\s*|--editable(?:\s*=\s*|\s+))(\S.*)$")
+EDITABLE = re.compile(r"^(?:-e\s*|--editable(?:\s*=\s*|\s+))(\S.*)$")
 _INDEX = re.compile(r"^(?:-i\s*|--index-url(?:\s*=\s*|\s+))(\S+)")
 _URLISH = re.compile(r"^([a-z][a-z0-9+.-]*://|\.{0,2}/|[A-Za-z]:\\)|\.(whl|tar\.gz|zip)(#.*)?$")
 
@@ -132,7 +132,7 @@ def _read(
         if content.startswith("-"):
             include = _INCLUDE.match(content)
             index = _INDEX.match(content)
-            editable = _EDITABLE.match(content)
+            editable = EDITABLE.match(content)
             if include:
                 is_constraint = "c" in (include.group(1) or include.group(2)[0])
                 _include(path, number, split_options(include.group(3)), chain, state, is_constraint)
@@ -152,7 +152,7 @@ def _read(
             pin = Pin(_unexpanded_name(target), None, line=number, specifier=target)
         elif editable:
             pin = editable_pin(target, path, number)
-        elif is_local(target) or _is_url(target):
+        elif is_local(target) or is_url(target):
             pin = url_pin(target, path, number)
         else:
             if _CREDENTIAL.fullmatch(target):
@@ -167,7 +167,7 @@ def _read(
             state.pins.append((pin, path))
 
 
-def _is_url(target: str) -> bool:
+def is_url(target: str) -> bool:
     """A bare URL or path line, not `name @ url` and not a plain `name==version`."""
     maybe = "/" in target or "\\" in target or target.endswith((".whl", ".gz", ".zip"))
     return maybe and " @ " not in target and _URLISH.search(target) is not None

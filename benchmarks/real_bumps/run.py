@@ -120,11 +120,16 @@ def same_version(label: str | None, reported: str | None) -> bool:
 def fits_variant(label: Label, reported: dict[str, Any]) -> bool:
     if reported["package"] != label.package:
         return False
-    return label.env is None or re.search(label.env, reported.get("environment") or "", re.IGNORECASE) is not None
+    return label.env is None or re.search(label.env, where_reported(reported), re.IGNORECASE) is not None
+
+
+def where_reported(t: dict[str, Any]) -> str:
+    """The variant's short name where the report gives one, then the marker it stands for."""
+    return " | ".join(str(t[key]) for key in ("variant", "environment") if t.get(key))
 
 
 def shown(t: dict[str, Any]) -> str:
-    where = f" [{t['environment']}]" if t.get("environment") else ""
+    where = f" [{where_reported(t)}]" if where_reported(t) else ""
     return f"{t['package']} {t.get('from') or '-'} -> {t.get('to') or '-'} ({t['direction']}){where}"
 
 

@@ -44,3 +44,20 @@ def test_a_build_backend_pinned_once_per_build_keeps_the_first_pin(tmp_path: Pat
         ("hatchling", "1.26.3", 1),
         ("setuptools", "75.8.0", 7),
     ]
+
+
+def test_a_conda_pip_section_reads_urls_and_per_line_options_as_pip_does(tmp_path: Path) -> None:
+    target = tmp_path / "environment.yml"
+    target.write_text(
+        "name: demo\ndependencies:\n  - python=3.9\n  - pip\n  - pip:\n"
+        "    - --find-links https://download.example.org/whl/torch_stable.html\n"
+        "    - torch==1.12.1+cpu\n"
+        "    - git+https://example.org/someone/CLIP.git\n"
+        "    - -e . --no-binary :all\n"
+    )
+    lock = read_lock(target)
+    by_name = {p.name: p for p in lock.pins}
+    assert by_name["torch"].version == Version("1.12.1+cpu")
+    assert by_name["clip"].source == "git+https://example.org/someone/CLIP.git"
+    local = [p for p in lock.pins if p.local]
+    assert [(p.source, p.line) for p in local] == [(".", 9)]
