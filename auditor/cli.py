@@ -22,7 +22,7 @@ from auditor import __version__, pipeline
 from auditor.errors import AuditorError, ExitCode, UsageError
 from auditor.knowledge.base import UNLISTED
 from auditor.lockfiles.detect import format_names
-from auditor.models import AuditResult, rank
+from auditor.models import AuditResult, Gate, rank
 from auditor.progress import wants_color
 from auditor.report import WRITERS
 from auditor.report import kb as kb_report
@@ -106,6 +106,10 @@ class Confidence(str, Enum):
 
 ConfidenceHelp = "Only findings at or above this confidence count for --fail-on (low-confidence ones do not by default)."
 FailOnConfidenceOption = Annotated[Confidence, typer.Option(help=ConfidenceHelp)]
+WarningsHelp = "Also count findings whose only consequence is a new warning (listed apart otherwise)."
+FailOnWarningsFlag = Annotated[bool, typer.Option("--fail-on-warnings", help=WarningsHelp)]
+FailOnVendoredFlag = Annotated[bool, typer.Option(
+    "--fail-on-vendored", help="Also count findings in vendored folders (third_party/, vendor/, ...; `vendored` in the settings).")]
 
 
 def python_version(value: str | None) -> str | None:
@@ -363,12 +367,15 @@ def render(
         WRITERS[fmt.value](result, out, **options)
 
 
-def exit_code(result: AuditResult, fail_on: FailOn, confidence: Confidence = Confidence.medium) -> ExitCode:
-    """Findings count at or above both thresholds; compatibility problems by severity alone;
-    good news never."""
-    if fail_on is FailOn.none or rank(result.worst_severity(confidence.value)) < rank(fail_on.value):
-        return ExitCode.OK
-    return ExitCode.FINDINGS
+def gate(fail_on: FailOn, confidence: Confidence, warnings: bool = False, vendored: bool = False) -> Gate:
+    """What counts for the exit code under the command's options."""
+    return Gate(None if fail_on is FailOn.none else fail_on.value, confidence.value, warnings, vendored)
+
+
+def exit_code(result: AuditResult) -> ExitCode:
+    """Findings count by the result's gate (severity, confidence, consequence, vendored);
+    compatibility problems by severity alone; good news never."""
+    return ExitCode.FINDINGS if result.fails() else ExitCode.OK
 
 
 def version_callback(value: bool) -> None:
@@ -408,6 +415,8 @@ def compare(
     output: OutputOption = None,
     fail_on: FailOnOption = FailOn.low,
     fail_on_confidence: FailOnConfidenceOption = Confidence.medium,
+    fail_on_warnings: FailOnWarningsFlag = False,
+    fail_on_vendored: FailOnVendoredFlag = False,
     config: ConfigOption = None,
     probe: ProbeFlag = False,
     harvested: HarvestedFlag = False,
@@ -444,8 +453,9 @@ def compare(
         )
         if settings is not None:
             result = run_probes(result, settings, project)
+    result = replace(result, gate=gate(fail_on, fail_on_confidence, fail_on_warnings, fail_on_vendored))
     render(result, fmt, output, project, (old, new) if old is not None and new is not None else None)
-    raise typer.Exit(exit_code(result, fail_on, fail_on_confidence))
+    raise typer.Exit(exit_code(result))
 
 
 @app.command(cls=Command)
@@ -461,6 +471,8 @@ def scan(
     output: OutputOption = None,
     fail_on: FailOnOption = FailOn.low,
     fail_on_confidence: FailOnConfidenceOption = Confidence.medium,
+    fail_on_warnings: FailOnWarningsFlag = False,
+    fail_on_vendored: FailOnVendoredFlag = False,
     config: ConfigOption = None,
     probe: ProbeFlag = False,
     harvested: HarvestedFlag = False,
@@ -479,8 +491,9 @@ def scan(
     )
     if settings is not None:
         result = run_probes(result, settings, path)
+    result = replace(result, gate=gate(fail_on, fail_on_confidence, fail_on_warnings, fail_on_vendored))
     render(result, fmt, output, path if path.is_dir() else None)
-    raise typer.Exit(exit_code(result, fail_on, fail_on_confidence))
+    raise typer.Exit(exit_code(result))
 
 
 @app.command("fix", cls=Command)
@@ -509,6 +522,8 @@ def fix_command(
     output: OutputOption = None,
     fail_on: FailOnOption = FailOn.low,
     fail_on_confidence: FailOnConfidenceOption = Confidence.medium,
+    fail_on_warnings: FailOnWarningsFlag = False,
+    fail_on_vendored: FailOnVendoredFlag = False,
     config: ConfigOption = None,
     probe: Annotated[bool, typer.Option(
         "--probe", help="Run each rewritten literal-only site and the original on both versions: the proof.")] = False,
@@ -564,8 +579,9 @@ def fix_command(
             fixed = replace(fixed, notes=(*fixed.notes, f"{root} is not in a git work tree: nothing was checked before writing"))
     render_fix = fix_report.render_json if fmt is Format.json else fix_report.render_text
     emit(render_fix(fixed, written), output)
-    left = replace(result, findings=tuple(x.finding for x in fixed.left_alone), environment=())
-    raise typer.Exit(exit_code(left, fail_on, fail_on_confidence))
+    left = replace(result, findings=tuple(x.finding for x in fixed.left_alone), environment=(),
+                   gate=gate(fail_on, fail_on_confidence, fail_on_warnings, fail_on_vendored))
+    raise typer.Exit(exit_code(left))
 
 
 @lock_app.command("show", cls=Command)
@@ -771,6 +787,8 @@ def github_command(
     )] = None,
     fail_on: Annotated[FailOn, typer.Option(envvar="AUDITOR_FAIL_ON", help="Exit 1 when a finding is at or above this severity.")] = FailOn.low,
     fail_on_confidence: Annotated[Confidence, typer.Option(envvar="AUDITOR_FAIL_ON_CONFIDENCE", help=ConfidenceHelp)] = Confidence.medium,
+    fail_on_warnings: Annotated[bool, typer.Option(
+        "--fail-on-warnings/--no-fail-on-warnings", envvar="AUDITOR_FAIL_ON_WARNINGS", help=WarningsHelp)] = False,
     comment: Annotated[str, typer.Option(envvar="AUDITOR_COMMENT", help="PR comment: always, on-findings or never.")] = "always",
     probe: Annotated[bool, typer.Option(envvar="AUDITOR_PROBE", help="Run each crossed change's probe on both versions.")] = False,
     label: Annotated[str | None, typer.Option(envvar="AUDITOR_LABEL", help="Add this label to the PR when call sites are affected.")] = None,
@@ -811,6 +829,7 @@ def github_command(
         probe=(lambda result, scanned: run_probes(result, probe_settings(cache_dir=None, no_cache=False), scanned))
         if probe else None,
         confidence=fail_on_confidence.value,
+        gate=gate(fail_on, fail_on_confidence, fail_on_warnings),
         fix=action.fix_mode(fix),
     )
     try:
@@ -831,7 +850,7 @@ def github_command(
         typer.echo(f"auditor: PR comment {done.comment.action}: {done.comment.url}")
     if done.fix_commit is not None and done.fix_commit.sha:
         typer.echo(f"auditor: fix commit {done.fix_commit.sha} pushed ({done.fix_commit.rewritten} call site(s) rewritten)")
-    raise typer.Exit(exit_code(done.result, fail_on, fail_on_confidence))
+    raise typer.Exit(exit_code(done.result))
 
 
 @app.command("probe", cls=Command)

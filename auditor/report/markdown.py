@@ -146,16 +146,31 @@ def verdict(result: AuditResult) -> str:
             + ("No call site in the scanned project uses an affected API." if not low else
                "No call site in the scanned project is known to use an affected API." + low)
         )
+    elif not result.gating():
+        apart = [f"{_plural(n, 'call site')} {what}" for n, what in (
+            (counts.warnings, "only warn"), (counts.vendored, "in vendored code")) if n]
+        line = (f"✅ **Nothing here counts for the exit code.** {_plural(counts.call_sites, 'call site')} "
+                f"touched by crossed changes" + (f" ({', '.join(apart)}, listed apart)" if apart else "")
+                + "; none needs a change to keep working as before." + low)
     else:
-        confident = [f for f in result.findings if not is_low(f)]
-        touched = {f.change for f in confident}
+        gating = result.gating()
+        touched = {f.change for f in gating}
         silent = sum(result.change(c).silent for c in touched)
-        worst = max((result.change(f.change).severity for f in confident), key=rank)
+        worst = max((result.change(f.change).severity for f in gating), key=rank)
+        tiers = [f"{n} {what}" for n, what in (
+            (call_sites(f for f in gating if result.change(f.change).consequence == c), what)
+            for c, what in (("breaks", "break"), ("changes-results", "change results"),
+                            ("environment", "environment"), ("warns", "only warn"))) if n]
+        apart = [f"{_plural(n, 'more call site')} {what}" for n, what in (
+            (counts.warnings if not result.gate.warnings else 0, "only warn"),
+            (counts.vendored if not result.gate.vendored else 0, "in vendored code")) if n]
         line = (
-            f"{ICON[worst]} **{_plural(counts.call_sites, 'call site')} in {_plural(counts.files, 'file')} "
-            f"affected** by {_plural(len(touched), 'spec change')}"
+            f"{ICON[worst]} **{_plural(call_sites(gating), 'call site')} "
+            f"in {_plural(len({f.path for f in gating}), 'file')} affected** "
+            f"by {_plural(len(touched), 'spec change')}"
             + (f" (of {len(result.changes)} crossed)" if len(touched) != len(result.changes) else "")
-            + ". Check each one below before merging." + low
+            + f": {', '.join(tiers)}. Check each one below before merging."
+            + (f" {', '.join(apart)}: listed apart, not counted." if apart else "") + low
         )
         if silent:
             line += (
@@ -197,13 +212,18 @@ def summary_lines(result: AuditResult) -> list[str]:
         ids = {c.id for c in crossed}
         sites = call_sites(f for f in result.findings if f.change in ids and not is_low(f))
         low = call_sites(f for f in result.findings if f.change in ids and is_low(f))
-        where = f" ({t.environment})" if t.environment else ""
+        where = f" ({_short(t.environment)})" if t.environment else ""
         lines.append(
             f"**{t.package} {version_label(t, 'old')} -> {version_label(t, 'new')}**{_md(where)}: "
             f"{_plural(len(crossed), 'change')}, {_plural(sites, 'call site')}"
             + (f" (and {low} at low confidence)" if low else "")
         )
     return lines
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """A name cut to `limit` characters (an environment spelled out by a lock can run long)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _location(f: Finding, links: Links | None) -> str:
@@ -218,7 +238,7 @@ def _table(sites: Sequence[Finding], links: Links | None, rows: int | None) -> l
     if shown:
         lines += ["| Where | API | Confidence | Code |", "| --- | --- | --- | --- |"]
         lines += [
-            f"| {_location(f, links)} | `{f.symbol}` | {f.confidence} | {_code(f.snippet)} |"
+            f"| {_location(f, links)} | `{f.symbol}`{_also(f)} | {f.confidence} | {_code(f.snippet)} |"
             for f in shown
         ]
     hidden = len(sites) - len(shown)
@@ -226,6 +246,12 @@ def _table(sites: Sequence[Finding], links: Links | None, rows: int | None) -> l
         files = ", ".join(sorted({f"`{f.path}`" for f in sites[len(shown):]}))
         lines += ["", f"…and {_plural(hidden, 'more call site')} in {files}."]
     return lines
+
+
+def _also(f: Finding) -> str:
+    """The other crossed changes at the call site, and what its composed fix trades."""
+    text = "".join(f"<br>also `{a.change}`: {_md(a.message)}" for a in f.also)
+    return text + (f"<br>fix trade: {_md(f.fix_note)}" if f.fix_note else "")
 
 
 def _probe_line(outcome: ProbeOutcome | None) -> str:
@@ -391,9 +417,32 @@ def _probes(result: AuditResult) -> list[str]:
     return lines
 
 
-def _skipped(result: AuditResult) -> list[str]:
-    lines = [f"<details><summary>{_plural(len(result.skipped), 'file')} could not be scanned</summary>", ""]
-    lines += [f"- `{s.path}`: {_md(s.reason)}" for s in result.skipped]
+def _not_checked(result: AuditResult, notes: Sequence[str]) -> list[str]:
+    """What the audit did not check (and how it read the inputs), one line per cause: files
+    skipped for one reason are one line."""
+    reasons: dict[str, list[str]] = {}
+    for s in result.skipped:
+        reasons.setdefault(s.reason, []).append(s.path)
+    lines = ["### Not checked, and how the inputs were read", ""]
+    lines += [f"- {_md(note)}" for note in notes]
+    for reason, paths in reasons.items():
+        shown = ", ".join(f"`{p}`" for p in paths[:FILES_SHOWN]) + (
+            f" and {len(paths) - FILES_SHOWN} more" if len(paths) > FILES_SHOWN else "")
+        lines.append(f"- {_plural(len(paths), 'file')} could not be scanned ({_md(reason)}): {shown}")
+    return lines
+
+
+def _collapsed(title: str, groups: Sequence[Group], links: Links | None) -> list[str]:
+    """Confident call sites that do not gate by default, one row per change."""
+    sites = call_sites(f for g in groups for f in g.sites)
+    lines = [f"<details><summary>{_plural(sites, 'call site')} {title}</summary>", "",
+             "| Severity | Change | Where |", "| --- | --- | --- |"]
+    for g in groups:
+        c = g.change
+        shown = ", ".join(_location(f, links) for f in g.sites[:SITES_SHOWN])
+        if len(g.sites) > SITES_SHOWN:
+            shown += f" and {len(g.sites) - SITES_SHOWN} more"
+        lines.append(f"| {ICON[c.severity]} {c.severity} | {_md(c.title)} (`{c.id}`) | {shown} |")
     return lines + ["", "</details>"]
 
 
@@ -403,14 +452,19 @@ def _document(
 ) -> str:
     plan = layout(result)
     parts: list[str] = [HEADING, ""]
-    if notes:
-        parts += ["  \n".join(f"_{_md(note)}_" for note in notes), ""]
     parts += [verdict(result), ""]
     summary = summary_lines(result)
     if summary:
         parts += ["  \n".join(summary), ""]
     for group in plan.confident:
         parts += _change_section(group.change, group.sites, result, links, budget, suggested) + [""]
+    if notes or result.skipped:
+        parts += _not_checked(result, notes) + [""]
+    for title, groups in (("only warn: a new warning, the code keeps working (not counted unless --fail-on-warnings)",
+                           plan.warnings),
+                          ("in vendored code (not counted unless --fail-on-vendored)", plan.vendored)):
+        if groups:
+            parts += _collapsed(title, groups, links) + [""]
     if plan.low:
         parts += _low(plan.low) + [""]
     if result.good_news:
@@ -423,8 +477,6 @@ def _document(
         parts += _probes(result) + [""]
     elif result.changes:
         parts += ["_No probe was run; `--probe` runs each change's probe on both versions._", ""]
-    if result.skipped:
-        parts += _skipped(result) + [""]
     if budget != _BUDGETS[0]:
         shown = "all" if budget.rows is None else f"at most {budget.rows}"
         parts += [
@@ -463,10 +515,9 @@ def render(
 def _minimal(result: AuditResult, notes: Sequence[str], max_length: int) -> str:
     """The last resort: verdict, summary, and as many one-line changes as fit, whole lines only."""
     plan = layout(result)
-    head = [HEADING, ""]
+    head = [HEADING, "", verdict(result), "", "  \n".join(summary_lines(result)), ""]
     if notes:
         head += ["  \n".join(f"_{_md(note)}_" for note in notes), ""]
-    head += [verdict(result), "", "  \n".join(summary_lines(result)), ""]
     note = (f"> [!NOTE]\n> Shortened to fit GitHub's {GITHUB_COMMENT_LIMIT:,}-character limit. "
             "The job summary and `--format json` have the full report.")
     tail = ["", note, "", f"<sub>auditor {__version__}</sub>"]
