@@ -10,6 +10,9 @@ from dataclasses import replace
 
 from auditor.models import CONSEQUENCES, Finding, GoodNews, SpecChange, rank
 
+CONSEQUENCE_VERB = {"breaks": "breaks", "changes-results": "changes results", "environment": "changes the environment",
+                    "warns": "warns"}
+
 
 def _latest_stage(changes: Sequence[SpecChange]) -> dict[str, str]:
     """Each crossed change's last crossed stage: itself, or the latest crossed entry that
@@ -109,16 +112,17 @@ def _trade(f: Finding, change: SpecChange, changes: Sequence[SpecChange]) -> str
     exporter that warns from 2.8)."""
     if change.fix is None:
         return None
+    earlier = {stage for c in changes for stage in c.follows}  # a move is named by its latest crossed stage
     traded = []
     for t in change.fix.keep_old:
         if t.action != "set-keyword" or t.keyword is None or t.value is None:
             continue
         for other in changes:
-            if other.id == change.id or other.id in change.follows:
+            if other.id == change.id or other.id in earlier:
                 continue
             for m in other.matches:
                 values = dict(m.when.keyword_values).get(t.keyword, ())
                 if m.call == f.symbol and any(repr(v) == t.value for v in values):
-                    traded.append(f"keep-old's `{t.keyword}={t.value}` is what {other.id} flags "
-                                  f"({other.consequence}: {other.title}); adopt-new avoids it")
+                    traded.append(f"keep-old's `{t.keyword}={t.value}` is what {other.id} flags (it "
+                                  f"{CONSEQUENCE_VERB[other.consequence]}); adopt-new avoids that")
     return "; ".join(dict.fromkeys(traded)) or None

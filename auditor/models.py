@@ -159,6 +159,8 @@ class Condition:
     keyword_absent: tuple[str, ...] = ()
     keyword_present: tuple[str, ...] = ()
     keyword_values: tuple[tuple[str, tuple[object, ...]], ...] = ()
+    keyword_values_absent: tuple[tuple[str, tuple[object, ...]], ...] = ()  # `source='local'` rules a call out
+    literal_prefix_absent: tuple[tuple[str, tuple[str, ...]], ...] = ()  # a string literal starting so rules it out
     min_positional: int | None = None
     max_positional: int | None = None  # at most this many positional arguments: `F.softmax(x)`, dim not given
     int_literal_out_of_dtype: bool = False

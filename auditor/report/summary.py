@@ -38,7 +38,7 @@ class Tally:
     low_files: int
     low_changes: int  # changes with low-confidence call sites only
     gating: int = 0  # call sites that count for the exit code (`AuditResult.gate`)
-    warnings: int = 0  # confident call sites whose consequence is only a warning
+    warnings: int = 0  # confident call sites whose consequence is only a warning, outside vendored folders
     vendored: int = 0  # confident call sites in vendored folders
 
 
@@ -48,7 +48,7 @@ def tally(result: AuditResult) -> Tally:
     confident_changes = {each.change for f in confident for each in f.each()}
     return Tally(
         gating=call_sites(result.gating()),
-        warnings=call_sites(f for f in confident if tier(result, f) == "warns"),
+        warnings=call_sites(f for f in confident if tier(result, f) == "warns" and not f.vendored),
         vendored=call_sites(f for f in confident if f.vendored),
         call_sites=call_sites(confident),
         files=len(files(confident)),
