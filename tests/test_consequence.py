@@ -166,3 +166,37 @@ def test_the_verdict_comes_first_and_the_notes_after_the_gating_findings(fmt: st
     assert out.count(note) == 1
     head = out[: out.index(verdict)]
     assert "note" not in head.lower()
+
+
+def test_long_environment_names_are_short_in_text_and_markdown() -> None:
+    from auditor.models import AuditResult, Transition
+    from auditor.report import markdown, text
+    from packaging.version import Version
+
+    name = "python_version >= '3.9' and " * 40  # a lock's environment, 1,120 characters
+    bump = Transition("torch", Version("2.4.0"), Version("2.10.0"), environment=name)
+    result = AuditResult(transitions=(bump,), changes=(), findings=())
+    for out in (markdown.render(result), text.render(result)):
+        assert name not in out and "pyt…" in out
+        assert max(len(line) for line in out.splitlines()) < 200
+
+
+def test_git_mode_names_no_temporary_checkout(tmp_path: Path) -> None:
+    import subprocess
+
+    repo = shutil.copytree(FIXTURES / "voice", tmp_path / "repo")
+    git = ["git", "-c", "user.email=a@b.c", "-c", "user.name=a", "-C", str(repo)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (repo / "requirements.txt").write_text("torch==2.4.0\ntorchaudio==2.4.0\n")
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+    (repo / "requirements.txt").write_text("torch==2.10.0\ntorchaudio==2.10.0\n")
+    subprocess.run([*git, "commit", "-qam", "bump"], check=True)
+    for fmt in ("text", "markdown", "json"):
+        done = runner.invoke(app, ["compare", "--git", "HEAD~1..HEAD", "--project", str(repo), "--no-cache", "-f", fmt])
+        assert done.exit_code == 1, done.output
+        assert "auditor-git-" not in done.stdout
+    markdown = runner.invoke(app, ["compare", "--git", "HEAD~1..HEAD", "--project", str(repo), "--no-cache", "-f", "markdown"]).stdout
+    # torchaudio has generated changes but no reviewed entry: no sentence says the knowledge base knows nothing of it
+    assert "no knowledge of torchaudio" not in markdown and "no reviewed entry for torchaudio" in markdown
+    assert "### Compatibility" not in markdown  # the unreviewed move is said in the verdict and the not-checked block

@@ -16,6 +16,7 @@ from urllib.parse import quote
 from auditor import __version__
 from auditor.models import (
     AuditResult,
+    EnvironmentFinding,
     Finding,
     GoodNews,
     ProbeOutcome,
@@ -25,7 +26,7 @@ from auditor.models import (
 )
 from auditor.report.serialize import version_label
 from auditor.report.suggest import Suggestion
-from auditor.report.summary import Group, call_sites, files, is_low, layout, tally
+from auditor.report.summary import Group, call_sites, files, is_low, layout, short, tally
 
 GITHUB_COMMENT_LIMIT = 65_536
 
@@ -177,7 +178,7 @@ def verdict(result: AuditResult) -> str:
                 f" {_plural(silent, 'of these changes is', 'of these changes are')} silent: the code keeps running "
                 "with different results, so tests may not catch it."
             )
-    problems = [e for e in result.environment if e.kind != "beyond-knowledge"]
+    problems = _problems(result)
     if problems:
         worst_env = max((e.severity for e in problems), key=rank)
         line += (
@@ -197,8 +198,8 @@ def _horizon(result: AuditResult) -> str:
         f"{ICON['medium']} **Not reviewed past {horizon[package]} ({package})**: the knowledge base ends there; "
         "changes in later releases are not in this report, whatever it says below."
         if package in horizon
-        else f"{ICON['medium']} **Not reviewed ({package})**: the knowledge base has no knowledge of {package}; "
-        "its changes are not in this report, whatever it says below."
+        else f"{ICON['medium']} **Not reviewed ({package})**: the knowledge base has no reviewed entry for {package}; "
+        "its changes are not reviewed in this report, whatever it says below."
         for package in blind
     ]
     return "\n\n".join(lines) + "\n\n"
@@ -212,18 +213,13 @@ def summary_lines(result: AuditResult) -> list[str]:
         ids = {c.id for c in crossed}
         sites = call_sites(f for f in result.findings if f.change in ids and not is_low(f))
         low = call_sites(f for f in result.findings if f.change in ids and is_low(f))
-        where = f" ({_short(t.environment)})" if t.environment else ""
+        where = f" ({short(t.environment)})" if t.environment else ""
         lines.append(
             f"**{t.package} {version_label(t, 'old')} -> {version_label(t, 'new')}**{_md(where)}: "
             f"{_plural(len(crossed), 'change')}, {_plural(sites, 'call site')}"
             + (f" (and {low} at low confidence)" if low else "")
         )
     return lines
-
-
-def _short(text: str, limit: int = 60) -> str:
-    """A name cut to `limit` characters (an environment spelled out by a lock can run long)."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _location(f: Finding, links: Links | None) -> str:
@@ -401,9 +397,15 @@ def _good_news(news: Sequence[GoodNews], links: Links | None) -> list[str]:
     return lines
 
 
+def _problems(result: AuditResult) -> list[EnvironmentFinding]:
+    """The environment items of the Compatibility table: a move the knowledge base did not
+    review is said by the verdict and the not-checked block already."""
+    return [e for e in result.environment if e.kind != "beyond-knowledge"]
+
+
 def _environment(result: AuditResult) -> list[str]:
     lines = ["### Compatibility", "", "| Severity | Package | Problem |", "| --- | --- | --- |"]
-    for e in sorted(result.environment, key=lambda e: -rank(e.severity)):
+    for e in sorted(_problems(result), key=lambda e: -rank(e.severity)):
         lines.append(f"| {ICON[e.severity]} {e.severity} | {_md(e.package or '')} | {_md(e.message)} |")
     return lines
 
@@ -471,7 +473,7 @@ def _document(
         parts += _good_news(result.good_news, links if budget.tables else None) + [""]
     if plan.unused:
         parts += _unused(list(plan.unused)) + [""]
-    if result.environment:
+    if _problems(result):
         parts += _environment(result) + [""]
     if result.probes:
         parts += _probes(result) + [""]

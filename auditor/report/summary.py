@@ -23,6 +23,11 @@ def call_sites(findings: Iterable[Finding]) -> int:
     return len({(f.path, f.cell, f.line, f.column) for f in findings})
 
 
+def short(text: str, limit: int = 60) -> str:
+    """A name cut to `limit` characters (an environment a lock spells out can run long)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def files(findings: Iterable[Finding]) -> list[str]:
     return sorted({f.path for f in findings})
 

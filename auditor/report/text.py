@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from auditor.models import CONSEQUENCES, AuditResult, Finding, SpecChange, Transition, rank
 from auditor.report.serialize import version_label
-from auditor.report.summary import Group, call_sites, files, layout, tally
+from auditor.report.summary import Group, call_sites, files, layout, short, tally
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -32,7 +32,7 @@ def _location(f: Finding) -> str:
 
 
 def _transition(t: Transition) -> str:
-    where = f" [{t.environment}]" if t.environment else ""
+    where = f" [{short(t.environment)}]" if t.environment else ""
     return f"{t.package} {version_label(t, 'old')} -> {version_label(t, 'new')} ({t.direction}){where}"
 
 
@@ -201,7 +201,7 @@ def _not_checked(console: Console, result: AuditResult) -> None:
     lines = [f"note: {note}" for note in result.notes]
     for reason, paths in reasons.items():
         shown = ", ".join(paths[:FILES_SHOWN]) + (f" and {len(paths) - FILES_SHOWN} more" if len(paths) > FILES_SHOWN else "")
-        lines.append(f"not read: {len(paths)} file(s): {reason} ({shown})")
+        lines.append(f"skipped {paths[0]}: {reason}" if len(paths) == 1 else f"skipped {len(paths)} files ({shown}): {reason}")
     if not lines:
         return
     console.print("What this audit did not check, and how it read the inputs:")

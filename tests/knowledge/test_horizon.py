@@ -79,7 +79,7 @@ def test_a_moving_torch_family_package_without_knowledge_is_listed_and_not_revie
     assert moved["torchaudio"] == ("2.3.1", "2.7.0")
     assert "triton" not in moved and "requests" not in moved
     (blind,) = [e for e in document["environment"] if e["kind"] == "beyond-knowledge"]
-    assert blind["package"] == "torchaudio" and "no knowledge of torchaudio" in blind["message"]
+    assert blind["package"] == "torchaudio" and "no reviewed entry for torchaudio" in blind["message"]
     assert done.exit_code == 1
     markdown = runner.invoke(app, ["compare", str(old), str(new), "--no-cache", "-f", "markdown"]).stdout
     assert "**Not reviewed (torchaudio)**" in markdown
