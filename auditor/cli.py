@@ -584,6 +584,43 @@ def fix_command(
     raise typer.Exit(exit_code(left))
 
 
+class PlanFormat(str, Enum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+
+
+@app.command("plan", cls=Command)
+@handles_errors
+def plan_command(
+    project: Annotated[Path, typer.Argument(help="The project (or file) to scan.")],
+    lock: Annotated[Path | None, typer.Option(help="The project's current lock: the version it pins.")] = None,
+    from_version: Annotated[str | None, typer.Option("--from", help="Instead of --lock: the current version.")] = None,
+    package: Annotated[str, typer.Option(help="The package to plan the bumps of.")] = "torch",
+    python: PythonOption = None,
+    fmt: Annotated[PlanFormat, typer.Option("--format", "-f", help="Output format.")] = PlanFormat.text,
+    output: OutputOption = None,
+    config: ConfigOption = None,
+    cache_dir: CacheDirOption = None,
+    no_cache: NoCacheOption = False,
+) -> None:
+    """Per later release up to the horizon: the call sites that would break, change results or
+    warn, how many have a mechanical fix, and the environment changes that come."""
+    from auditor.lockfiles.interface import parse_version
+    from auditor.plan import current_version, plan
+    from auditor.report.plan import RENDER
+
+    not_an_input(output, project, lock, config)
+    if (lock is None) == (from_version is None):
+        raise UsageError("plan needs one of --lock and --from")
+    kb = knowledge(cache_dir, no_cache)
+    name = pipeline.known_package(kb, package)
+    pipeline.check_project(project)
+    current = current_version(lock, name) if lock is not None else parse_version(from_version or "", "--from")
+    done = plan(project, kb, name, current, python, config, scan_options(cache_dir, no_cache, False))
+    emit(RENDER[fmt.value](done), output)
+
+
 @lock_app.command("show", cls=Command)
 @handles_errors
 def lock_show(

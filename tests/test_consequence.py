@@ -200,3 +200,40 @@ def test_git_mode_names_no_temporary_checkout(tmp_path: Path) -> None:
     # torchaudio has generated changes but no reviewed entry: no sentence says the knowledge base knows nothing of it
     assert "no knowledge of torchaudio" not in markdown and "no reviewed entry for torchaudio" in markdown
     assert "### Compatibility" not in markdown  # the unreviewed move is said in the verdict and the not-checked block
+
+
+def plan(*args: str):
+    return runner.invoke(app, ["plan", *args, "--no-cache"])
+
+
+def test_plan_has_one_row_per_later_release_with_counts_per_consequence(tmp_path: Path) -> None:
+    lock = tmp_path / "requirements.txt"
+    lock.write_text("numpy==1.26.4\ntorch==2.4.0+cu121\n")
+    done = plan(str(FIXTURES / "voice"), "--lock", str(lock), "-f", "json")
+    assert done.exit_code == 0, done.output
+    doc = json.loads(done.stdout)
+    assert (doc["package"], doc["current"], doc["horizon"]) == ("torch", "2.4.0+cu121", "2.15.0")
+    rows = {r["release"]: r for r in doc["rows"]}
+    assert min(rows, key=lambda v: tuple(map(int, v.split(".")))) == "2.5.0" and "2.15.0" in rows
+    assert rows["2.6.0"]["call_sites"]["breaks"] == 1  # torch.load
+    assert rows["2.10.0"]["call_sites"] == {"breaks": 3, "changes_results": 0, "warns": 9, "environment": 0}
+    assert rows["2.10.0"]["gating_call_sites"] == 3 and rows["2.10.0"]["fixable_call_sites"] == 3
+    assert [e["change"] for e in rows["2.9.0"]["environment"]] == ["torch-python-3-9-dropped"]
+    assert rows["2.10.0"]["environment"] == []  # each environment change once, on the release that brings it
+    given = json.loads(plan(str(FIXTURES / "voice"), "--from", "2.4.0", "-f", "json").stdout)
+    assert given["rows"] == doc["rows"]  # the same bumps, from the lock or from --from
+    text = plan(str(FIXTURES / "voice"), "--from", "2.4.0").stdout
+    assert text.splitlines()[0] == "torch 2.4.0: what each later release does to this code, up to the horizon 2.15.0"
+    assert any(line.split()[:1] == ["2.10.0"] and line.split()[2:5] == ["3", "0", "9"] for line in text.splitlines())
+    assert "  2.9.0: torch 2.9.0 has no wheels for Python 3.9" in text
+    markdown = plan(str(FIXTURES / "voice"), "--from", "2.4.0", "-f", "markdown").stdout
+    assert "| 2.10.0 | 28 | 3 | 0 | 9 | 0 | 3 | 3 | 0 |  |" in markdown
+
+
+def test_plan_needs_one_current_version(tmp_path: Path) -> None:
+    project = str(FIXTURES / "voice")
+    assert plan(project).exit_code == 2 and "one of --lock and --from" in plan(project).output
+    lock = tmp_path / "requirements.txt"
+    lock.write_text("numpy==1.26.4\n")
+    done = plan(project, "--lock", str(lock))
+    assert done.exit_code == 2 and "pins no version of torch" in done.output and "requirements.txt" in done.output
