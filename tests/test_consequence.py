@@ -237,3 +237,19 @@ def test_plan_needs_one_current_version(tmp_path: Path) -> None:
     lock.write_text("numpy==1.26.4\n")
     done = plan(project, "--lock", str(lock))
     assert done.exit_code == 2 and "pins no version of torch" in done.output and "requirements.txt" in done.output
+
+
+def test_gates_follow_the_options_given_and_annotations_follow_the_split() -> None:
+    _, none = document("voice", "--fail-on", "none")
+    assert not any(f["gates"] for f in none["findings"]) and none["counts"]["gating_call_sites"] == 0
+    annotations = scan("voice", fmt="github").stdout.splitlines()
+    jit = [a for a in annotations if "torch-jit-deprecation-warning" in a]
+    assert len(jit) == 9 and all(a.startswith("::notice ") for a in jit)
+    assert [a.split(" ")[0] for a in annotations if "title=auditor%3A torch-load-weights-only" in a] == ["::error"]
+    asked = scan("voice", "--fail-on-warnings", fmt="github").stdout.splitlines()
+    assert all(not a.startswith("::notice ") for a in asked if "torch-jit-deprecation-warning" in a)
+
+
+def test_kb_show_states_the_consequence() -> None:
+    shown = runner.invoke(app, ["kb", "show", "torch-load-weights-only-default-true"]).stdout
+    assert "default-changed · breaks · severity high" in shown
