@@ -1,6 +1,7 @@
 """From a scan's raw findings to what a reviewer reads: the stages of one move crossed together
 become one finding per line, a generated change's finding on a call a curated entry already
-reports is folded into a note, and the harmless crossings become good news."""
+reports is folded into a note, the changes left at one call site become one finding (the one
+that matters most, with the others in `also`), and the harmless crossings become good news."""
 
 from __future__ import annotations
 
