@@ -96,7 +96,8 @@ def test_changes_at_one_call_are_one_finding_with_each_reason_and_a_fix_that_say
     assert "also torch-onnx-export-dynamic-axes-conversion-deprecated (warns, high)" in text
     assert "fix trade: keep-old's `dynamo=False`" in text
     markdown = scan("voice", fmt="markdown").stdout
-    assert "<br>also `torch-onnx-export-dynamic-axes-conversion-deprecated`" in markdown
+    assert "<br>also `torch-onnx-export-dynamic-axes-conversion-deprecated` (high)" in markdown
+    assert "- also torch-onnx-export-dynamic-axes-conversion-deprecated: From 2.10, dynamic\\_axes" in markdown
     assert markdown.count("[export.py:6]") + markdown.count("export.py:6 ") == 1
 
 

@@ -246,7 +246,7 @@ def _table(sites: Sequence[Finding], links: Links | None, rows: int | None) -> l
 
 def _also(f: Finding) -> str:
     """The other crossed changes at the call site, and what its composed fix trades."""
-    text = "".join(f"<br>also `{a.change}`: {_md(a.message)}" for a in f.also)
+    text = "".join(f"<br>also `{a.change}` ({a.confidence})" for a in f.also)  # their reasons: in the details
     return text + (f"<br>fix trade: {_md(f.fix_note)}" if f.fix_note else "")
 
 
@@ -281,6 +281,7 @@ def _details(change: SpecChange, sites: Sequence[Finding], outcome: ProbeOutcome
         _fence(docs.adopt_new),
     ]
     messages = list(dict.fromkeys(f.message for f in sites if f.message and f.message != change.title))
+    messages += list(dict.fromkeys(f"also {a.change}: {a.message}" for f in sites for a in f.also))
     if messages:
         body += ["", "**What to check at these call sites**", ""]
         body += [f"- {_md(m)}" for m in messages]
