@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 from typer.testing import CliRunner
 
 from auditor.cli import app
 from auditor.knowledge import KnowledgeBase
-from auditor.models import CONSEQUENCE_OF_KIND, KINDS
+from auditor.models import CONSEQUENCE_OF_KIND, KINDS, AuditResult, Transition
+from auditor.report import markdown as markdown_report
+from auditor.report import text as text_report
 
 runner = CliRunner()
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "consequence"
@@ -170,21 +174,15 @@ def test_the_verdict_comes_first_and_the_notes_after_the_gating_findings(fmt: st
 
 
 def test_long_environment_names_are_short_in_text_and_markdown() -> None:
-    from auditor.models import AuditResult, Transition
-    from auditor.report import markdown, text
-    from packaging.version import Version
-
     name = "python_version >= '3.9' and " * 40  # a lock's environment, 1,120 characters
     bump = Transition("torch", Version("2.4.0"), Version("2.10.0"), environment=name)
     result = AuditResult(transitions=(bump,), changes=(), findings=())
-    for out in (markdown.render(result), text.render(result)):
+    for out in (markdown_report.render(result), text_report.render(result)):
         assert name not in out and "pyt…" in out
         assert max(len(line) for line in out.splitlines()) < 200
 
 
 def test_git_mode_names_no_temporary_checkout(tmp_path: Path) -> None:
-    import subprocess
-
     repo = shutil.copytree(FIXTURES / "voice", tmp_path / "repo")
     git = ["git", "-c", "user.email=a@b.c", "-c", "user.name=a", "-C", str(repo)]
     subprocess.run([*git, "init", "-q"], check=True)
