@@ -134,6 +134,9 @@ def test_image_generation_bump_gates_nothing_vendored_warnings_and_hub_checks_th
     text = scan("imagegen", fmt="text").stdout
     assert text.splitlines()[1].startswith("PASS: nothing counted for the exit code")
     assert "14 call site(s) in vendored code (not counted unless --fail-on-vendored), collapsed:" in text
+    markdown = scan("imagegen", fmt="markdown").stdout
+    assert markdown.split("\n\n")[1].startswith("✅ **No call site counts for the exit code.** 14 call sites")
+    assert "<details><summary>14 call sites in vendored code (not counted unless --fail-on-vendored)</summary>" in markdown
 
 
 def test_vendored_folders_are_configurable(tmp_path: Path) -> None:

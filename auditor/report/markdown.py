@@ -148,11 +148,13 @@ def verdict(result: AuditResult) -> str:
                "No call site in the scanned project is known to use an affected API." + low)
         )
     elif not result.gating():
-        apart = [f"{_plural(n, 'call site')} {what}" for n, what in (
+        apart = [f"{n} {what}" for n, what in (
             (counts.warnings, "only warn"), (counts.vendored, "in vendored code")) if n]
-        line = (f"✅ **Nothing here counts for the exit code.** {_plural(counts.call_sites, 'call site')} "
-                f"touched by crossed changes" + (f" ({', '.join(apart)}, listed apart)" if apart else "")
-                + "; none needs a change to keep working as before." + low)
+        rest = counts.call_sites - counts.warnings - counts.vendored
+        said = [f"listed apart: {', '.join(apart)}"] if apart else []
+        said += [f"{'the other ' if apart else ''}{rest} not counted under the options given"] if rest > 0 else []
+        line = (f"✅ **No call site counts for the exit code.** {_plural(counts.call_sites, 'call site')} "
+                f"touched by crossed changes; {'; '.join(said)}." + low)
     else:
         gating = result.gating()
         touched = {f.change for f in gating}
