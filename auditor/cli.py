@@ -23,7 +23,7 @@ from auditor import __version__, pipeline
 from auditor.errors import AuditorError, ExitCode, UsageError
 from auditor.knowledge.base import UNLISTED
 from auditor.lockfiles.detect import format_names
-from auditor.models import AuditResult, rank
+from auditor.models import AuditResult, Gate, rank
 from auditor.progress import wants_color
 from auditor.report import WRITERS
 from auditor.report import kb as kb_report
@@ -107,6 +107,10 @@ class Confidence(str, Enum):
 
 ConfidenceHelp = "Only findings at or above this confidence count for --fail-on (low-confidence ones do not by default)."
 FailOnConfidenceOption = Annotated[Confidence, typer.Option(help=ConfidenceHelp)]
+WarningsHelp = "Also count findings whose only consequence is a new warning (listed apart otherwise)."
+FailOnWarningsFlag = Annotated[bool, typer.Option("--fail-on-warnings", help=WarningsHelp)]
+FailOnVendoredFlag = Annotated[bool, typer.Option(
+    "--fail-on-vendored", help="Also count findings in vendored folders (third_party/, vendor/, ...; `vendored` in the settings).")]
 
 
 def python_version(value: str | None) -> str | None:
@@ -364,12 +368,15 @@ def render(
         WRITERS[fmt.value](result, out, **options)
 
 
-def exit_code(result: AuditResult, fail_on: FailOn, confidence: Confidence = Confidence.medium) -> ExitCode:
-    """Findings count at or above both thresholds; compatibility problems by severity alone;
-    good news never."""
-    if fail_on is FailOn.none or rank(result.worst_severity(confidence.value)) < rank(fail_on.value):
-        return ExitCode.OK
-    return ExitCode.FINDINGS
+def gate(fail_on: FailOn, confidence: Confidence, warnings: bool = False, vendored: bool = False) -> Gate:
+    """What counts for the exit code under the command's options."""
+    return Gate(None if fail_on is FailOn.none else fail_on.value, confidence.value, warnings, vendored)
+
+
+def exit_code(result: AuditResult) -> ExitCode:
+    """Findings count by the result's gate (severity, confidence, consequence, vendored);
+    compatibility problems by severity alone; good news never."""
+    return ExitCode.FINDINGS if result.fails() else ExitCode.OK
 
 
 def version_callback(value: bool) -> None:
@@ -412,6 +419,8 @@ def compare(
     output: OutputOption = None,
     fail_on: FailOnOption = FailOn.low,
     fail_on_confidence: FailOnConfidenceOption = Confidence.medium,
+    fail_on_warnings: FailOnWarningsFlag = False,
+    fail_on_vendored: FailOnVendoredFlag = False,
     config: ConfigOption = None,
     probe: ProbeFlag = False,
     harvested: HarvestedFlag = False,
@@ -451,8 +460,9 @@ def compare(
         )
         if settings is not None:
             result = run_probes(result, settings, project)
+    result = replace(result, gate=gate(fail_on, fail_on_confidence, fail_on_warnings, fail_on_vendored))
     render(result, fmt, output, project, (old, new) if old is not None and new is not None else None)
-    raise typer.Exit(exit_code(result, fail_on, fail_on_confidence))
+    raise typer.Exit(exit_code(result))
 
 
 @app.command(cls=Command)
@@ -468,6 +478,8 @@ def scan(
     output: OutputOption = None,
     fail_on: FailOnOption = FailOn.low,
     fail_on_confidence: FailOnConfidenceOption = Confidence.medium,
+    fail_on_warnings: FailOnWarningsFlag = False,
+    fail_on_vendored: FailOnVendoredFlag = False,
     config: ConfigOption = None,
     probe: ProbeFlag = False,
     harvested: HarvestedFlag = False,
@@ -486,8 +498,9 @@ def scan(
     )
     if settings is not None:
         result = run_probes(result, settings, path)
+    result = replace(result, gate=gate(fail_on, fail_on_confidence, fail_on_warnings, fail_on_vendored))
     render(result, fmt, output, path if path.is_dir() else None)
-    raise typer.Exit(exit_code(result, fail_on, fail_on_confidence))
+    raise typer.Exit(exit_code(result))
 
 
 @app.command("fix", cls=Command)
@@ -516,6 +529,8 @@ def fix_command(
     output: OutputOption = None,
     fail_on: FailOnOption = FailOn.low,
     fail_on_confidence: FailOnConfidenceOption = Confidence.medium,
+    fail_on_warnings: FailOnWarningsFlag = False,
+    fail_on_vendored: FailOnVendoredFlag = False,
     config: ConfigOption = None,
     probe: Annotated[bool, typer.Option(
         "--probe", help="Run each rewritten literal-only site and the original on both versions: the proof.")] = False,
@@ -571,8 +586,46 @@ def fix_command(
             fixed = replace(fixed, notes=(*fixed.notes, f"{root} is not in a git work tree: nothing was checked before writing"))
     render_fix = fix_report.render_json if fmt is Format.json else fix_report.render_text
     emit(render_fix(fixed, written), output)
-    left = replace(result, findings=tuple(x.finding for x in fixed.left_alone), environment=())
-    raise typer.Exit(exit_code(left, fail_on, fail_on_confidence))
+    left = replace(result, findings=tuple(x.finding for x in fixed.left_alone), environment=(),
+                   gate=gate(fail_on, fail_on_confidence, fail_on_warnings, fail_on_vendored))
+    raise typer.Exit(exit_code(left))
+
+
+class PlanFormat(str, Enum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+
+
+@app.command("plan", cls=Command)
+@handles_errors
+def plan_command(
+    project: Annotated[Path, typer.Argument(help="The project (or file) to scan.")],
+    lock: Annotated[Path | None, typer.Option(help="The project's current lock: the version it pins.")] = None,
+    from_version: Annotated[str | None, typer.Option("--from", help="Instead of --lock: the current version.")] = None,
+    package: Annotated[str, typer.Option(help="The package to plan the bumps of.")] = "torch",
+    python: PythonOption = None,
+    fmt: Annotated[PlanFormat, typer.Option("--format", "-f", help="Output format.")] = PlanFormat.text,
+    output: OutputOption = None,
+    config: ConfigOption = None,
+    cache_dir: CacheDirOption = None,
+    no_cache: NoCacheOption = False,
+) -> None:
+    """Per later release up to the horizon: the call sites that would break, change results or
+    warn, how many have a mechanical fix, and the environment changes that come."""
+    from auditor.lockfiles.interface import parse_version
+    from auditor.plan import current_version, plan
+    from auditor.report.plan import RENDER
+
+    not_an_input(output, project, lock, config)
+    if (lock is None) == (from_version is None):
+        raise UsageError("plan needs one of --lock and --from")
+    kb = knowledge(cache_dir, no_cache)
+    name = pipeline.known_package(kb, package)
+    pipeline.check_project(project)
+    current = current_version(lock, name) if lock is not None else parse_version(from_version or "", "--from")
+    done = plan(project, kb, name, current, python, config, scan_options(cache_dir, no_cache, False))
+    emit(RENDER[fmt.value](done), output)
 
 
 @lock_app.command("show", cls=Command)
@@ -778,6 +831,8 @@ def github_command(
     )] = None,
     fail_on: Annotated[FailOn, typer.Option(envvar="AUDITOR_FAIL_ON", help="Exit 1 when a finding is at or above this severity.")] = FailOn.low,
     fail_on_confidence: Annotated[Confidence, typer.Option(envvar="AUDITOR_FAIL_ON_CONFIDENCE", help=ConfidenceHelp)] = Confidence.medium,
+    fail_on_warnings: Annotated[bool, typer.Option(
+        "--fail-on-warnings/--no-fail-on-warnings", envvar="AUDITOR_FAIL_ON_WARNINGS", help=WarningsHelp)] = False,
     comment: Annotated[str, typer.Option(envvar="AUDITOR_COMMENT", help="PR comment: always, on-findings or never.")] = "always",
     probe: Annotated[bool, typer.Option(envvar="AUDITOR_PROBE", help="Run each crossed change's probe on both versions.")] = False,
     label: Annotated[str | None, typer.Option(envvar="AUDITOR_LABEL", help="Add this label to the PR when call sites are affected.")] = None,
@@ -818,6 +873,7 @@ def github_command(
         probe=(lambda result, scanned: run_probes(result, probe_settings(cache_dir=None, no_cache=False), scanned))
         if probe else None,
         confidence=fail_on_confidence.value,
+        gate=gate(fail_on, fail_on_confidence, fail_on_warnings),
         fix=action.fix_mode(fix),
     )
     try:
@@ -838,7 +894,7 @@ def github_command(
         typer.echo(f"auditor: PR comment {done.comment.action}: {done.comment.url}")
     if done.fix_commit is not None and done.fix_commit.sha:
         typer.echo(f"auditor: fix commit {done.fix_commit.sha} pushed ({done.fix_commit.rewritten} call site(s) rewritten)")
-    raise typer.Exit(exit_code(done.result, fail_on, fail_on_confidence))
+    raise typer.Exit(exit_code(done.result))
 
 
 @app.command("probe", cls=Command)

@@ -1,6 +1,7 @@
 """From a scan's raw findings to what a reviewer reads: the stages of one move crossed together
 become one finding per line, a generated change's finding on a call a curated entry already
-reports is folded into a note, and the harmless crossings become good news."""
+reports is folded into a note, the changes left at one call site become one finding (the one
+that matters most, with the others in `also`), and the harmless crossings become good news."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from auditor.models import Finding, GoodNews, SpecChange, rank
+from auditor.models import CONSEQUENCES, Finding, GoodNews, SpecChange, rank
+
+CONSEQUENCE_VERB = {"breaks": "breaks", "changes-results": "changes results", "environment": "changes the environment",
+                    "warns": "warns"}
 
 
 def _latest_stage(changes: Sequence[SpecChange]) -> dict[str, str]:
@@ -77,3 +81,49 @@ def good_news(changes: Sequence[SpecChange], findings: Iterable[Finding]) -> tup
     for f in findings:
         sites[f.change].append(f)
     return tuple(GoodNews(c, tuple(sites.get(c.id, ()))) for c in changes)
+
+
+def _primary_key(f: Finding, change: SpecChange) -> tuple[object, ...]:
+    """The order of the findings at one call site: the one a reviewer acts on first (confident
+    before low, then by consequence tier, severity and confidence) leads the row."""
+    return (f.confidence == "low", CONSEQUENCES.index(change.consequence), -rank(change.severity),
+            -rank(f.confidence), change.id)
+
+
+def one_per_site(findings: Iterable[Finding], changes: Sequence[SpecChange]) -> tuple[Finding, ...]:
+    """One finding per call site: where several crossed changes touch the same place, the one
+    that matters most states it and the others are folded into its `also`, each with its reason.
+    Where a fix of the leading change writes a call that a folded (or any crossed) change flags,
+    `fix_note` says what that rewrite trades."""
+    by_id = {c.id: c for c in changes}
+    sites: dict[tuple[object, ...], list[Finding]] = defaultdict(list)
+    for f in findings:
+        sites[(f.path, f.cell, f.line, f.column)].append(f)
+    merged = []
+    for group in sites.values():
+        ordered = sorted(group, key=lambda f: _primary_key(f, by_id[f.change]))
+        lead = ordered[0]
+        merged.append(replace(lead, also=tuple(ordered[1:]), fix_note=_trade(lead, by_id[lead.change], changes)))
+    return tuple(sorted(merged, key=lambda f: (f.path, f.cell or 0, f.line, f.column)))
+
+
+def _trade(f: Finding, change: SpecChange, changes: Sequence[SpecChange]) -> str | None:
+    """What the keep-old rewrite of `change` at `f` trades: a keyword it sets to a value that
+    another crossed change's matcher flags on the same call (`dynamo=False`, the TorchScript
+    exporter that warns from 2.8)."""
+    if change.fix is None:
+        return None
+    earlier = {stage for c in changes for stage in c.follows}  # a move is named by its latest crossed stage
+    traded = []
+    for t in change.fix.keep_old:
+        if t.action != "set-keyword" or t.keyword is None or t.value is None:
+            continue
+        for other in changes:
+            if other.id == change.id or other.id in earlier:
+                continue
+            for m in other.matches:
+                values = dict(m.when.keyword_values).get(t.keyword, ())
+                if m.call == f.symbol and any(repr(v) == t.value for v in values):
+                    traded.append(f"keep-old's `{t.keyword}={t.value}` is what {other.id} flags (it "
+                                  f"{CONSEQUENCE_VERB[other.consequence]}); adopt-new avoids that")
+    return "; ".join(dict.fromkeys(traded)) or None

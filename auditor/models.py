@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from packaging.specifiers import SpecifierSet
@@ -36,6 +36,26 @@ HAZARD_OF_KIND: dict[str, Hazard] = {
 # Kinds whose harmless way ends a warning or opens an API: crossed that way on an upgrade,
 # they are good news (a workaround may go), never a finding.
 GOOD_NEWS_KINDS = ("deprecated", "made-public", "warning-removed", "undeprecated")
+# What happens to code that meets a change: it stops working (raises, a name is gone, an import
+# fails), it keeps running with other values, dtypes, shapes or files, it only warns, or what
+# changes is the environment (builds, drivers, Pythons). The order is the report's tiers.
+Consequence = Literal["breaks", "changes-results", "environment", "warns"]
+CONSEQUENCES: tuple[Consequence, ...] = ("breaks", "changes-results", "environment", "warns")
+# The consequence each kind has on the way it hurts (`added` and `made-public` hurt going below
+# them: the name is missing). Behaviour and default changes whose probe declares a warning and no
+# exception only warn; an entry whose kind misleads states `consequence` itself.
+CONSEQUENCE_OF_KIND: dict[str, Consequence] = {
+    "behaviour": "changes-results",
+    "default-changed": "changes-results",
+    "removed": "breaks",
+    "now-raises": "breaks",
+    "added": "breaks",
+    "made-public": "breaks",
+    "python-support": "environment",
+    "deprecated": "warns",
+    "warning-removed": "warns",
+    "undeprecated": "warns",
+}
 
 
 def rank(level: str) -> int:
@@ -145,6 +165,8 @@ class Condition:
     keyword_absent: tuple[str, ...] = ()
     keyword_present: tuple[str, ...] = ()
     keyword_values: tuple[tuple[str, tuple[object, ...]], ...] = ()
+    keyword_values_absent: tuple[tuple[str, tuple[object, ...]], ...] = ()  # `source='local'` rules a call out
+    literal_prefix_absent: tuple[tuple[str, tuple[str, ...]], ...] = ()  # a string literal starting so rules it out
     min_positional: int | None = None
     max_positional: int | None = None  # at most this many positional arguments: `F.softmax(x)`, dim not given
     int_literal_out_of_dtype: bool = False
@@ -394,6 +416,17 @@ class SpecChange(Crossed):
     harvested: Harvested | None = None  # set on changes generated from a harvest, never probe-verified
     fix: Fix | None = None  # mechanical rewrites per mode (`auditor fix`)
     evidence: str | None = None  # where a change no harvested candidate shows lives ("c++", ...: witness.EVIDENCE)
+    stated_consequence: Consequence | None = None  # the entry's `consequence`, where its kind misleads
+
+    @property
+    def consequence(self) -> Consequence:
+        """What happens to code that meets the change (`CONSEQUENCE_OF_KIND`)."""
+        if self.stated_consequence is not None:
+            return self.stated_consequence
+        derived = CONSEQUENCE_OF_KIND[self.kind]
+        if derived == "changes-results" and self.probe is not None and self.probe.warns and not self.probe.raises:
+            return "warns"
+        return derived
 
     def good_news_for(self, transition: Transition) -> bool:
         """An upgrade crossing the change the harmless way, where that ends a warning or opens
@@ -423,6 +456,14 @@ class Finding:
     snippet: str
     stages: tuple[str, ...] = ()  # earlier stages of the same move crossed together, merged into this one
     shape: Shape | None = None  # what the matcher saw here (a call, a method call, `//`, ...): what `fix` rewrites
+    # the findings of other crossed changes at the same call site, folded into this one (`findings.one_per_site`)
+    also: tuple[Finding, ...] = ()
+    vendored: bool = False  # under a vendored folder (`third_party/`, ...): reported apart, not gating by default
+    fix_note: str | None = None  # what the composed fixes of this site trade, where one's rewrite meets another change
+
+    def each(self) -> tuple[Finding, ...]:
+        """This finding and those folded into it, each of one change (what `fix` rewrites)."""
+        return (replace(self, also=(), fix_note=None), *self.also)
 
 
 @dataclass(frozen=True, slots=True)
@@ -499,6 +540,27 @@ class ProbeOutcome:
 
 
 @dataclass(frozen=True, slots=True)
+class Gate:
+    """Which findings count for the exit code: at or above `severity` (None: none counts) and
+    `confidence`; `warns` findings only with `warnings`; vendored code only with `vendored`."""
+
+    severity: str | None = "low"
+    confidence: str = "medium"
+    warnings: bool = False
+    vendored: bool = False
+
+    def counts(self, finding: Finding, change: SpecChange) -> bool:
+        """Whether this one change's finding counts (not the ones folded into it)."""
+        return (
+            self.severity is not None
+            and rank(change.severity) >= rank(self.severity)
+            and rank(finding.confidence) >= rank(self.confidence)
+            and (self.warnings or change.consequence != "warns")
+            and (self.vendored or not finding.vendored)
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class AuditResult:
     transitions: tuple[Transition, ...]
     changes: tuple[SpecChange, ...]
@@ -509,9 +571,24 @@ class AuditResult:
     notes: tuple[str, ...] = ()  # what was done beyond reading the inputs (ranges resolved to pins)
     good_news: tuple[GoodNews, ...] = ()  # crossed the harmless way: never a finding, never an exit code
     horizon: tuple[tuple[str, Version], ...] = ()  # per package, the newest release the knowledge reviewed
+    gate: Gate = field(default_factory=Gate)  # what counts for the exit code (the command's options)
 
     def change(self, change_id: str) -> SpecChange:
         return next(c for c in self.changes if c.id == change_id)
+
+    def gates(self, finding: Finding) -> bool:
+        """Whether the finding (or one folded into it) counts for the exit code under `gate`."""
+        return any(self.gate.counts(f, self.change(f.change)) for f in finding.each())
+
+    def gating(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if self.gates(f))
+
+    def fails(self) -> bool:
+        """Whether the exit code fails: a gating finding, or an environment item at or above
+        the gate's severity."""
+        if self.gate.severity is None:
+            return False
+        return bool(self.gating()) or any(rank(e.severity) >= rank(self.gate.severity) for e in self.environment)
 
     def counted(self, confidence: str = "low") -> tuple[Finding, ...]:
         """The findings of at least `confidence`: those an exit code, label or comment counts."""

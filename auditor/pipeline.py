@@ -14,7 +14,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from auditor.errors import ScanError, UsageError
-from auditor.findings import fold_generated, good_news, merge_stages
+from auditor.findings import fold_generated, good_news, merge_stages, one_per_site
 from auditor.knowledge import KnowledgeBase
 from auditor.knowledge.horizon import REVIEWED_FAMILY, moves
 from auditor.lockfiles import Selection, diff_locks, read_lock
@@ -113,6 +113,7 @@ def audit(
     unreviewed, horizon_notes = kb.beyond(transitions)
     unloaded_notes = kb.not_loaded(transitions)  # the generated changes crossed but not checked
     reported, folded = fold_generated(merge_stages((f for f in findings if f.change in hazards), changes), changes)
+    reported = one_per_site((replace(f, vendored=settings.is_vendored(f.path)) for f in reported), changes)
     return AuditResult(
         transitions=transitions,
         changes=changes,

@@ -303,7 +303,7 @@ CASES = [
     Case("torchaudio moves without knowledge", {"a/requirements.txt": "torch==2.3.1\ntorchaudio==2.3.1\n",
                                                 "b/requirements.txt": "torch==2.3.1\ntorchaudio==2.7.0\n"},
          ("compare", "a/requirements.txt", "b/requirements.txt"), 1,
-         "torchaudio 2.3.1 -> 2.7.0: not reviewed: the knowledge base has no knowledge of torchaudio"),
+         "torchaudio 2.3.1 -> 2.7.0: not reviewed: the knowledge base has no reviewed entry for torchaudio"),
     # item 1: the wheel findings follow the entry's kind
     Case("python 3.8 and torch 2.5.0", {"a/requirements.txt": "torch==2.4.1\n", "b/requirements.txt": "torch==2.5.0\n"},
          ("compare", "a/requirements.txt", "b/requirements.txt", "--python-version", "3.8"), 1,

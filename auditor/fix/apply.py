@@ -156,7 +156,7 @@ def fix_project(
     entries = {c.id: c for c in audit.changes}
     versions = {t.package: (t.old, t.new) for t in audit.transitions}
     by_file: dict[str, list[Finding]] = defaultdict(list)
-    for f in audit.findings:
+    for f in (each for site in audit.findings for each in site.each()):
         by_file[f.path].append(f)
     files = tuple(
         rewrite_file(root, path, group, entries, mode, min_confidence, versions)

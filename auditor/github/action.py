@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -26,7 +26,7 @@ from auditor.github.event import ActionsEnv, append_summary, pull_request, push_
 from auditor.github.fixcommit import FixCommit, commit_fix
 from auditor.gitrange import check_rev, root
 from auditor.knowledge import KnowledgeBase
-from auditor.models import AuditResult, FixMode, Transition
+from auditor.models import AuditResult, FixMode, Gate, Transition
 from auditor.report import markdown, sarif
 from auditor.report.serialize import transition as transition_data
 from auditor.report.suggest import fix_command, suggestions
@@ -66,6 +66,7 @@ class ActionOptions:
     metadata: tuple[Bump, ...] = ()  # from dependabot/fetch-metadata, when given
     probe: Callable[[AuditResult, Path | None], AuditResult] | None = None  # the CLI's --probe; gets the scanned tree
     confidence: str = "medium"  # findings below it are listed apart and do not count (--fail-on-confidence)
+    gate: Gate = field(default_factory=Gate)  # what counts for the exit code (the CLI's --fail-on options)
     fix: FixMode | None = None  # commit this rewrite to a bot's bump branch (fixcommit.py)
 
 
@@ -209,6 +210,7 @@ def run(env: ActionsEnv, options: ActionOptions, kb: KnowledgeBase) -> ActionRun
         repo, base, head, project, kb, patterns=options.patterns, python=options.python,
         fallback=_bump_transitions(bumps, kb), probe=probe,
     )
+    result = replace(result, gate=options.gate)
 
     prefix = _relative(project, repo)
     links = (
@@ -246,7 +248,7 @@ def run(env: ActionsEnv, options: ActionOptions, kb: KnowledgeBase) -> ActionRun
             warnings.append("no GITHUB_TOKEN or GITHUB_REPOSITORY: the PR comment was not written")
         else:
             assert client is not None
-            counted = result.counted(options.confidence)
+            counted = result.gating()  # what the exit code counts
             create = options.comment == "always" or bool(counted or result.environment)
             try:
                 comment = upsert_comment(client, env.repository, pr.number, comment_text, create)

@@ -82,7 +82,7 @@ def beyond(
             )
             notes.append(f"{t.package}: not reviewed past {newest} (the knowledge base's horizon)")
         else:
-            message = f"{move}: not reviewed: the knowledge base has no knowledge of {t.package}"
-            notes.append(f"{t.package}: not reviewed (the knowledge base has no knowledge of it)")
+            message = f"{move}: not reviewed: the knowledge base has no reviewed entry for {t.package}"
+            notes.append(f"{t.package}: not reviewed (the knowledge base has no reviewed entry for it)")
         findings.append(EnvironmentFinding("beyond-knowledge", "medium", message, t.package))
     return tuple(dict.fromkeys(findings)), tuple(dict.fromkeys(notes))

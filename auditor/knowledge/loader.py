@@ -190,6 +190,7 @@ def build_entry(raw: dict[str, Any], source: str) -> SpecChange:
         follows=tuple(raw.get("follows", ())),
         covers=tuple(raw.get("covers", ())),
         evidence=raw.get("evidence"),
+        stated_consequence=raw.get("consequence"),
         probe=Probe(
             code=probe["code"].strip("\n"),
             before=probe["before"],

@@ -7,7 +7,7 @@ from typing import Any
 
 from auditor.fix.diff import unified_diff
 from auditor.fix.model import Applied, FixResult, LeftAlone
-from auditor.models import Finding, ProbeRun
+from auditor.models import AuditResult, Finding, ProbeRun
 from auditor.report.json import dumps
 from auditor.report.serialize import finding as finding_json
 from auditor.report.serialize import transition
@@ -60,14 +60,14 @@ def run_json(run: ProbeRun) -> dict[str, Any]:
     return {"version": run.version, "output": run.output, "python": run.python}
 
 
-def _applied(a: Applied) -> dict[str, Any]:
+def _applied(a: Applied, audit: AuditResult) -> dict[str, Any]:
     t = a.transform
-    return {**finding_json(a.finding), "action": t.action, "on": t.on, "note": t.note,
+    return {**finding_json(a.finding, audit), "action": t.action, "on": t.on, "note": t.note,
             "requires": str(t.requires) if t.requires is not None else None}
 
 
-def _left(x: LeftAlone) -> dict[str, Any]:
-    return {**finding_json(x.finding), "kind": x.kind, "reason": x.reason}
+def _left(x: LeftAlone, audit: AuditResult) -> dict[str, Any]:
+    return {**finding_json(x.finding, audit), "kind": x.kind, "reason": x.reason}
 
 
 def document(result: FixResult, written: list[str] | None = None) -> dict[str, Any]:
@@ -75,11 +75,11 @@ def document(result: FixResult, written: list[str] | None = None) -> dict[str, A
         "mode": result.mode,
         "min_confidence": result.min_confidence,
         "transitions": [transition(t) for t in result.audit.transitions],
-        "applied": [_applied(a) for a in result.applied],
-        "left_alone": [_left(x) for x in result.left_alone],
+        "applied": [_applied(a, result.audit) for a in result.applied],
+        "left_alone": [_left(x, result.audit) for x in result.left_alone],
         "files": [{"path": f.path, "changed": f.changed, "cells": [c for c, _, _ in f.cells]} for f in result.files],
         "diff": unified_diff(result),
-        "proofs": [{**finding_json(p.finding), "status": p.status, "old": run_json(p.old), "new": run_json(p.new)}
+        "proofs": [{**finding_json(p.finding, result.audit), "status": p.status, "old": run_json(p.old), "new": run_json(p.new)}
                    for p in result.proofs],
         "written": written or [],
         "notes": [*result.audit.notes, *result.notes],

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from auditor.models import AuditResult, rank
-from auditor.report.summary import call_sites, is_low
+from auditor.report.summary import call_sites, is_low, section
 
 LEVEL = {"high": "error", "medium": "warning", "low": "notice"}
 LIMIT = 10
@@ -44,9 +44,12 @@ def render(result: AuditResult, prefix: str = "") -> str:
             message += f"\n{f.message}"
         message += f"\nKeep the old behaviour: {change.docs.keep_old}\nSee {change.id}"
         line = (f.line, f.column) if f.cell is None else (None, None)  # a cell line is not a file line
-        entries.append((change.severity, command(
-            LEVEL[change.severity], message, file=f"{prefix}{f.path}", line=line[0], col=line[1],
-            title=f"auditor: {change.id}",
+        where_listed = section(result, f)  # what the exit code leaves apart is a notice, as in SARIF
+        apart = (where_listed == "warnings" and not result.gate.warnings) or (
+            where_listed == "vendored" and not result.gate.vendored)
+        entries.append(("low" if apart else change.severity, command(
+            "notice" if apart else LEVEL[change.severity], message, file=f"{prefix}{f.path}", line=line[0],
+            col=line[1], title=f"auditor: {change.id}",
         )))
     for e in sorted(result.environment, key=lambda e: -rank(e.severity)):
         # a lock finding is annotated at the lock's line when its path is the repository's

@@ -36,7 +36,7 @@ def page(e: SpecChange) -> str:
     parts = [
         f"# {e.id}",
         f"**{e.title}**",
-        f"{e.package} {span} · {e.kind} · severity {e.severity} · {'silent' if e.silent else 'loud'}"
+        f"{e.package} {span} · {e.kind} · {e.consequence} · severity {e.severity} · {'silent' if e.silent else 'loud'}"
         + f" · hurts on {'upgrade and downgrade' if e.hazard == 'both' else e.hazard}"
         + (f" · Python {e.python}" if e.python else "")
         + (f" · follows {', '.join(e.follows)}" if e.follows else "")

@@ -16,6 +16,7 @@ from urllib.parse import quote
 from auditor import __version__
 from auditor.models import (
     AuditResult,
+    EnvironmentFinding,
     Finding,
     GoodNews,
     ProbeOutcome,
@@ -25,7 +26,7 @@ from auditor.models import (
 )
 from auditor.report.serialize import version_label
 from auditor.report.suggest import Suggestion
-from auditor.report.summary import Group, call_sites, files, is_low, layout, not_read, tally
+from auditor.report.summary import Group, call_sites, files, is_low, layout, not_read, short, tally
 
 GITHUB_COMMENT_LIMIT = 65_536
 
@@ -148,16 +149,33 @@ def verdict(result: AuditResult) -> str:
             + ("No call site in the scanned project uses an affected API." if not low else
                "No call site in the scanned project is known to use an affected API." + low)
         )
+    elif not result.gating():
+        apart = [f"{n} {what}" for n, what in (
+            (counts.warnings, "only warn"), (counts.vendored, "in vendored code")) if n]
+        rest = counts.call_sites - counts.warnings - counts.vendored
+        said = [f"listed apart: {', '.join(apart)}"] if apart else []
+        said += [f"{'the other ' if apart else ''}{rest} not counted under the options given"] if rest > 0 else []
+        line = (f"✅ **No call site counts for the exit code.** {_plural(counts.call_sites, 'call site')} "
+                f"touched by crossed changes; {'; '.join(said)}." + low)
     else:
-        confident = [f for f in result.findings if not is_low(f)]
-        touched = {f.change for f in confident}
+        gating = result.gating()
+        touched = {f.change for f in gating}
         silent = sum(result.change(c).silent for c in touched)
-        worst = max((result.change(f.change).severity for f in confident), key=rank)
+        worst = max((result.change(f.change).severity for f in gating), key=rank)
+        tiers = [f"{n} {what}" for n, what in (
+            (call_sites(f for f in gating if result.change(f.change).consequence == c), what)
+            for c, what in (("breaks", "break"), ("changes-results", "change results"),
+                            ("environment", "environment"), ("warns", "only warn"))) if n]
+        apart = [f"{_plural(n, 'more call site')} {what}" for n, what in (
+            (counts.warnings if not result.gate.warnings else 0, "only warn"),
+            (counts.vendored if not result.gate.vendored else 0, "in vendored code")) if n]
         line = (
-            f"{ICON[worst]} **{_plural(counts.call_sites, 'call site')} in {_plural(counts.files, 'file')} "
-            f"affected** by {_plural(len(touched), 'spec change')}"
+            f"{ICON[worst]} **{_plural(call_sites(gating), 'call site')} "
+            f"in {_plural(len({f.path for f in gating}), 'file')} affected** "
+            f"by {_plural(len(touched), 'spec change')}"
             + (f" (of {len(result.changes)} crossed)" if len(touched) != len(result.changes) else "")
-            + ". Check each one below before merging." + low
+            + f": {', '.join(tiers)}. Check each one below before merging."
+            + (f" {', '.join(apart)}: listed apart, not counted." if apart else "") + low
         )
         if silent:
             line += (
@@ -167,7 +185,7 @@ def verdict(result: AuditResult) -> str:
     unread = not_read(result)
     if unread:
         line += f" {unread[0].upper()}{unread[1:]} (listed below)."
-    problems = [e for e in result.environment if e.kind not in ("beyond-knowledge", "newer-syntax")]
+    problems = _problems(result)
     if problems:
         worst_env = max((e.severity for e in problems), key=rank)
         line = line.removeprefix("✅ ")  # no green check over problems of the environment
@@ -189,8 +207,8 @@ def _horizon(result: AuditResult) -> str:
         f"{ICON['medium']} **Not reviewed past {horizon[package]} ({package})**: the knowledge base ends there; "
         "changes in later releases are not in this report, whatever it says below."
         if package in horizon
-        else f"{ICON['medium']} **Not reviewed ({package})**: the knowledge base has no knowledge of {package}; "
-        "its changes are not in this report, whatever it says below."
+        else f"{ICON['medium']} **Not reviewed ({package})**: the knowledge base has no reviewed entry for {package}; "
+        "its changes are not reviewed in this report, whatever it says below."
         for package in blind
     ]
     lines += [f"{ICON[e.severity]} **Not read**: {_md(e.message)}" for e in result.environment if e.kind == "newer-syntax"]
@@ -205,7 +223,8 @@ def summary_lines(result: AuditResult) -> list[str]:
         ids = {c.id for c in crossed}
         sites = call_sites(f for f in result.findings if f.change in ids and not is_low(f))
         low = call_sites(f for f in result.findings if f.change in ids and is_low(f))
-        where = f" ({t.variant})" if t.variant else ""
+        name = t.variant or (short(t.environment) if t.environment else None)
+        where = f" ({name})" if name else ""
         lines.append(
             f"**{t.package} {version_label(t, 'old')} -> {version_label(t, 'new')}**{_md(where)}: "
             f"{_plural(len(crossed), 'change')}, {_plural(sites, 'call site')}"
@@ -226,7 +245,7 @@ def _table(sites: Sequence[Finding], links: Links | None, rows: int | None) -> l
     if shown:
         lines += ["| Where | API | Confidence | Code |", "| --- | --- | --- | --- |"]
         lines += [
-            f"| {_location(f, links)} | `{f.symbol}` | {f.confidence} | {_code(f.snippet)} |"
+            f"| {_location(f, links)} | `{f.symbol}`{_also(f)} | {f.confidence} | {_code(f.snippet)} |"
             for f in shown
         ]
     hidden = len(sites) - len(shown)
@@ -234,6 +253,12 @@ def _table(sites: Sequence[Finding], links: Links | None, rows: int | None) -> l
         files = ", ".join(sorted({f"`{f.path}`" for f in sites[len(shown):]}))
         lines += ["", f"…and {_plural(hidden, 'more call site')} in {files}."]
     return lines
+
+
+def _also(f: Finding) -> str:
+    """The other crossed changes at the call site, and what its composed fix trades."""
+    text = "".join(f"<br>also `{a.change}` ({a.confidence})" for a in f.also)  # their reasons: in the details
+    return text + (f"<br>fix trade: {_md(f.fix_note)}" if f.fix_note else "")
 
 
 def _probe_line(outcome: ProbeOutcome | None) -> str:
@@ -267,6 +292,7 @@ def _details(change: SpecChange, sites: Sequence[Finding], outcome: ProbeOutcome
         _fence(docs.adopt_new),
     ]
     messages = list(dict.fromkeys(f.message for f in sites if f.message and f.message != change.title))
+    messages += list(dict.fromkeys(f"also {a.change}: {a.message}" for f in sites for a in f.also))
     if messages:
         body += ["", "**What to check at these call sites**", ""]
         body += [f"- {_md(m)}" for m in messages]
@@ -383,9 +409,15 @@ def _good_news(news: Sequence[GoodNews], links: Links | None) -> list[str]:
     return lines
 
 
+def _problems(result: AuditResult) -> list[EnvironmentFinding]:
+    """The environment items of the Compatibility table: a move the knowledge base did not
+    review, and files of newer syntax not read, are said before the verdict already."""
+    return [e for e in result.environment if e.kind not in ("beyond-knowledge", "newer-syntax")]
+
+
 def _environment(result: AuditResult) -> list[str]:
     lines = ["### Compatibility", "", "| Severity | Package | Problem |", "| --- | --- | --- |"]
-    for e in sorted(result.environment, key=lambda e: -rank(e.severity)):
+    for e in sorted(_problems(result), key=lambda e: -rank(e.severity)):
         at = (f"`{e.path}:{e.line}`: " if e.line else f"`{e.path}`: ") if e.path else ""
         lines.append(f"| {ICON[e.severity]} {e.severity} | {_md(e.package or '')} | {at}{_md(e.message)} |")
     return lines
@@ -400,11 +432,36 @@ def _probes(result: AuditResult) -> list[str]:
     return lines
 
 
-def _skipped(result: AuditResult) -> list[str]:
-    notes = sum(not s.unread for s in result.skipped)  # remarks on files that were read
-    summary = "; ".join(part for part in (not_read(result), _plural(notes, "note on what was read", "notes on what was read") if notes else "") if part)
-    lines = [f"<details><summary>{summary[0].upper()}{summary[1:]}</summary>", ""]
-    lines += [f"- `{s.path}`: {_md(s.reason)}" for s in result.skipped]
+def _not_checked(result: AuditResult, notes: Sequence[str]) -> list[str]:
+    """What the audit did not check (and how it read the inputs), one line per cause: files
+    skipped for one reason are one line; a remark on a file that was read names the file."""
+    reasons: dict[tuple[str, str], list[str]] = {}
+    for s in result.skipped:
+        reasons.setdefault((s.kind, s.reason), []).append(s.path)
+    lines = ["### Not checked, and how the inputs were read", ""]
+    lines += [f"- {_md(note)}" for note in notes]
+    for (kind, reason), paths in reasons.items():
+        shown = ", ".join(f"`{p}`" for p in paths[:FILES_SHOWN]) + (
+            f" and {len(paths) - FILES_SHOWN} more" if len(paths) > FILES_SHOWN else "")
+        if kind == "note":
+            lines.append(f"- {shown}: {_md(reason)}")
+        else:
+            what = _plural(len(paths), "folder" if kind == "folder" else "file")
+            lines.append(f"- {what} not read ({_md(reason)}): {shown}")
+    return lines
+
+
+def _collapsed(title: str, groups: Sequence[Group], links: Links | None) -> list[str]:
+    """Confident call sites that do not gate by default, one row per change."""
+    sites = call_sites(f for g in groups for f in g.sites)
+    lines = [f"<details><summary>{_plural(sites, 'call site')} {title}</summary>", "",
+             "| Severity | Change | Where |", "| --- | --- | --- |"]
+    for g in groups:
+        c = g.change
+        shown = ", ".join(_location(f, links) for f in g.sites[:SITES_SHOWN])
+        if len(g.sites) > SITES_SHOWN:
+            shown += f" and {len(g.sites) - SITES_SHOWN} more"
+        lines.append(f"| {ICON[c.severity]} {c.severity} | {_md(c.title)} (`{c.id}`) | {shown} |")
     return lines + ["", "</details>"]
 
 
@@ -414,28 +471,31 @@ def _document(
 ) -> str:
     plan = layout(result)
     parts: list[str] = [HEADING, ""]
-    if notes:
-        parts += ["  \n".join(f"_{_md(note)}_" for note in notes), ""]
     parts += [verdict(result), ""]
     summary = summary_lines(result)
     if summary:
         parts += ["  \n".join(summary), ""]
     for group in plan.confident:
         parts += _change_section(group.change, group.sites, result, links, budget, suggested) + [""]
+    if notes or result.skipped:
+        parts += _not_checked(result, notes) + [""]
+    for title, groups in (("only warn: a new warning, the code keeps working (not counted unless --fail-on-warnings)",
+                           plan.warnings),
+                          ("in vendored code (not counted unless --fail-on-vendored)", plan.vendored)):
+        if groups:
+            parts += _collapsed(title, groups, links) + [""]
     if plan.low:
         parts += _low(plan.low) + [""]
     if result.good_news:
         parts += _good_news(result.good_news, links if budget.tables else None) + [""]
     if plan.unused:
         parts += _unused(list(plan.unused)) + [""]
-    if result.environment:
+    if _problems(result):
         parts += _environment(result) + [""]
     if result.probes:
         parts += _probes(result) + [""]
     elif result.changes:
         parts += ["_No probe was run; `--probe` runs each change's probe on both versions._", ""]
-    if result.skipped:
-        parts += _skipped(result) + [""]
     if budget != _BUDGETS[0]:
         shown = "all" if budget.rows is None else f"at most {budget.rows}"
         parts += [
@@ -474,10 +534,9 @@ def render(
 def _minimal(result: AuditResult, notes: Sequence[str], max_length: int) -> str:
     """The last resort: verdict, summary, and as many one-line changes as fit, whole lines only."""
     plan = layout(result)
-    head = [HEADING, ""]
+    head = [HEADING, "", verdict(result), "", "  \n".join(summary_lines(result)), ""]
     if notes:
         head += ["  \n".join(f"_{_md(note)}_" for note in notes), ""]
-    head += [verdict(result), "", "  \n".join(summary_lines(result)), ""]
     note = (f"> [!NOTE]\n> Shortened to fit GitHub's {GITHUB_COMMENT_LIMIT:,}-character limit. "
             "The job summary and `--format json` have the full report.")
     tail = ["", note, "", f"<sub>auditor {__version__}</sub>"]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
 
 from auditor import __version__
-from auditor.models import AuditResult, Finding, SpecChange, rank
+from auditor.models import AuditResult, Finding, Gate, SpecChange, rank
 from auditor.report import json as json_report
 from auditor.report.serialize import transition
 from auditor.report.suggest import Replacement, site_fixes
@@ -95,13 +95,23 @@ def _uri(prefix: str, path: str) -> str:
     return quote(f"{prefix}{path}", safe="/")
 
 
-def _result(f: Finding, change: SpecChange, index: int, prefix: str, occurrence: int) -> dict[str, Any]:
+def _level(f: Finding, change: SpecChange, gate: Gate) -> str:
+    """Low confidence never reads as an error or warning (the code in view does not show the
+    case), nor does what the exit code leaves apart: a warning only, vendored code."""
+    if f.confidence == "low" or (change.consequence == "warns" and not gate.warnings) or (f.vendored and not gate.vendored):
+        return "note"
+    return LEVEL[change.severity]
+
+
+def _result(f: Finding, change: SpecChange, index: int, prefix: str, occurrence: int, result: AuditResult) -> dict[str, Any]:
     uri = _uri(prefix, f.path)
     where = f"cell {f.cell}, line {f.line}: " if f.cell is not None else ""
     message = f"{where}{f.symbol}: {change.title}."
     if f.message and f.message != change.title:
         message += f" {f.message}"
     message += f" Fix: {change.docs.keep_old}"
+    message += "".join(f" Also {a.change}: {a.message}" for a in f.also)
+    message += f" Fix trade: {f.fix_note}" if f.fix_note else ""
     # A notebook's cell line is not a line of the .ipynb file; point at the file's start.
     region: dict[str, Any] = (
         {"startLine": f.line, "startColumn": f.column, "snippet": {"text": f.snippet}}
@@ -110,8 +120,7 @@ def _result(f: Finding, change: SpecChange, index: int, prefix: str, occurrence:
     return {
         "ruleId": change.id,
         "ruleIndex": index,
-        # low confidence never reads as an error or warning: the code in view does not show the case
-        "level": "note" if f.confidence == "low" else LEVEL[change.severity],
+        "level": _level(f, change, result.gate),
         "message": {"text": message},
         "locations": [{
             "physicalLocation": {
@@ -120,7 +129,8 @@ def _result(f: Finding, change: SpecChange, index: int, prefix: str, occurrence:
             },
         }],
         "partialFingerprints": {FINGERPRINT: fingerprint(f, uri, occurrence)},
-        "properties": {"confidence": f.confidence, "symbol": f.symbol,
+        "properties": {"confidence": f.confidence, "symbol": f.symbol, "consequence": change.consequence,
+                       "gates": result.gates(f), "also": [a.change for a in f.also],
                        **({"cell": f.cell, "cellLine": f.line} if f.cell is not None else {})},
     }
 
@@ -150,12 +160,13 @@ def document(result: AuditResult, prefix: str = "", fixes: FixResult | None = No
         key = (f.change, uri, str(f.cell), f.symbol, " ".join(f.snippet.split()))
         occurrence = seen[key]
         seen[key] += 1
-        item = _result(f, result.change(f.change), index[f.change], prefix, occurrence)
-        site = (f.path, f.line, f.column, f.change)
-        if site in by_site and fixes is not None:
-            transform = transforms[site]
-            described = f"auditor fix --{fixes.mode}: {transform.note or transform.action}"
-            item["fixes"] = [_fix(uri, described, by_site[site])]
+        item = _result(f, result.change(f.change), index[f.change], prefix, occurrence, result)
+        for site in ((e.path, e.line, e.column, e.change) for e in f.each()):  # the leading change's first
+            if site in by_site and fixes is not None:
+                transform = transforms[site]
+                described = f"auditor fix --{fixes.mode}: {transform.note or transform.action}"
+                item["fixes"] = [_fix(uri, described, by_site[site])]
+                break
         results.append(item)
     notifications = [
         {"descriptor": {"id": e.kind}, "level": LEVEL[e.severity], "message": {"text": e.message}}

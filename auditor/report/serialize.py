@@ -51,6 +51,7 @@ def change(c: SpecChange) -> dict[str, Any]:
         "introduced": str(c.introduced),
         "until": str(c.until) if c.until else None,
         "kind": c.kind,
+        "consequence": c.consequence,
         "hazard": c.hazard,
         "follows": list(c.follows),
         "severity": c.severity,
@@ -81,11 +82,19 @@ def transform(t: Transform) -> dict[str, Any]:
     return fields
 
 
-def finding(f: Finding) -> dict[str, Any]:
+def finding(f: Finding, result: AuditResult) -> dict[str, Any]:
+    """A call site: its leading change, and `also` the other crossed changes at the same place."""
     return {
         "change": f.change, "symbol": f.symbol, "path": f.path, "line": f.line, "column": f.column,
         "cell": f.cell, "confidence": f.confidence, "message": f.message, "snippet": f.snippet,
         "stages": list(f.stages), "shape": f.shape,
+        "consequence": result.change(f.change).consequence, "gates": result.gates(f), "vendored": f.vendored,
+        "also": [
+            {"change": a.change, "consequence": result.change(a.change).consequence, "confidence": a.confidence,
+             "message": a.message, "stages": list(a.stages)}
+            for a in f.also
+        ],
+        "fix_note": f.fix_note,
     }
 
 
@@ -102,6 +111,7 @@ def good_news(g: GoodNews) -> dict[str, Any]:
 
 def counts(t: Tally) -> dict[str, int]:
     return {
+        "gating_call_sites": t.gating, "warning_call_sites": t.warnings, "vendored_call_sites": t.vendored,
         "call_sites": t.call_sites, "files": t.files, "changes": t.changes,
         "low_confidence_call_sites": t.low_call_sites, "low_confidence_files": t.low_files,
         "low_confidence_changes": t.low_changes,
@@ -152,7 +162,7 @@ def audit_result(result: AuditResult) -> dict[str, Any]:
         tool={"name": "auditor", "version": __version__},
         transitions=[transition(t) for t in result.transitions],
         changes=[change(c) for c in result.changes],
-        findings=[finding(f) for f in result.findings],
+        findings=[finding(f, result) for f in result.findings],
         environment=[environment(e) for e in result.environment],
         probes=[probe(p) for p in result.probes],
         skipped=[skipped(s) for s in result.skipped],

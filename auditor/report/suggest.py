@@ -61,8 +61,9 @@ def suggestions(
     from auditor.fix import fix_project, unified_diff
 
     found: dict[str, Suggestion] = {}
-    for change in dict.fromkeys(f.change for f in result.findings):
-        alone = replace(result, findings=tuple(f for f in result.findings if f.change == change))
+    each = [f for site in result.findings for f in site.each()]
+    for change in dict.fromkeys(f.change for f in each):
+        alone = replace(result, findings=tuple(f for f in each if f.change == change))
         fixed = fix_project(alone, root, mode, min_confidence)
         if not fixed.applied:
             continue

@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from auditor.models import AuditResult, Finding, SpecChange, rank
+from auditor.models import CONSEQUENCES, AuditResult, Consequence, Finding, SpecChange, rank
 
 
 def is_low(f: Finding) -> bool:
@@ -21,6 +21,11 @@ def is_low(f: Finding) -> bool:
 def call_sites(findings: Iterable[Finding]) -> int:
     """Distinct places in the code."""
     return len({(f.path, f.cell, f.line, f.column) for f in findings})
+
+
+def short(text: str, limit: int = 60) -> str:
+    """A name cut to `limit` characters (an environment a lock spells out can run long)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def files(findings: Iterable[Finding]) -> list[str]:
@@ -37,19 +42,25 @@ class Tally:
     low_call_sites: int
     low_files: int
     low_changes: int  # changes with low-confidence call sites only
+    gating: int = 0  # call sites that count for the exit code (`AuditResult.gate`)
+    warnings: int = 0  # confident call sites whose consequence is only a warning, outside vendored folders
+    vendored: int = 0  # confident call sites in vendored folders
 
 
 def tally(result: AuditResult) -> Tally:
     confident = [f for f in result.findings if not is_low(f)]
     low = [f for f in result.findings if is_low(f)]
-    confident_changes = {f.change for f in confident}
+    confident_changes = {each.change for f in confident for each in f.each()}
     return Tally(
+        gating=call_sites(result.gating()),
+        warnings=call_sites(f for f in confident if tier(result, f) == "warns" and not f.vendored),
+        vendored=call_sites(f for f in confident if f.vendored),
         call_sites=call_sites(confident),
         files=len(files(confident)),
         changes=len(confident_changes),
         low_call_sites=call_sites(low),
         low_files=len(files(low)),
-        low_changes=len({f.change for f in low} - confident_changes),
+        low_changes=len({each.change for f in low for each in f.each()} - confident_changes),
     )
 
 
@@ -60,6 +71,11 @@ def not_read(result: AuditResult) -> str:
     return f"{' and '.join(parts)} not read" if parts else ""
 
 
+def tier(result: AuditResult, f: Finding) -> Consequence:
+    """The consequence of the finding's leading change: the report's tier for it."""
+    return result.change(f.change).consequence
+
+
 @dataclass(frozen=True, slots=True)
 class Group:
     change: SpecChange
@@ -68,34 +84,46 @@ class Group:
 
 @dataclass(frozen=True, slots=True)
 class Layout:
-    """The report's order: confident groups by severity, then by the confidence of their sites;
-    low-confidence groups apart; crossed changes without a call site; stages folded into a
-    later stage's findings."""
+    """The report's order: confident groups by consequence (breaks, changes results, environment),
+    then severity, then the confidence of their sites; apart from them the groups that only warn,
+    those in vendored code, and the low-confidence ones; crossed changes without a call site;
+    stages folded into a later stage's findings."""
 
     confident: tuple[Group, ...]
     low: tuple[Group, ...]
     unused: tuple[SpecChange, ...]
     folded: dict[str, str]  # earlier stage id -> the change whose findings state it
+    warnings: tuple[Group, ...] = ()
+    vendored: tuple[Group, ...] = ()
+
+
+def section(result: AuditResult, f: Finding) -> str:
+    """Where a finding is listed: "low", "vendored", "warnings" or "confident"."""
+    if is_low(f):
+        return "low"
+    if f.vendored:
+        return "vendored"
+    return "warnings" if tier(result, f) == "warns" else "confident"
 
 
 def layout(result: AuditResult) -> Layout:
-    confident: dict[str, list[Finding]] = defaultdict(list)
-    low: dict[str, list[Finding]] = defaultdict(list)
+    parts: dict[str, dict[str, list[Finding]]] = {s: defaultdict(list) for s in ("confident", "low", "warnings", "vendored")}
     for f in result.findings:
-        (low if is_low(f) else confident)[f.change].append(f)
-    folded = {stage: f.change for f in result.findings for stage in f.stages}
+        parts[section(result, f)][f.change].append(f)
+    folded = {stage: f.change for site in result.findings for f in site.each() for stage in f.stages}
 
     def key(group: Group) -> tuple[object, ...]:
         c = group.change
         best = max((rank(f.confidence) for f in group.sites), default=0)
-        return (-rank(c.severity), -best, c.package, c.introduced, c.id)
+        return (CONSEQUENCES.index(c.consequence), -rank(c.severity), -best, c.package, c.introduced, c.id)
 
     def groups(by_change: dict[str, list[Finding]]) -> tuple[Group, ...]:
         return tuple(sorted((Group(result.change(i), tuple(s)) for i, s in by_change.items()), key=key))
 
-    used = set(confident) | set(low) | {e.change for e in result.environment if e.change}  # stated about the lock
+    used = {f.change for site in result.findings for f in site.each()} | {e.change for e in result.environment if e.change}
     unused = tuple(sorted(
         (c for c in result.changes if c.id not in used and c.id not in folded),
         key=lambda c: (-rank(c.severity), c.package, c.introduced, c.id),
     ))
-    return Layout(groups(confident), groups(low), unused, folded)
+    return Layout(groups(parts["confident"]), groups(parts["low"]), unused, folded,
+                  groups(parts["warnings"]), groups(parts["vendored"]))

@@ -6,9 +6,9 @@ import io
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, TextIO
 
-from auditor.models import AuditResult, Finding, SpecChange, Transition, rank
+from auditor.models import CONSEQUENCES, AuditResult, Finding, SpecChange, Transition, rank
 from auditor.report.serialize import version_label
-from auditor.report.summary import call_sites, files, layout, not_read, tally
+from auditor.report.summary import Group, call_sites, files, layout, not_read, short, tally
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan"}
 FILES_SHOWN = 5
 SITES_SHOWN = 10
+TIER = {"breaks": "break", "changes-results": "change results", "environment": "environment", "warns": "warn"}
 
 
 def escape(text: str) -> str:
@@ -31,7 +32,8 @@ def _location(f: Finding) -> str:
 
 
 def _transition(t: Transition) -> str:
-    where = f" [{t.variant}]" if t.variant else ""
+    name = t.variant or (short(t.environment) if t.environment else None)
+    where = f" [{name}]" if name else ""
     return f"{t.package} {version_label(t, 'old')} -> {version_label(t, 'new')} ({t.direction}){where}"
 
 
@@ -76,10 +78,9 @@ def write(
         console.print("No package the knowledge base knows changed between the two locks.")
     for t in result.transitions:
         console.print(f"[bold]{escape(_transition(t))}[/]")
-    for note in result.notes:
-        console.print(f"[dim]note: {escape(note)}[/]")
     counts = tally(result)
     plan = layout(result)
+    console.print(verdict(result) + "\n")
     low = f"; {counts.low_call_sites} more at low confidence" if counts.low_call_sites else ""
     unread = f", {not_read(result)} (listed at the end)" if result.unread() != (0, 0) else ""
     console.print(
@@ -87,35 +88,26 @@ def write(
         f"in {counts.files} file(s){low}{unread}\n"
     )
     for group in plan.confident:
-        change = group.change
-        flavour = "silent" if change.silent else "loud"
-        console.print(
-            f"[{STYLE[change.severity]}]{change.severity.upper():6}[/] [bold]{escape(change.title)}[/]"
-        )
-        console.print(f"       {change.id} · {change.kind}, {flavour} · {change.package} {change.introduced}"
-                      + (f" (until {change.until})" if change.until else ""))
-        reverts = _crossing(change, result)
-        if reverts:
-            console.print(f"       [italic]{reverts}[/]")
-        for f in group.sites:
-            console.print(f"       {escape(_location(f))}  {escape(f.symbol)}  ({f.confidence} confidence)")
-            console.print(f"           {escape(f.snippet)}", style="dim")
-            if f.stages:
-                console.print(f"           {escape(f.message)}")
-        console.print(f"       keep old:  {_continued(change.docs.keep_old)}")
-        console.print(f"       adopt new: {_continued(change.docs.adopt_new)}")
-        if _fix_modes(change):
-            # `auditor fix` rewrites high-confidence sites unless told otherwise
-            weakest = min((f.confidence for f in group.sites), key=rank)
-            option = "" if weakest == "high" else f" --min-confidence {weakest}"
-            console.print(f"       fix:       `auditor fix{option}` rewrites these call sites ({_fix_modes(change)})")
-        console.print(f"       see:       {escape(change.references[0])}\n")
+        _group(console, group, result)
     fixable = [g for g in plan.confident if _fix_modes(g.change)]
     if fixable:
         shown = fix_command or "auditor fix OLD_LOCK NEW_LOCK --project DIR --keep-old --diff"
         console.print(f"{len(fixable)} of {len(plan.confident)} change(s) above have a mechanical fix "
                       f"(high-confidence call sites by default; each one left alone is listed with why). "
                       f"See the rewrite:\n  {escape(shown)}\n")
+    _not_checked(console, result)
+    for title, groups in (("only warn (not counted unless --fail-on-warnings)", plan.warnings),
+                          ("in vendored code (not counted unless --fail-on-vendored)", plan.vendored)):
+        if groups:
+            console.print(f"{call_sites(f for g in groups for f in g.sites)} call site(s) {title}, collapsed:")
+            for group in groups:
+                change = group.change
+                shown = ", ".join(_location(f) for f in group.sites[:SITES_SHOWN])
+                more = len(group.sites) - SITES_SHOWN
+                console.print(f"  [{STYLE[change.severity]}]{change.severity:6}[/] {escape(change.title)}  "
+                              f"[dim]({change.id}, {change.consequence})[/]: {escape(shown)}"
+                              + (f" and {more} more" if more > 0 else ""))
+            console.print()
     if plan.low:
         console.print(f"{counts.low_call_sites} low-confidence call site(s), collapsed "
                       "(the code in view does not show the affected case; by default no exit code counts them):")
@@ -150,8 +142,75 @@ def write(
         at = (f"{env.path}:{env.line}: " if env.line else f"{env.path}: ") if env.path else ""
         console.print(f"[{STYLE[env.severity]}]{env.severity.upper():6}[/] {escape(at + env.message)}")
     _probes(console, result)
+
+
+def verdict(result: AuditResult) -> str:
+    """The first line after the transitions: whether the exit code fails, and on what."""
+    gating = result.gating()
+    tiers = Counter(result.change(f.change).consequence for f in gating)
+    problems = [e for e in result.environment if result.gate.severity is not None
+                and rank(e.severity) >= rank(result.gate.severity)]
+    said = ", ".join(f"{n} {TIER[c]}" for c, n in sorted(tiers.items(), key=lambda i: CONSEQUENCES.index(i[0])))
+    parts = [f"{call_sites(gating)} call site(s) need a change ({said})"] if gating else []
+    parts += [f"{len(problems)} environment problem(s)"] if problems else []
+    counts = tally(result)
+    apart = [f"{n} {what}" for n, what in ((counts.warnings, "only warn"), (counts.vendored, "in vendored code"),
+                                           (counts.low_call_sites, "at low confidence")) if n]
+    rest = f"; listed apart, not counted: {', '.join(apart)}" if apart else ""
+    if parts:
+        return f"[bold]FAIL[/]: {escape('; '.join(parts))}{escape(rest)}."
+    unchecked = " (see what this audit did not check below)" if result.notes or result.skipped else ""
+    return f"[bold]PASS[/]: nothing counted for the exit code{escape(rest)}{unchecked}."
+
+
+def _group(console: Console, group: Group, result: AuditResult) -> None:
+    """One crossed change and its call sites, each site with the other changes that touch it."""
+    change = group.change
+    flavour = "silent" if change.silent else "loud"
+    console.print(
+        f"[{STYLE[change.severity]}]{change.severity.upper():6}[/] [bold]{escape(change.title)}[/]"
+    )
+    console.print(f"       {change.id} · {change.consequence} · {change.kind}, {flavour} · {change.package} "
+                  f"{change.introduced}" + (f" (until {change.until})" if change.until else ""))
+    reverts = _crossing(change, result)
+    if reverts:
+        console.print(f"       [italic]{reverts}[/]")
+    for f in group.sites:
+        console.print(f"       {escape(_location(f))}  {escape(f.symbol)}  ({f.confidence} confidence)")
+        console.print(f"           {_continued(f.snippet, 11)}", style="dim")
+        if f.stages:
+            console.print(f"           {escape(f.message)}")
+        for other in f.also:
+            console.print(f"           also {escape(other.change)} ({result.change(other.change).consequence}, "
+                          f"{other.confidence}): {escape(other.message)}")
+        if f.fix_note:
+            console.print(f"           fix trade: {escape(f.fix_note)}")
+    console.print(f"       keep old:  {_continued(change.docs.keep_old)}")
+    console.print(f"       adopt new: {_continued(change.docs.adopt_new)}")
+    if _fix_modes(change):
+        # `auditor fix` rewrites high-confidence sites unless told otherwise
+        weakest = min((f.confidence for f in group.sites), key=rank)
+        option = "" if weakest == "high" else f" --min-confidence {weakest}"
+        console.print(f"       fix:       `auditor fix{option}` rewrites these call sites ({_fix_modes(change)})")
+    console.print(f"       see:       {escape(change.references[0])}\n")
+
+
+def _not_checked(console: Console, result: AuditResult) -> None:
+    """Everything the audit did not check or did beyond reading, in one block, one line per
+    cause (files skipped for one reason are one line)."""
+    reasons: dict[str, list[str]] = defaultdict(list)
     for skip in result.skipped:
-        console.print(f"[dim]skipped {escape(skip.path)}: {escape(skip.reason)}[/]")
+        reasons[skip.reason].append(skip.path)
+    lines = [f"note: {note}" for note in result.notes]
+    for reason, paths in reasons.items():
+        shown = ", ".join(paths[:FILES_SHOWN]) + (f" and {len(paths) - FILES_SHOWN} more" if len(paths) > FILES_SHOWN else "")
+        lines.append(f"skipped {paths[0]}: {reason}" if len(paths) == 1 else f"skipped {len(paths)} files ({shown}): {reason}")
+    if not lines:
+        return
+    console.print("What this audit did not check, and how it read the inputs:")
+    for line in lines:
+        console.print(f"[dim]  {escape(line)}[/]")
+    console.print()
 
 
 def _probes(console: Console, result: AuditResult) -> None:

@@ -10,6 +10,7 @@ reported whole (`torch.nn.functional.dropout2d`) is not reported again in part.
 from __future__ import annotations
 
 import ast
+import textwrap
 from collections.abc import Mapping
 from dataclasses import replace
 from functools import cached_property
@@ -48,6 +49,7 @@ COMMON_METHODS = frozenset(
 
 
 _UNKNOWN = object()  # not resolved yet
+SNIPPET_LINES = 8  # a longer call is shown by its first and last lines and those of the keywords that decide
 
 
 class Checker:
@@ -137,7 +139,6 @@ class Checker:
         note: str | None = None,
     ) -> None:
         line = line or node.lineno  # type: ignore[attr-defined]
-        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""  # split only for a finding
         if self.ignores.silences(line, rule.change.id):
             return
         change = rule.change
@@ -155,8 +156,30 @@ class Checker:
         self.findings[key] = Finding(
             change=rule.change.id, symbol=symbol, path=self.path, line=line, column=column,
             cell=None, confidence=confidence, message=f"{rule.message} {note}" if note else rule.message,
-            snippet=text.strip(), shape=shape,
+            snippet=self._snippet(node, line, rule), shape=shape,
         )
+
+    def _snippet(self, node: ast.AST, line: int, rule: Rule) -> str:
+        """The finding's line; for a call laid out over several lines, the call (at most
+        SNIPPET_LINES of it: its first line, those of the keywords its matcher names, its last)."""
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""  # split only for a finding
+        end = getattr(node, "end_lineno", None)
+        if not isinstance(node, ast.Call) or end is None or node.lineno != line or end <= line or end > len(self.lines):
+            return text.strip()
+        numbers = list(range(line, end + 1))
+        if len(numbers) > SNIPPET_LINES:
+            when = rule.match.when
+            named = {*when.keyword_absent, *when.keyword_present, *(k for k, _ in when.keyword_values),
+                     *(k for k, _ in when.keyword_values_absent)}
+            deciding = {n for k in node.keywords if k.arg in named for n in range(k.lineno, (k.end_lineno or k.lineno) + 1)}
+            numbers = sorted({line, end, *deciding})
+        shown, previous = [], line - 1
+        for n in numbers:
+            if n > previous + 1:
+                shown.append(self.lines[n - 1][: len(self.lines[n - 1]) - len(self.lines[n - 1].lstrip())] + "...")
+            shown.append(self.lines[n - 1])
+            previous = n
+        return textwrap.dedent("\n".join(shown)).strip()
 
     # -- sites --------------------------------------------------------------------------
 

@@ -256,6 +256,25 @@ def _keyword_values(pairs: tuple[tuple[str, tuple[object, ...]], ...], v: CallVi
     return confidence
 
 
+def _keyword_values_absent(pairs: tuple[tuple[str, tuple[object, ...]], ...], v: CallView) -> Confidence | None:
+    """Ruled out where a keyword plainly has one of the values (`source='local'`); a value out of
+    view does not rule it out."""
+    for name, values in pairs:
+        if name in v.keywords and _literal(v.keywords[name], v.resolver, v.scope) in values:
+            return None
+    return "high"
+
+
+def _literal_prefix_absent(pairs: tuple[tuple[str, tuple[str, ...]], ...], v: CallView) -> Confidence | None:
+    """Ruled out where an argument is a string literal starting with one of the prefixes (a repo
+    of an owner torch trusts: `'pytorch/vision'`)."""
+    for spec, prefixes in pairs:
+        node = _argument(spec, v.call)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith(prefixes):
+            return None
+    return "high"
+
+
 def _min_positional(count: int, v: CallView) -> Confidence | None:
     if len(v.call.args) >= count:
         return "high"
@@ -395,6 +414,22 @@ KINDS: tuple[Kind, ...] = (
         {"type": "object", "additionalProperties": {"type": "array"}}, _keyword_values,
         Example({"call": "torch.tensor", "keyword_values": {"dtype": ["torch.uint8"]}},
                 "torch.tensor(x, dtype=torch.uint8)", "torch.tensor(x, dtype=torch.float32)"),
+        read=lambda raw: tuple((k, tuple(v)) for k, v in sorted(raw.items())),
+    ),
+    Kind(
+        "keyword_values_absent", "the call does not pass a keyword with one of these literal values",
+        {"type": "object", "additionalProperties": {"type": "array"}}, _keyword_values_absent,
+        Example({"call": "torch.hub.load", "keyword_values_absent": {"source": ["local"]}},
+                "torch.hub.load('owner/repo', 'model')", "torch.hub.load('./repo', 'model', source='local')"),
+        read=lambda raw: tuple((k, tuple(v)) for k, v in sorted(raw.items())),
+    ),
+    Kind(
+        "literal_prefix_absent",
+        f"the arguments ({_ARGUMENTS}) are not string literals starting with one of these prefixes",
+        {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+        _literal_prefix_absent,
+        Example({"call": "torch.hub.load", "literal_prefix_absent": {"#0": ["pytorch/"]}},
+                "torch.hub.load('owner/repo', 'model')", "torch.hub.load('pytorch/vision', 'resnet18')"),
         read=lambda raw: tuple((k, tuple(v)) for k, v in sorted(raw.items())),
     ),
     Kind(

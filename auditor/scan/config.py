@@ -6,6 +6,7 @@ exclude = ["legacy/**", "notebooks/scratch_*.ipynb"]   # gitignore-style pattern
 ignore = ["torch-dropout2d-3d-input-warns"]            # change ids never reported
 min-confidence = "medium"                              # low | medium | high
 respect-gitignore = true                               # the default
+vendored = ["third_party/", "vendor/"]                 # code copied in: reported apart, not gating
 
 [tool.auditor.per-path-ignores]
 "tests/**" = ["torch-floor-divide-rounds-toward-floor"]
@@ -32,7 +33,12 @@ from auditor.errors import UsageError
 from auditor.models import Confidence, Finding, rank
 
 MAX_BYTES = 4 * 2**20  # a configuration is a few lines; a bigger file is a mistake or an attack
-KEYS = frozenset({"exclude", "ignore", "min-confidence", "respect-gitignore", "per-path-ignores", "lock-scopes"})
+KEYS = frozenset({
+    "exclude", "ignore", "min-confidence", "respect-gitignore", "per-path-ignores", "lock-scopes", "vendored",
+})
+# Folders of code copied from other projects: its findings are listed apart and gate only with
+# --fail-on-vendored. `vendored` in the settings replaces this list (an empty list: none).
+VENDORED = ("third_party/", "third-party/", "vendor/", "vendored/", "_vendor/")
 ALIASES = {"per-file-ignores": "per-path-ignores", "min_confidence": "min-confidence",
            "respect_gitignore": "respect-gitignore", "per_path_ignores": "per-path-ignores",
            "lock_scopes": "lock-scopes"}
@@ -53,13 +59,16 @@ class ScanConfig:
     source: str | None = None  # the file the settings were read from
     # lock path -> the folders of code it governs, relative to the project root ("" the root)
     lock_scopes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    vendored: tuple[str, ...] = VENDORED
     _exclude_spec: pathspec.GitIgnoreSpec = field(init=False, repr=False, compare=False)
+    _vendored_spec: pathspec.GitIgnoreSpec = field(init=False, repr=False, compare=False)
     _path_specs: tuple[tuple[pathspec.GitIgnoreSpec, frozenset[str]], ...] = field(
         init=False, repr=False, compare=False
     )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_exclude_spec", _spec(self.exclude))
+        object.__setattr__(self, "_vendored_spec", _spec(self.vendored))
         object.__setattr__(
             self, "_path_specs", tuple((_spec((glob,)), ids) for glob, ids in self.per_path_ignores)
         )
@@ -67,6 +76,10 @@ class ScanConfig:
     def excluded(self, relative: str, is_dir: bool = False) -> bool:
         """Whether a path (relative to the project root, forward slashes) is excluded."""
         return bool(self.exclude) and self._exclude_spec.match_file(relative + ("/" if is_dir else ""))
+
+    def is_vendored(self, relative: str) -> bool:
+        """Whether a file (relative to the project root) is under a vendored folder."""
+        return bool(self.vendored) and self._vendored_spec.match_file(relative)
 
     def keeps(self, finding: Finding) -> bool:
         if finding.change in self.ignore or rank(finding.confidence) < rank(self.min_confidence):
@@ -125,6 +138,7 @@ def parse_config(table: dict[str, Any], path: Path) -> ScanConfig:
         min_confidence=confidence,
         respect_gitignore=respect,
         source=str(path),
+        vendored=_strings(table["vendored"], "[tool.auditor] vendored", path) if "vendored" in table else VENDORED,
     )
 
 

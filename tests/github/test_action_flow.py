@@ -167,7 +167,7 @@ def test_a_requirement_update_is_read_as_the_newest_versions_its_ranges_allow(ma
     result = run(actions_env(repo, github_api.url, title=title, body=""))
     assert result.exit_code == 1  # the example's floor divisions, crossed at 1.13.0
     comment = github_api.comments[0]["body"]
-    assert "_torch: the requirement moves from &lt;1.13,>=1.11 to >=1.11,&lt;1.14, read as 1.12.0 -> 1.13.0" in comment
+    assert "\n- torch: the requirement moves from &lt;1.13,>=1.11 to >=1.11,&lt;1.14, read as 1.12.0 -> 1.13.0" in comment
     assert "torch 1.12.0 -> 1.13.0" in result.output
 
 

@@ -10,6 +10,7 @@ def test_counts_good_news_and_stages(result):
     assert document["counts"] == {
         "call_sites": 6, "files": 5, "changes": 4,
         "low_confidence_call_sites": 2, "low_confidence_files": 2, "low_confidence_changes": 1,
+        "gating_call_sites": 6, "warning_call_sites": 0, "vendored_call_sites": 0,
     }
     assert [(g["change"], g["kind"], [(s["path"], s["line"]) for s in g["sites"]]) for g in document["good_news"]] == [
         ("torch-distributed-tensor-public", "made-public", [("dist.py", 3)])]
