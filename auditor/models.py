@@ -12,6 +12,7 @@ from auditor.errors import redact
 
 Severity = Literal["low", "medium", "high"]
 Confidence = Literal["low", "medium", "high"]
+Verdict = Literal["pass", "unchecked", "fail"]
 SEVERITIES: tuple[Severity, ...] = ("low", "medium", "high")
 KINDS = (
     "behaviour", "now-raises", "removed", "deprecated", "default-changed", "python-support", "added",
@@ -572,6 +573,9 @@ class AuditResult:
     good_news: tuple[GoodNews, ...] = ()  # crossed the harmless way: never a finding, never an exit code
     horizon: tuple[tuple[str, Version], ...] = ()  # per package, the newest release the knowledge reviewed
     gate: Gate = field(default_factory=Gate)  # what counts for the exit code (the command's options)
+    # what the audit crossed and did not check (generated changes, a package with nothing to compare
+    # with), each also a note: a verdict is never a pass because of them
+    unchecked: tuple[str, ...] = ()
 
     def change(self, change_id: str) -> SpecChange:
         return next(c for c in self.changes if c.id == change_id)
@@ -589,6 +593,14 @@ class AuditResult:
         if self.gate.severity is None:
             return False
         return bool(self.gating()) or any(rank(e.severity) >= rank(self.gate.severity) for e in self.environment)
+
+    def verdict(self) -> Verdict:
+        """`fail`: the exit code fails; `unchecked`: it does not, but something crossed was not
+        checked (a cause in `unchecked`, or a file of the project not read); `pass`: neither."""
+        if self.fails():
+            return "fail"
+        unread_files = any(s.unread and s.kind != "folder" for s in self.skipped)
+        return "unchecked" if self.unchecked or unread_files else "pass"
 
     def counted(self, confidence: str = "low") -> tuple[Finding, ...]:
         """The findings of at least `confidence`: those an exit code, label or comment counts."""

@@ -90,7 +90,8 @@ def audit(
     good = tuple(c for c in kb.good_news(transitions, python) if c not in changes)
     settings = load_config(config, project)
     environment = tuple(environment)
-    notes = (*notes, *_added(transitions))
+    added = _added(transitions)
+    notes = (*notes, *added)
     imports = _import_probes(environment) if project is not None else ()
     scanned = changes + good + imports
     notes = (*notes, *_unknown_ignores(settings, kb))
@@ -123,6 +124,7 @@ def audit(
         notes=kb.notes + tuple(notes) + tuple(dict.fromkeys(scan_notes)) + horizon_notes + unloaded_notes + ((folded,) if folded else ()),
         good_news=good_news(good, (f for f in findings if f.change not in hazards)),
         horizon=tuple(sorted(kb.horizon.items())),
+        unchecked=(*added, *unloaded_notes),
     )
 
 

@@ -185,6 +185,10 @@ def verdict(result: AuditResult) -> str:
     unread = not_read(result)
     if unread:
         line += f" {unread[0].upper()}{unread[1:]} (listed below)."
+    if result.verdict() == "unchecked" and line.startswith("✅ "):  # no green check over what was not checked
+        causes = len(result.unchecked) + result.unread()[0]
+        line = (f"⚠️ {line.removeprefix('✅ ')} **Not verified in full:** "
+                f"{_plural(causes, 'thing')} this audit crossed and did not check (listed below).")
     problems = _problems(result)
     if problems:
         worst_env = max((e.severity for e in problems), key=rank)

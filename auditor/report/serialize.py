@@ -170,4 +170,5 @@ def audit_result(result: AuditResult) -> dict[str, Any]:
         good_news=[good_news(g) for g in result.good_news],
         counts=counts(tally(result)),
         horizon={package: str(newest) for package, newest in result.horizon},
+        verdict=result.verdict(),
     )

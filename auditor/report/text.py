@@ -159,6 +159,9 @@ def verdict(result: AuditResult) -> str:
     rest = f"; listed apart, not counted: {', '.join(apart)}" if apart else ""
     if parts:
         return f"[bold]FAIL[/]: {escape('; '.join(parts))}{escape(rest)}."
+    if result.verdict() == "unchecked":
+        return (f"[bold]NOT VERIFIED[/]: nothing counted for the exit code{escape(rest)}, but this audit "
+                "crossed what it did not check (see below).")
     unchecked = " (see what this audit did not check below)" if result.notes or result.skipped else ""
     return f"[bold]PASS[/]: nothing counted for the exit code{escape(rest)}{unchecked}."
 

@@ -17,8 +17,9 @@ Each labelled transition is then
   direction, or with these versions for another environment (or none);
 - missed: the package is not reported for that variant at all.
 A reported torch, torchvision or torchaudio transition no label claims is extra (`unchanged` ones,
-and other packages' transitions, are listed apart). The verdict is
-the exit code: green is exit 0, and a bump that moves torch must never be green.
+and other packages' transitions, are listed apart). Green is a report whose `verdict` is `pass`
+(exit 0, and nothing crossed left unchecked; a report without the key: exit 0): a bump that moves
+torch must never be green. Exit 0 with the verdict `unchecked` is counted apart.
 
 Exit 0 when every bump ran, every labelled transition is right and no torch bump is green; 1
 otherwise.
@@ -86,7 +87,8 @@ class Outcome:
     exit_code: int | None = None
     seconds: float = 0.0
     moves_torch: bool = False
-    green: bool = False  # exit 0: nothing at or above --fail-on
+    green: bool = False  # verdict pass: exit 0 and nothing crossed left unchecked
+    verdict: str = ""  # the report's verdict: pass, unchecked or fail
     findings: int = 0  # call sites reported
     environment: int = 0  # environment findings reported (compatibility, beyond-knowledge)
     right: list[str] = field(default_factory=list)
@@ -230,7 +232,6 @@ def run_bump(bump: dict[str, Any], mirrors: Path, timeout: float) -> Outcome:
         finally:
             out.seconds = round(time.monotonic() - start, 1)
     out.exit_code = run.returncode
-    out.green = run.returncode == 0
     try:
         report = json.loads(run.stdout)
     except json.JSONDecodeError:
@@ -239,6 +240,8 @@ def run_bump(bump: dict[str, Any], mirrors: Path, timeout: float) -> Outcome:
         out.missed = [lb.text() for lb in labels]
         return out
     grade(labels, report.get("transitions", []), out)
+    out.verdict = report.get("verdict", "pass" if run.returncode == 0 else "fail")
+    out.green = run.returncode == 0 and out.verdict == "pass"
     out.findings = len(report.get("findings", []))
     out.environment = len(report.get("environment", []))
     out.skipped_files = [f"{s['path']}: {s['reason']}" for s in report.get("skipped", [])]
@@ -248,7 +251,7 @@ def run_bump(bump: dict[str, Any], mirrors: Path, timeout: float) -> Outcome:
 
 def table(out: Outcome) -> str:
     verdict = "-" if out.exit_code is None else (
-        f"exit {out.exit_code}" + (" GREEN" if out.green else "")
+        f"exit {out.exit_code}" + (" GREEN" if out.green else " (unchecked)" if out.verdict == "unchecked" else "")
         + (f", {out.findings} call site(s), {out.environment} environment finding(s)" if out.status == "run" else ""))
     base, head = out.range.split("..")
     status = out.status + (f": {out.reason}" if out.reason else "")
@@ -286,6 +289,7 @@ def totals(outcomes: list[Outcome]) -> dict[str, Any]:
                        for p in FAMILY},
         "torch_bumps": sum(o.moves_torch for o in outcomes),
         "green_on_torch_bumps": [o.id for o in outcomes if o.moves_torch and o.green],
+        "unchecked_on_torch_bumps": [o.id for o in outcomes if o.moves_torch and o.verdict == "unchecked"],
     }
 
 
