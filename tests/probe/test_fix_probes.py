@@ -99,9 +99,12 @@ def test_kb_verify_fails_a_wrong_fix_and_an_unrewritable_probe(shipped: Knowledg
         before="torch.Size([2, 3]) silent", after="torch.Size([2, 3]) warns"))
     stranger = Transform(on="call", action="rename-call", to="torch.outer")
     assert meshgrid.fix is not None
-    unrewritable = dataclasses.replace(
-        shipped.get("torch-autocast-added"), id="torch-autocast-added-fixed",
+    added = shipped.get("torch-autocast-added")
+    assert added.probe is not None
+    unrewritable = dataclasses.replace(  # a probe that only asks whether the name exists: no call to rewrite
+        added, id="torch-autocast-added-fixed",
         fix=dataclasses.replace(meshgrid.fix, keep_old=(stranger,), adopt_new=()),
+        probe=dataclasses.replace(added.probe, code='import torch\nprint(hasattr(torch, "autocast"))\n'),
     )
     result = verify([wrong, unrewritable])
     by_id = {r.id: r for r in result.results}
@@ -110,7 +113,7 @@ def test_kb_verify_fails_a_wrong_fix_and_an_unrewritable_probe(shipped: Knowledg
     assert (bad.status, bad.outputs) == ("failed", ("torch.Size([3, 2]) silent",))
     assert by_id[wrong.id].status == "pass" and by_id[wrong.id].failed  # the probe holds; its fix does not
     (none,) = by_id[unrewritable.id].fixes
-    assert none.status == "failed"
+    assert none.status == "failed", none.reason
     assert none.reason is not None and none.reason.startswith("the engine cannot rewrite the probe:")
 
 
