@@ -132,10 +132,12 @@ def test_image_generation_bump_gates_nothing_vendored_warnings_and_hub_checks_th
     assert scan("imagegen", "--fail-on-vendored").exit_code == 0  # they only warn
     assert scan("imagegen", "--fail-on-vendored", "--fail-on-warnings").exit_code == 1
     text = scan("imagegen", fmt="text").stdout
-    assert text.splitlines()[1].startswith("PASS: nothing counted for the exit code")
+    # the bump crosses changes generated from torch's source that a default audit does not check
+    assert doc["verdict"] == "unchecked"
+    assert text.splitlines()[1].startswith("NOT VERIFIED: nothing counted for the exit code")
     assert "14 call site(s) in vendored code (not counted unless --fail-on-vendored), collapsed:" in text
     markdown = scan("imagegen", fmt="markdown").stdout
-    assert markdown.split("\n\n")[1].startswith("✅ **No call site counts for the exit code.** 14 call sites")
+    assert markdown.split("\n\n")[1].startswith("⚠️ **No call site counts for the exit code.** 14 call sites")
     assert "<details><summary>14 call sites in vendored code (not counted unless --fail-on-vendored)</summary>" in markdown
 
 
