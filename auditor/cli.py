@@ -68,7 +68,9 @@ app.add_typer(lock_app, name="lock")
 app.add_typer(kb_app, name="kb")
 
 F = TypeVar("F", bound=Callable[..., Any])
-RUN = {"debug": False}  # the global options of this run, set by main_options before every command
+# the global options of this run, set by main_options before every command; `terminated`: a
+# SIGTERM arrived (an error raised while the run unwinds from it is the stop, not a crash)
+RUN = {"debug": False, "terminated": False}
 
 
 class Format(str, Enum):
@@ -266,6 +268,8 @@ def handles_errors(command: F) -> F:
             _quiet_stdout()
             raise typer.Exit(ExitCode.BROKEN_PIPE) from None
         except Exception as exc:  # noqa: BLE001 - the one place that turns every other failure into exit 3
+            if RUN["terminated"]:  # the pool or a cleanup failing as the stop unwinds it
+                raise typer.Exit(ExitCode.TERMINATED) from None
             typer.echo(crash_line(exc, command.__name__), err=True)
             if RUN["debug"]:
                 traceback.print_exc(file=sys.stderr)
@@ -927,6 +931,7 @@ def _terminated(signum: int, frame: object) -> None:
     """SIGTERM ends the run as Ctrl-C does, quietly, once the cleanups have run (a scan's worker
     processes stopped, the cache closed), with the code of a process the signal ended."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second one ends it at once
+    RUN["terminated"] = True
     raise SystemExit(ExitCode.TERMINATED)
 
 
