@@ -2,7 +2,8 @@
 `--resolve` turns its ranges into pins. Read: `[project]` dependencies and optional
 dependencies, `[dependency-groups]`, poetry's `[tool.poetry.dependencies]`,
 `[tool.poetry.dev-dependencies]` and `[tool.poetry.group.<name>.dependencies]`, PDM's
-`[tool.pdm.dev-dependencies]` and uv's `[tool.uv] dev-dependencies`."""
+`[tool.pdm.dev-dependencies]` and uv's `[tool.uv] dev-dependencies`. Where `[tool.conda-lock]`
+is present, conda-lock reads poetry's tables as conda packages: `pytorch` is torch."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from auditor.errors import LockfileError
+from auditor.lockfiles.conda import CONDA_NAMES
 from auditor.lockfiles.interface import (
     Fields,
     LockFormat,
@@ -76,13 +78,15 @@ def parse(path: Path, text: str) -> Lock:
                 pins.append(_string_pin(item, path, lines.requirement(table, item), group))
     poetry = Fields(tool.table("poetry"), "tool.poetry", path)
     python = project.string("requires-python")
+    conda = "conda-lock" in tool.data
     for group, table, entries in _poetry_tables(poetry, path):
         for name, spec in entries.items():
             if canonical(name) == "python":
                 python = python or (spec if isinstance(spec, str) else None)
                 continue
             where = f"{table}.{name}"
-            pins += _poetry_pins(canonical(name), spec, Fields({}, where, path, lines.key(table, name)), group)
+            package = CONDA_NAMES.get(canonical(name), canonical(name)) if conda else canonical(name)
+            pins += _poetry_pins(package, spec, Fields({}, where, path, lines.key(table, name)), group)
     by_group: dict[str, list[Pin]] = {}
     for pin in pins:
         by_group.setdefault(pin.groups[0], []).append(pin)

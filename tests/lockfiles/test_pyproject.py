@@ -116,3 +116,33 @@ def test_a_requirement_is_found_on_its_own_line(tmp_path) -> None:
     target = tmp_path / "pyproject.toml"
     target.write_text('[project]\nname = "x"\ndependencies = [\n  "torchvision",\n  "torch",\n]\n')
     assert {p.name: p.line for p in read_lock(target).pins} == {"torchvision": 4, "torch": 5}
+
+
+CONDA_LOCK_INPUT = """[tool.poetry]
+name = "models"
+version = "0.1.0"
+
+[tool.poetry.dependencies]
+python = "~3.10"
+pytorch = "{torch}"
+pytorch-cuda = "11.8"
+flash-attn = {{version = "2.3.6", source = "pypi"}}
+
+[tool.conda-lock]
+channels = ["conda-forge", "pytorch", "nvidia", "nodefaults"]
+platforms = ["linux-64"]
+"""
+
+
+def test_poetry_tables_read_by_conda_lock_name_conda_packages(tmp_path) -> None:
+    old, new = tmp_path / "old" / "pyproject.toml", tmp_path / "new" / "pyproject.toml"
+    for target, torch in ((old, "2.1.0"), (new, "2.0.1")):
+        target.parent.mkdir()
+        target.write_text(CONDA_LOCK_INPUT.format(torch=torch))
+    lock = read_lock(new)
+    assert {p.name: (str(p.version), p.line) for p in lock.pins if p.name.startswith(("torch", "pytorch"))} == {
+        "torch": ("2.0.1", 7), "pytorch-cuda": ("11.8", 8),
+    }
+    result = CliRunner().invoke(app, ["lock", "diff", str(old), str(new), "--format", "json"])
+    moves = [(t["package"], t["from"], t["to"]) for t in json.loads(result.stdout)["packages"]]
+    assert moves == [("torch", "2.1.0", "2.0.1")]
