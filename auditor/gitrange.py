@@ -344,6 +344,7 @@ def _candidates(
         changed = [p for p in changed if p not in odd]
     chosen = _changed_locks(changed, base, head, patterns, notes)
     if not patterns:  # patterns given: they alone say which files are read
+        chosen = _without_compiled_inputs(chosen, head, notes)
         unread = _unread_declarations(changed, base, head)
         findings += unread
         notes += [f.message for f in unread]
@@ -376,6 +377,24 @@ def _changed_locks(
     return chosen
 
 
+def _compiled_output(path: str, head: _Side) -> str | None:
+    """The pip-compile output (`base.txt`) beside an input (`base.in`): it pins what the input
+    asks for, as a lock does a pyproject.toml's dependencies, so the input is not compared."""
+    output = path.removesuffix(".in") + ".txt"
+    return output if path.endswith(".in") and output in head.locks else None
+
+
+def _without_compiled_inputs(chosen: dict[str, LockName], head: _Side, notes: list[str]) -> dict[str, LockName]:
+    kept = {}
+    for path, name in chosen.items():
+        output = _compiled_output(path, head)
+        if output is None:
+            kept[path] = name
+        else:
+            notes.append(f"{path}: not compared, {output} beside it pins its dependencies")
+    return kept
+
+
 def _through_includes(
     every: dict[str, LockName], chosen: dict[str, LockName], changed: set[str], base: _Side, head: _Side,
     notes: list[str],
@@ -385,10 +404,12 @@ def _through_includes(
     for path, name in sorted(every.items()):
         if path in chosen or name.kind != PINNED_LIST or not path.endswith((".txt", ".in", ".lock")):
             continue
-        touched = (_closure(head.tree, path) | _closure(base.tree, path)) & changed
+        if _compiled_output(path, head) is not None:
+            continue
+        touched = (_closure(head.tree, path) | _closure(base.tree, path)) & changed - {path}
         if touched:
             found[path] = name
-            notes.append(f"{path}: read on both sides, as {', '.join(sorted(touched - {path}))} that it includes changed")
+            notes.append(f"{path}: read on both sides, as {', '.join(sorted(touched))} that it includes changed")
     return found
 
 

@@ -183,9 +183,13 @@ def _removals(
 
 def reviewed_transitions(transitions: Iterable[Transition], kb: KnowledgeBase) -> list[Transition]:
     """The moves an audit reports: those of packages the knowledge base knows, and those of the
-    torch family it has no knowledge of (reported as not reviewed, never left out)."""
+    torch family it has no knowledge of, moved or newly added (reported as not reviewed, never
+    left out)."""
     known = set(kb.packages())
-    return [t for t in transitions if t.package in known or (t.package in REVIEWED_FAMILY and moves(t))]
+    return [
+        t for t in transitions
+        if t.package in known or (t.package in REVIEWED_FAMILY and (moves(t) or t.direction == "added"))
+    ]
 
 
 def compare(

@@ -21,6 +21,7 @@ from packaging.markers import (
 
 from auditor.errors import UsageError
 from auditor.lockfiles.interface import TORCH_FAMILY
+from auditor.lockfiles.pipfile import FORMAT as PIPFILE_FORMAT
 from auditor.lockfiles.variants import Grid, extras_named
 from auditor.models import EnvironmentFinding, Lock, Pin, SpecChange, Transition, release
 
@@ -211,14 +212,15 @@ def _pair_by_installs(
     ] + [(o, n, 0) for o, n in uncovered]
 
 
-def _variants(pairs: list[tuple[Pin | None, Pin | None, int]], grid: Grid) -> list[str | None]:
+def _variants(pairs: list[tuple[Pin | None, Pin | None, int]], grid: Grid, word: str) -> list[str | None]:
     """Each pair's installs, named; pairs that share installs (a name locked once per group,
-    as pip's `torch` beside conda's `pytorch`) are told apart by their groups."""
+    as pip's `torch` beside conda's `pytorch`) are told apart by their groups, each named as
+    its lock names it (`word`: a Pipfile.lock's are categories)."""
     names = [grid.name(installs) for _, _, installs in pairs]
     told = []
     for (old, new, _), name in zip(pairs, names):
         pin = new or old
-        groups = [f"group {g}" for g in (pin.groups if pin else ()) if g not in ("main", "default")]
+        groups = [f"{word} {g}" for g in (pin.groups if pin else ()) if g not in ("main", "default")]
         shared = names.count(name) > 1 and groups
         told.append(", ".join(filter(None, [name, *groups])) if shared else name)
     return told
@@ -230,8 +232,10 @@ def package_changes(
     same_format: bool,
     grid: Grid | None = None,
     admitted: tuple[int, int] | None = None,
+    group_word: str = "group",
 ) -> list[PackageChange]:
-    """`admitted`: the installs whose Python each lock admits (default: all)."""
+    """`admitted`: the installs whose Python each lock admits (default: all); `group_word`: what
+    the locks call a group of pins."""
     before: dict[str, list[Pin]] = defaultdict(list)
     after: dict[str, list[Pin]] = defaultdict(list)
     for pin in old:
@@ -243,7 +247,7 @@ def package_changes(
     changes = []
     for name in before.keys() | after.keys():
         pairs = _pair_by_installs(before[name], after[name], grid, admitted)
-        variants = _variants(pairs, grid)
+        variants = _variants(pairs, grid, group_word)
         for (old_pin, new_pin, _), variant in zip(pairs, variants):
             kinds = _kinds(old_pin, new_pin, same_format)
             if not kinds:
@@ -278,7 +282,8 @@ def diff_locks(
     old_pins, new_pins = select(old, selection), select(new, selection)
     grid = Grid((old, new))
     admitted = (grid.admitted(old), grid.admitted(new))
-    changes = package_changes(old_pins, new_pins, old.format == new.format, grid, admitted)
+    word = "category" if new.format == PIPFILE_FORMAT else "group"
+    changes = package_changes(old_pins, new_pins, old.format == new.format, grid, admitted, word)
     findings = check(old, new, old_pins, new_pins, changes, selection, tuple(knowledge), grid)
     return LockDiff(
         packages=tuple(c.transition for c in changes),

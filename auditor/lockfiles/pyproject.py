@@ -2,17 +2,20 @@
 `--resolve` turns its ranges into pins. Read: `[project]` dependencies and optional
 dependencies, `[dependency-groups]`, poetry's `[tool.poetry.dependencies]`,
 `[tool.poetry.dev-dependencies]` and `[tool.poetry.group.<name>.dependencies]`, PDM's
-`[tool.pdm.dev-dependencies]` and uv's `[tool.uv] dev-dependencies`."""
+`[tool.pdm.dev-dependencies]` and uv's `[tool.uv] dev-dependencies`. Where `[tool.conda-lock]`
+is present, conda-lock reads poetry's tables as conda packages: `pytorch` is torch."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
 from auditor.errors import LockfileError
+from auditor.lockfiles.conda import CONDA_NAMES
 from auditor.lockfiles.interface import (
     Fields,
     LockFormat,
@@ -73,16 +76,19 @@ def parse(path: Path, text: str) -> Lock:
     for group, items, table in _requirement_lists(document, project, tool):
         for item in items:
             if isinstance(item, str):  # `{include-group = "test"}` entries add no requirement
-                pins.append(_string_pin(item, path, lines.requirement(table, item), group))
+                pin = _string_pin(item, path, lines.requirement(table, item), group)
+                pins.append(_in_extra(pin, group) if table == "project.optional-dependencies" else pin)
     poetry = Fields(tool.table("poetry"), "tool.poetry", path)
     python = project.string("requires-python")
+    conda = "conda-lock" in tool.data
     for group, table, entries in _poetry_tables(poetry, path):
         for name, spec in entries.items():
             if canonical(name) == "python":
                 python = python or (spec if isinstance(spec, str) else None)
                 continue
             where = f"{table}.{name}"
-            pins += _poetry_pins(canonical(name), spec, Fields({}, where, path, lines.key(table, name)), group)
+            package = CONDA_NAMES.get(canonical(name), canonical(name)) if conda else canonical(name)
+            pins += _poetry_pins(package, spec, Fields({}, where, path, lines.key(table, name)), group)
     by_group: dict[str, list[Pin]] = {}
     for pin in pins:
         by_group.setdefault(pin.groups[0], []).append(pin)
@@ -109,6 +115,12 @@ def _requirement_lists(
     uv = Fields(tool.table("uv"), "tool.uv", path)
     found.append(("dev", uv.array("dev-dependencies"), "tool.uv"))
     return found
+
+
+def _in_extra(pin: Pin, extra: str) -> Pin:
+    """A pin of an extra holds only where the extra is asked for, as its `Requires-Dist` says."""
+    marker = f'({pin.marker}) and extra == "{extra}"' if pin.marker else f'extra == "{extra}"'
+    return replace(pin, marker=normal_marker(marker))
 
 
 def _string_pin(text: str, path: Path, line: int | None, group: str) -> Pin:

@@ -4,6 +4,7 @@ ranges such as `torch>=1.12,<2`) into pins, with pip-tools' `pip-compile`, for t
 from __future__ import annotations
 
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -17,13 +18,18 @@ from auditor.models import Lock, Pin
 TIMEOUT = 900  # seconds; a cold resolution of torch downloads large wheels' metadata
 
 
+# the extra a pyproject.toml's optional dependency holds in: resolved with the rest, as asked for
+_IN_EXTRA = re.compile(r'(^| and )extra == "[^"]*"$')
+
+
 def _requirement(pin: Pin) -> str:
     spec = f"=={pin.version}" if pin.version is not None else (pin.specifier or "")
     if spec.startswith("==="):
         spec = ""
     if pin.source and "://" in pin.source:
         return f"{pin.name} @ {pin.source}"
-    return pin.name + spec + (f"; {pin.marker}" if pin.marker else "")
+    marker = _IN_EXTRA.sub("", pin.marker or "")
+    return pin.name + spec + (f"; {marker}" if marker else "")
 
 
 def resolve(lock: Lock) -> Lock:

@@ -1,10 +1,14 @@
 """Pipfile.lock: default and develop, markers, named indexes, file and VCS entries."""
 
+import json
+from pathlib import Path
+
 import pytest
 from lockfixtures import pins, read, versions
 from packaging.version import Version
 
 from auditor.errors import LockfileError
+from auditor.lockfiles import diff_locks, read_lock
 from auditor.lockfiles.pipfile import parse
 
 
@@ -50,3 +54,32 @@ def test_truncated_json_names_the_line() -> None:
     with pytest.raises(LockfileError) as caught:
         read("bad/truncated-pipfile/Pipfile.lock")
     assert caught.value.message.startswith("invalid JSON") and caught.value.line == 26
+
+
+def categories_lock(folder, version: str) -> Path:
+    """pipenv's own categories (`pipenv install --categories cpu`): the CPU wheels from the
+    pytorch index in `cpu`, the default ones in `gpu`."""
+    folder.mkdir()
+    entry = {"hashes": ["sha256:" + "0" * 64], "index": "pytorch", "version": f"=={version}+cpu"}
+    lock = {
+        "_meta": {
+            "hash": {"sha256": "1" * 64}, "pipfile-spec": 6, "requires": {"python_version": "3.11"},
+            "sources": [
+                {"name": "pypi", "url": "https://pypi.org/simple", "verify_ssl": True},
+                {"name": "pytorch", "url": "https://download.pytorch.org/whl/cpu", "verify_ssl": True},
+            ],
+        },
+        "cpu": {"torch": entry},
+        "default": {},
+        "develop": {},
+        "gpu": {"torch": {"hashes": ["sha256:" + "2" * 64], "index": "pypi",
+                          "markers": "python_full_version >= '3.8.0'", "version": f"=={version}"}},
+    }
+    (folder / "Pipfile.lock").write_text(json.dumps(lock, indent=4))
+    return folder / "Pipfile.lock"
+
+
+def test_categories_name_the_variant(tmp_path: Path) -> None:
+    old, new = categories_lock(tmp_path / "old", "2.5.0"), categories_lock(tmp_path / "new", "2.5.1")
+    moves = {(str(t.old), str(t.new), t.variant) for t in diff_locks(read_lock(old), read_lock(new)).packages}
+    assert moves == {("2.5.0+cpu", "2.5.1+cpu", "category cpu"), ("2.5.0", "2.5.1", "category gpu")}

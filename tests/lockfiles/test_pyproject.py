@@ -1,6 +1,7 @@
 """A pyproject's dependencies: an input that is not a lock."""
 
 import json
+from pathlib import Path
 
 import pytest
 from lockfixtures import LOCKS
@@ -116,3 +117,61 @@ def test_a_requirement_is_found_on_its_own_line(tmp_path) -> None:
     target = tmp_path / "pyproject.toml"
     target.write_text('[project]\nname = "x"\ndependencies = [\n  "torchvision",\n  "torch",\n]\n')
     assert {p.name: p.line for p in read_lock(target).pins} == {"torchvision": 4, "torch": 5}
+
+
+CONDA_LOCK_INPUT = """[tool.poetry]
+name = "models"
+version = "0.1.0"
+
+[tool.poetry.dependencies]
+python = "~3.10"
+pytorch = "{torch}"
+pytorch-cuda = "11.8"
+flash-attn = {{version = "2.3.6", source = "pypi"}}
+
+[tool.conda-lock]
+channels = ["conda-forge", "pytorch", "nvidia", "nodefaults"]
+platforms = ["linux-64"]
+"""
+
+
+def test_poetry_tables_read_by_conda_lock_name_conda_packages(tmp_path) -> None:
+    old, new = tmp_path / "old" / "pyproject.toml", tmp_path / "new" / "pyproject.toml"
+    for target, torch in ((old, "2.1.0"), (new, "2.0.1")):
+        target.parent.mkdir()
+        target.write_text(CONDA_LOCK_INPUT.format(torch=torch))
+    lock = read_lock(new)
+    assert {p.name: (str(p.version), p.line) for p in lock.pins if p.name.startswith(("torch", "pytorch"))} == {
+        "torch": ("2.0.1", 7), "pytorch-cuda": ("11.8", 8),
+    }
+    result = CliRunner().invoke(app, ["lock", "diff", str(old), str(new), "--format", "json"])
+    moves = [(t["package"], t["from"], t["to"]) for t in json.loads(result.stdout)["packages"]]
+    assert moves == [("torch", "2.1.0", "2.0.1")]
+
+
+def test_pins_of_an_optional_dependency_name_the_extra(tmp_path) -> None:
+    project = (
+        '[project]\nname = "roi"\nversion = "1.0"\ndependencies = ["numpy==2.2.6"]\n\n'
+        '[project.optional-dependencies]\n'
+        'core = [\n    "torch=={}",\n    "torchvision=={}",\n]\n'
+        'all = [\n    "torch",\n    "torchvision",\n]\n'
+    )
+    for folder, versions in (("old", ("2.12.1", "0.27.1")), ("new", ("2.13.0", "0.28.0"))):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "pyproject.toml").write_text(project.format(*versions))
+    lock = read_lock(tmp_path / "new" / "pyproject.toml")
+    assert {(p.name, p.marker) for p in lock.pins} >= {("numpy", None), ("torch", 'extra == "core"')}
+    result = CliRunner().invoke(
+        app, ["lock", "diff", str(tmp_path / "old" / "pyproject.toml"), str(tmp_path / "new" / "pyproject.toml"), "--format", "json"]
+    )
+    moves = [(t["package"], t["from"], t["to"], t["variant"]) for t in json.loads(result.stdout)["packages"]]
+    assert moves == [("torch", "2.12.1", "2.13.0", "extra core"), ("torchvision", "0.27.1", "0.28.0", "extra core")]
+
+
+def test_an_extra_is_resolved_with_the_rest_as_asked_for() -> None:
+    from auditor.lockfiles.resolve import _requirement
+
+    target = Path("pyproject.toml")
+    lock = parse(target, '[project]\nname = "p"\nversion = "1"\n[project.optional-dependencies]\n'
+                         'core = ["torch>=2.4; python_version < \'3.13\'", "numpy"]\n')
+    assert sorted(_requirement(p) for p in lock.pins) == ["numpy", 'torch>=2.4; python_version < "3.13"']
