@@ -130,9 +130,10 @@ def test_the_watch_on_the_parent_ends_an_orphan_without_prctl(tmp_path: Path) ->
     code = (
         "import os, sys, time\n"
         "from auditor.scan.project import _watch\n"
+        "parent = os.getpid()  # before the fork: a child scheduled late would see init as its parent\n"
         "child = os.fork()\n"
         "if child == 0:\n"
-        "    _watch(os.getppid(), None)\n"
+        "    _watch(parent, None)\n"
         "print(child, flush=True)\n"
         "time.sleep(600)\n"
     )
