@@ -20,6 +20,7 @@ import difflib
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -78,8 +79,13 @@ def run(code: Path, cwd: Path, args: list[str]) -> dict[str, object]:
             "compare", "scan", "fix", "plan") else [sys.executable, "-m", "auditor", *args],
             cwd=cwd, capture_output=True, check=False, timeout=900,
             env={**os.environ, "PYTHONPATH": str(code), "COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb"})
-    return {"exit": done.returncode, "sha256": hashlib.sha256(done.stdout).hexdigest(),
+    return {"exit": done.returncode, "sha256": hashlib.sha256(_steady(done.stdout)).hexdigest(),
             "stdout": done.stdout.decode("utf-8", "replace")}
+
+
+def _steady(out: bytes) -> bytes:
+    """The output without the random names of temporary checkouts, which differ from run to run."""
+    return re.sub(rb"/tmp/auditor-git-[A-Za-z0-9_]+/", b"/tmp/auditor-git-RANDOM/", out)
 
 
 def prepare(harness: Path, mirrors: Path) -> None:
@@ -112,6 +118,8 @@ def main() -> int:
         prepare(args.harness, args.mirrors)
         return 0
     recorded = json.loads(args.baseline.read_text()) if args.action == "check" else {}
+    for case in recorded.values():  # baselines recorded before the names were steadied
+        case["sha256"] = hashlib.sha256(_steady(str(case["stdout"]).encode())).hexdigest()
     results: dict[str, dict[str, object]] = {}
     differ = 0
     for name, (cwd, argv) in cases(args.harness).items():
