@@ -1,5 +1,6 @@
 """The README stays scannable and in step with the CLI: its options table names every option of
-every command it lists, as `--help` prints them, and no paragraph runs longer than eight lines."""
+every command it lists, as `--help` prints them, and no paragraph runs longer than eight lines;
+docs/cli.md gives every option of every command too."""
 
 from __future__ import annotations
 
@@ -100,3 +101,33 @@ def test_a_long_paragraph_is_caught() -> None:
         len(p)
         for p in paragraphs("a\n" * 9 + "\n```\n" + "code\n" * 12 + "```\n- one\n- two\n  more\n")
     ] == [9, 1, 2]
+
+
+CLI_DOC = README.parent / "docs" / "cli.md"
+
+
+def cli_doc_options() -> dict[str, set[str]]:
+    """docs/cli.md: command -> the long options in the first column of its section's table."""
+    sections: dict[str, set[str]] = {}
+    current: set[str] = set()
+    for line in CLI_DOC.read_text(encoding="utf-8").splitlines():
+        heading = re.match(r"#{2,3} `auditor ([a-z ]+)`$|## (Probe options)$", line)
+        if heading:
+            current = sections.setdefault(heading.group(1) or PROBE_ROW, set())
+        elif line.startswith("|"):
+            first = line.strip("|").split("|")[0]
+            current.update(OPTION.findall(first))
+            if "probe options" in first:
+                current.add(PROBE_ROW)
+        elif line.startswith("## "):
+            current = set()
+    probe = sections.pop(PROBE_ROW, set())
+    return {
+        command: (named - {PROBE_ROW}) | (probe if PROBE_ROW in named else set())
+        for command, named in sections.items()
+    }
+
+
+@pytest.mark.parametrize("command", sorted(options_table()))
+def test_cli_doc_lists_every_option(command: str) -> None:
+    assert cli_doc_options().get(command) == help_options(command)
