@@ -514,7 +514,7 @@ class ProbeRun:
 
 @dataclass(frozen=True, slots=True)
 class FixCheck:
-    """A fix probe: the entry's probe rewritten by one mode of its `[fix]` and run (issue 15).
+    """A fix probe: the entry's probe rewritten by one mode of its `[fix]` and run.
     verified: keep-old printed on the new version what the original printed on the old one, or
     adopt-new printed the same on both; ran: adopt-new ran on the one version `kb verify` has."""
 

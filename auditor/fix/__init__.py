@@ -21,7 +21,7 @@ Public API (stable; fix probes, SARIF `fixes` and the Action's "Suggested fix" c
 - `write(result, root) -> list[str]`: write the changed files, all or none (writer.py; FixError
   names the file that cannot be written); `unified_diff(result)` the diff, of the same bytes.
 
-Template placeholders (FIX-SPEC.md, plus four): {receiver}, {args}, {arg0}.., {left},
+Template placeholders (docs/knowledge.md): {receiver}, {args}, {arg0}.., {left},
 {right}, and {func} (the callee as written), {inplace} ("_" when the matched method is an
 in-place one such as floor_divide_), {kw:NAME} (the value given to keyword NAME; the site is
 left alone when it is not given), {args:-NAME} (the arguments without keyword NAME) and

@@ -1,4 +1,4 @@
-"""The Action's opt-in fix commit (input `fix: keep-old | adopt-new`, issue 15): the engine's
+"""The Action's opt-in fix commit (input `fix: keep-old | adopt-new`): the engine's
 rewrite committed to the bump branch and pushed, only on a bot's branch (Dependabot, Renovate)
 whose head is checked out and that the token may push to. Every refusal is a sentence.
 

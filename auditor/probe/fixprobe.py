@@ -1,5 +1,5 @@
 """Fix probes: an entry's own probe rewritten by each mode of its `[fix]` and run, to prove the
-rewrite (issue 15).
+rewrite.
 
 Three runs make the proof on a transition old -> new: the original probe on old, the keep-old
 rewrite on new (it must print what the original printed on old), and the adopt-new rewrite on

@@ -1,5 +1,5 @@
 """`auditor fix` in text (the diff or the files written, then every finding left alone with
-its reason) and in JSON (docs/contract-additions.md)."""
+its reason) and in JSON (docs/json.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Suggested fixes for reviewers (issue 15): the engine's rewrite of a report's findings, per
+"""Suggested fixes for reviewers: the engine's rewrite of a report's findings, per
 change (the Markdown comment's "Suggested fix" blocks) and per call site (SARIF `fixes`).
 
 Nothing is written: the rewrite is made in memory from the project's files, as `auditor fix
