@@ -85,7 +85,7 @@ def run(code: Path, cwd: Path, args: list[str]) -> dict[str, object]:
 
 def _steady(out: bytes) -> bytes:
     """The output without the random names of temporary checkouts, which differ from run to run."""
-    return re.sub(rb"/tmp/auditor-git-[A-Za-z0-9_]+/", b"/tmp/auditor-git-RANDOM/", out)
+    return re.sub(rb"/tmp/auditor-git-(?:[A-Za-z0-9]|\\?_)+/", b"/tmp/auditor-git-RANDOM/", out)
 
 
 def prepare(harness: Path, mirrors: Path) -> None:
