@@ -427,11 +427,11 @@ class Checker:
                 sign = self.signs.floor_agrees(node, self.scope)
                 if sign == Sign.NEVER_NEGATIVE:
                     return  # truncation and flooring agree (scan/signs.py)
-                note = "(the dividend is read as never negative by its name, a mask's)" if sign == Sign.BY_NAME else None
                 forward, reflected = OPERATOR_SYMBOLS["//"]
                 for rule in self.index.operators["//"]:
-                    confidence = "low" if note else rule.match.confidence
-                    self._report(rule, forward if is_tensor(left) else reflected, node, confidence, "operator", note=note)
+                    # never negative if a name ending in `mask` holds 0/1: kept, low
+                    confidence = "low" if sign == Sign.BY_NAME else rule.match.confidence
+                    self._report(rule, forward if is_tensor(left) else reflected, node, confidence, "operator")
 
     @cached_property
     def signs(self) -> Signs:

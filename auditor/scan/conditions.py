@@ -25,6 +25,7 @@ from auditor.scan.apis import INT_DTYPES
 from auditor.scan.declared import declared, only_tensors
 from auditor.scan.dicts import Dicts, Keys
 from auditor.scan.names import Resolver
+from auditor.scan.reach import unused_class
 from auditor.scan.scopes import Scope
 from auditor.scan.tags import BOOL_TENSOR, FLOAT, FLOAT_TENSOR, INT_TENSOR, Tag, is_tensor
 from auditor.scan.usage import SCOPES, Usages, region
@@ -353,6 +354,12 @@ def _unless_declared(value: str, v: CallView) -> Confidence | None:
     return "high"
 
 
+def _unless_unused(value: str, v: CallView) -> Confidence | None:
+    if value == "class" and unused_class(v.resolver, v.scope) is not None:
+        return None  # the project never creates the class whose method this is
+    return "high"
+
+
 def _always(_: object, v: CallView) -> Confidence | None:
     return "high"
 
@@ -520,6 +527,15 @@ KINDS: tuple[Kind, ...] = (
         Example({"call": "torch.load", "keyword_absent": ["weights_only"], "none_is_default": ["weights_only"]},
                 "torch.load(path, weights_only=None)", "torch.load(path, weights_only=False)"),
         read=tuple, reference="medium",
+    ),
+    Kind(
+        "unless_unused",
+        "class: no finding in a method of a class that no code of the project names (not used in its module outside its body, no decorator, its name in no other Python file)",
+        {"enum": ["class"]}, _unless_unused,
+        Example({"call": "torch.hub.load", "unless_unused": "class"},
+                "torch.hub.load('owner/repo', 'model')",
+                "class Unused:\n    def model(self):\n        return torch.hub.load('owner/repo', 'model')"),
+        reference="medium",
     ),
 )
 BY_NAME = {kind.name: kind for kind in KINDS}
