@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from auditor.models import Condition, Confidence, Match
 from auditor.scan.apis import INT_DTYPES
-from auditor.scan.declared import declared, only_tensors
+from auditor.scan.declared import declared, holds_tensor, only_tensors
 from auditor.scan.dicts import Dicts, Keys
 from auditor.scan.names import Resolver
 from auditor.scan.reach import unused_class
@@ -349,7 +349,9 @@ def _needs_usage(patterns: tuple[str, ...], v: CallView) -> Confidence | None:
 
 
 def _unless_declared(value: str, v: CallView) -> Confidence | None:
-    if value == "tensors" and only_tensors(declared(v.call, v.scope), v.resolver, v.scope):
+    if value == "tensors" and (
+        only_tensors(declared(v.call, v.scope), v.resolver, v.scope) or holds_tensor(v.call, v.resolver, v.scope)
+    ):
         return None  # the code says it loads tensors only
     return "high"
 
@@ -506,7 +508,7 @@ KINDS: tuple[Kind, ...] = (
     ),
     Kind(
         "unless_declared",
-        "tensors: no finding where an annotation in view declares the call's result to hold only tensors, plain values and tuples, lists, dicts of them",
+        "tensors: no finding where an annotation in view declares the call's result to hold only tensors, plain values and tuples, lists, dicts of them, or the code in view makes a Parameter of it or saves a tensor to the same path",
         {"enum": ["tensors"]}, _unless_declared,
         Example({"call": "torch.load", "unless_declared": "tensors"},
                 "state = torch.load(path)", "state: torch.Tensor = torch.load(path)"),
