@@ -185,6 +185,8 @@ class Condition:
     unless_declared: str | None = None
     parameters: tuple[str, ...] = ()  # the call's leading positional parameters: `#0` is also `data=`
     none_is_default: tuple[str, ...] = ()  # keywords whose value None is the same as leaving them out
+    # "class": ruled out in a method of a class no code of the project names (`scan.reach`)
+    unless_unused: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

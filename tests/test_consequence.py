@@ -4,7 +4,8 @@ tests/fixtures/consequence that have the shapes of real bumps:
 - voice: torch 2.4.0 -> 2.10.0, two `torch.onnx.export` calls (one laid out over several lines,
   with dynamic_axes), one `torch.load`, nine `@torch.jit.script` lines that only warn;
 - imagegen: torch 2.7.1 -> 2.12.0, fourteen TorchScript warnings in `third_party/`, a
-  `torch.hub.load(..., source='local')` and one of a repository torch trusts;
+  `torch.hub.load(..., source='local')`, one of a repository torch trusts, and one in a hub entry
+  class of a `hubconf.py` that nothing loads or imports;
 - examples: torch 1.12.1 -> 2.6.0, two `torch.load`, one ONNX export, two FSDP deprecations.
 """
 
@@ -126,7 +127,8 @@ def test_a_call_over_several_lines_is_shown_with_the_argument_that_decides() -> 
 def test_image_generation_bump_gates_nothing_vendored_warnings_and_hub_checks_that_cannot_apply() -> None:
     code, doc = document("imagegen")
     assert code == 0
-    assert not [f for f in doc["findings"] if "hub" in f["change"]]  # source='local'; an owner torch trusts
+    # source='local'; an owner torch trusts; a hubconf entry class no code names
+    assert not [f for f in doc["findings"] if "hub" in f["change"]]
     assert len(doc["findings"]) == 14 and all(f["vendored"] and not f["gates"] for f in doc["findings"])
     assert doc["counts"]["vendored_call_sites"] == 14
     assert scan("imagegen", "--fail-on-vendored").exit_code == 0  # they only warn
@@ -257,3 +259,24 @@ def test_gates_follow_the_options_given_and_annotations_follow_the_split() -> No
 def test_kb_show_states_the_consequence() -> None:
     shown = runner.invoke(app, ["kb", "show", "torch-load-weights-only-default-true"]).stdout
     assert "default-changed · breaks · severity high" in shown
+
+
+def test_a_hub_load_in_a_class_the_project_never_names_is_no_finding(tmp_path: Path) -> None:
+    """The image-generation shape: a hubconf entry class nothing loads or imports. Named by
+    another module, by a hub load of the entry, or only in a file added after a cached scan,
+    the class runs and the finding is back."""
+    project = shutil.copytree(FIXTURES / "imagegen" / "app", tmp_path / "app")
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+
+    def hub_lines(*options: str) -> list[tuple[str, int]]:
+        done = runner.invoke(app, ["scan", str(project), "--from", "2.7.1", "--to", "2.12.0", "--format", "json", *options])
+        assert done.exit_code in (0, 1), done.output
+        return [(f["path"], f["line"]) for f in json.loads(done.stdout)["findings"] if "hub" in f["change"]]
+
+    assert hub_lines(*cache) == []
+    (project / "restore.py").write_text("from upscaler.hubconf import FaceRestorer\n\nRESTORER = FaceRestorer()\n", "utf-8")
+    assert hub_lines(*cache) == [("upscaler/hubconf.py", 16)]  # a new file: the cached result is not served
+    (project / "restore.py").write_text(
+        "import torch\n\nRESTORER = torch.hub.load('upscaler', 'FaceRestorer', source='local')\n", "utf-8"
+    )
+    assert hub_lines("--no-cache") == [("upscaler/hubconf.py", 16)]

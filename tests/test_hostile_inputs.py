@@ -289,9 +289,9 @@ CASES = [
     Case("cache dir that is a file", {**ONE_SCRIPT, "cache": "not a directory"},
          (*SCAN, "--cache-dir", "cache"), 0, "note: the scan cache in cache/scan cannot be used"),
     # item 15: the ignore marker counts in comments only, and a typo in an id is said
-    Case("ignore marker inside a string", {"p/m.py": "import torch\nt = torch.arange(4)\na = (t // 2, '# auditor: ignore')\n"},
+    Case("ignore marker inside a string", {"p/m.py": "import torch\nt = torch.arange(-4, 4)\na = (t // 2, '# auditor: ignore')\n"},
          SCAN, 1, "m.py:3:6"),
-    Case("unknown id in an ignore comment", {"p/m.py": "import torch\nt = torch.arange(4)\na = t // 2  # auditor: ignore[torch-flor]\n"},
+    Case("unknown id in an ignore comment", {"p/m.py": "import torch\nt = torch.arange(-4, 4)\na = t // 2  # auditor: ignore[torch-flor]\n"},
          SCAN, 1, "m.py: line 3: '# auditor: ignore[torch-flor]': no knowledge entry has this id"),
     # issue 12 §4: past the horizon, or a torch-family package without knowledge, fails the default --fail-on
     Case("scan past the horizon", ONE_SCRIPT, ("scan", "p", "--from", "2.13.0", "--to", "2.17.0"), 1,

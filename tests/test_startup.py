@@ -27,7 +27,7 @@ print("harvester loaded" if "auditor.harvest" in sys.modules else "harvester not
 
 @pytest.mark.parametrize("fmt", ["json", "text", "github"])  # SARIF and Markdown carry fixes
 def test_a_scan_does_not_load_the_fix_engine(tmp_path: Path, fmt: str) -> None:
-    (tmp_path / "train.py").write_text("import torch\n\nprint(torch.arange(5) // 2)\n", "utf-8")
+    (tmp_path / "train.py").write_text("import torch\n\nprint(torch.arange(-5, 5) // 2)\n", "utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
         [sys.executable, "-c", RUN, "scan", str(tmp_path), "--from", "1.10", "--to", "2.15", "--format", fmt,
@@ -43,7 +43,7 @@ def test_a_scan_does_not_load_the_fix_engine(tmp_path: Path, fmt: str) -> None:
 def test_a_scan_with_the_kept_knowledge_does_not_load_the_harvester(tmp_path: Path) -> None:
     """The presence tables' reader needs only their format: the harvester (a thirtieth of a
     second to import) is loaded when the knowledge is read from its files, not when it is kept."""
-    (tmp_path / "train.py").write_text("import torch\n\nprint(torch.arange(5) // 2)\n", "utf-8")
+    (tmp_path / "train.py").write_text("import torch\n\nprint(torch.arange(-5, 5) // 2)\n", "utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-c", RUN, "scan", str(tmp_path), "--from", "1.10", "--to", "2.15", "--format",
                "json", "--cache-dir", str(tmp_path / "cache"), "--fail-on", "none"]

@@ -37,6 +37,7 @@ from auditor.scan.modules import ModuleTable, ProjectModules
 from auditor.scan.names import Resolver
 from auditor.scan.rules import OPERATOR_SYMBOLS, Rule, RuleIndex
 from auditor.scan.scopes import Scope, enclosing_class, key_of
+from auditor.scan.signs import Sign, Signs
 from auditor.scan.tagging import classes_of
 from auditor.scan.tags import INT_TENSOR, Tag, is_tensor
 from auditor.scan.usage import Usages
@@ -423,9 +424,18 @@ class Checker:
         if "//" in self.index.operators:
             left, right = self.resolver.tag(node.left, self.scope), self.resolver.tag(node.right, self.scope)
             if is_tensor(left) or is_tensor(right):
+                sign = self.signs.floor_agrees(node, self.scope)
+                if sign == Sign.NEVER_NEGATIVE:
+                    return  # truncation and flooring agree (scan/signs.py)
                 forward, reflected = OPERATOR_SYMBOLS["//"]
                 for rule in self.index.operators["//"]:
-                    self._report(rule, forward if is_tensor(left) else reflected, node, rule.match.confidence, "operator")
+                    # never negative if a name ending in `mask` holds 0/1: kept, low
+                    confidence = "low" if sign == Sign.BY_NAME else rule.match.confidence
+                    self._report(rule, forward if is_tensor(left) else reflected, node, confidence, "operator")
+
+    @cached_property
+    def signs(self) -> Signs:
+        return Signs(self.resolver)
 
     def _floor_assign(self, node: ast.AST) -> None:
         assert isinstance(node, ast.AugAssign)

@@ -22,9 +22,10 @@ from typing import Any, Literal
 
 from auditor.models import Condition, Confidence, Match
 from auditor.scan.apis import INT_DTYPES
-from auditor.scan.declared import declared, only_tensors
+from auditor.scan.declared import declared, holds_tensor, only_tensors
 from auditor.scan.dicts import Dicts, Keys
 from auditor.scan.names import Resolver
+from auditor.scan.reach import unused_class
 from auditor.scan.scopes import Scope
 from auditor.scan.tags import BOOL_TENSOR, FLOAT, FLOAT_TENSOR, INT_TENSOR, Tag, is_tensor
 from auditor.scan.usage import SCOPES, Usages, region
@@ -348,8 +349,16 @@ def _needs_usage(patterns: tuple[str, ...], v: CallView) -> Confidence | None:
 
 
 def _unless_declared(value: str, v: CallView) -> Confidence | None:
-    if value == "tensors" and only_tensors(declared(v.call, v.scope), v.resolver, v.scope):
+    if value == "tensors" and (
+        only_tensors(declared(v.call, v.scope), v.resolver, v.scope) or holds_tensor(v.call, v.resolver, v.scope)
+    ):
         return None  # the code says it loads tensors only
+    return "high"
+
+
+def _unless_unused(value: str, v: CallView) -> Confidence | None:
+    if value == "class" and unused_class(v.resolver, v.scope) is not None:
+        return None  # the project never creates the class whose method this is
     return "high"
 
 
@@ -499,7 +508,7 @@ KINDS: tuple[Kind, ...] = (
     ),
     Kind(
         "unless_declared",
-        "tensors: no finding where an annotation in view declares the call's result to hold only tensors, plain values and tuples, lists, dicts of them",
+        "tensors: no finding where an annotation in view declares the call's result to hold only tensors, plain values and tuples, lists, dicts of them, or the code in view makes a Parameter of it or saves a tensor to the same path",
         {"enum": ["tensors"]}, _unless_declared,
         Example({"call": "torch.load", "unless_declared": "tensors"},
                 "state = torch.load(path)", "state: torch.Tensor = torch.load(path)"),
@@ -520,6 +529,15 @@ KINDS: tuple[Kind, ...] = (
         Example({"call": "torch.load", "keyword_absent": ["weights_only"], "none_is_default": ["weights_only"]},
                 "torch.load(path, weights_only=None)", "torch.load(path, weights_only=False)"),
         read=tuple, reference="medium",
+    ),
+    Kind(
+        "unless_unused",
+        "class: no finding in a method of a class that no code of the project names (not used in its module outside its body, no decorator, its name in no other Python file)",
+        {"enum": ["class"]}, _unless_unused,
+        Example({"call": "torch.hub.load", "unless_unused": "class"},
+                "torch.hub.load('owner/repo', 'model')",
+                "class Unused:\n    def model(self):\n        return torch.hub.load('owner/repo', 'model')"),
+        reference="medium",
     ),
 )
 BY_NAME = {kind.name: kind for kind in KINDS}

@@ -17,6 +17,8 @@ the line (unless the declaration is false, as with any annotation the scanner re
 call, of the function that returns the call, or returns a name bound only to the call (and to
 None). `only_tensors(annotation)` says whether it admits nothing but tensors, plain values and
 containers of them: `Any`, `object`, a bare `dict` or a class of the project's own do not.
+`holds_tensor(call)` reads what the code does with the file instead: a `Parameter` made of the
+loaded value, or a tensor saved to the same path.
 """
 
 from __future__ import annotations
@@ -26,13 +28,15 @@ from typing import TYPE_CHECKING
 
 from auditor.scan.bindings import Annotated, Assignment, Unpacking
 from auditor.scan.scopes import Scope
+from auditor.scan.tags import is_tensor
 
 if TYPE_CHECKING:
     from auditor.scan.names import Resolver
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 PLAIN = frozenset({"int", "float", "str", "bool", "bytes", "None", "complex"})
-TENSORS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+TENSORS = frozenset({"torch.Tensor", *PARAMETERS})
 CONTAINERS = frozenset({
     "typing.Tuple", "typing.List", "typing.Dict", "typing.Optional", "typing.Union", "typing.Sequence",
     "typing.Mapping", "typing.OrderedDict", "collections.OrderedDict", "typing.DefaultDict",
@@ -134,3 +138,24 @@ def _name(node: ast.expr, resolver: Resolver, scope: Scope) -> str | None:
     if isinstance(node, ast.Name) and node.id in PLAIN | {"tuple", "list", "dict"} and not scope.binds(node.id):
         return node.id  # a builtin
     return None
+
+
+def holds_tensor(call: ast.Call, resolver: Resolver, scope: Scope) -> bool:
+    """Whether the code in view shows that the loaded file holds one tensor: the load is the data
+    of a `Parameter` (which takes nothing else), or the function saves a tensor to the same path
+    (`torch.save(spec, spec_filename)` beside `spec = torch.load(spec_filename)`, a cache it
+    writes itself), and nothing else."""
+    function = scope.node
+    body = function.body if isinstance(function, (ast.Module, *FUNCTIONS)) else []
+    path = ast.dump(call.args[0]) if call.args else None
+    saved: list[bool] = []  # of each save to the same path, whether it saves a tensor
+    for statement in _statements(body):
+        for node in ast.walk(statement):
+            if not isinstance(node, ast.Call) or not node.args:
+                continue
+            qualified = resolver.qualified(node.func, scope)
+            if qualified in PARAMETERS and node.args[0] is call:
+                return True
+            if qualified == "torch.save" and path is not None and len(node.args) > 1 and ast.dump(node.args[1]) == path:
+                saved.append(is_tensor(resolver.tag(node.args[0], scope)))
+    return bool(saved) and all(saved)

@@ -33,6 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+EVERY_FILE = "*"  # the request of a lookup that read every file of the project (`names`)
 _MAX_HOPS = 8  # re-exports followed before a name is left unknown
 _AMBIGUOUS = object()  # a name bound more than once, or not by a plain assignment
 _TRIES: tuple[type[ast.stmt], ...] = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
@@ -185,6 +186,7 @@ class ProjectModules:
         self._suffixes: dict[str, list[str]] | None = None
         self._tables: dict[str, ModuleTable | None] = {}
         self._digests: dict[str, str | None] = {}
+        self._texts: dict[str, str] = {}  # of the files searched by `names`, kept for the run
         self.consulted: dict[str, Dependency] = {}  # of the file being scanned; see `take`
 
     def take(self) -> tuple[Dependency, ...]:
@@ -237,9 +239,29 @@ class ProjectModules:
                 self._digests[relative] = None
         return self._digests[relative]
 
+    def names(self, name: str, apart_from: str) -> bool:
+        """Whether a Python file of the project other than `apart_from` holds `name` as a word.
+        The answer rests on every file, those to come too: a result that asked is not served
+        from the cache again (`EVERY_FILE`)."""
+        self.consulted[EVERY_FILE] = Dependency(EVERY_FILE, None, None)
+        word = re.compile(rf"\b{re.escape(name)}\b")
+        for relative in self.relatives:
+            if relative == apart_from:
+                continue
+            if relative not in self._texts:
+                try:
+                    self._texts[relative] = (self.base / relative).read_text("utf-8", errors="replace")
+                except OSError:
+                    self._texts[relative] = ""
+            if word.search(self._texts[relative]):
+                return True
+        return False
+
     def still_valid(self, dependencies: Iterable[Dependency]) -> bool:
         """Whether each lookup would find the same file with the same bytes today."""
         for dependency in dependencies:
+            if dependency.request == EVERY_FILE:
+                return False
             near, _, module = dependency.request.partition("|")
             saved, self.consulted = self.consulted, {}
             try:

@@ -190,7 +190,7 @@ def test_a_column_after_non_ascii_text_is_found(kb: KnowledgeBase) -> None:
     floor = kb.get("torch-floor-divide-rounds-toward-floor")
     done = rewrite('''
         import torch
-        t = torch.arange(4)
+        t = torch.arange(-4, 4)
         label = "größe"; half = t // 2
     ''', [floor])
     assert "label = \"größe\"; half = torch.div(t, 2, rounding_mode='trunc')" in done.new_source
@@ -247,13 +247,13 @@ def test_windows_line_endings_and_an_edited_file_are_handled(kb: KnowledgeBase, 
     from auditor.fix import findings_in_source, rewrite_file
 
     floor = kb.get("torch-floor-divide-rounds-toward-floor")
-    source = "import torch\r\nt = torch.arange(4)\r\nhalf = t // 2  # note\r\n"
+    source = "import torch\r\nt = torch.arange(-4, 4)\r\nhalf = t // 2  # note\r\n"
     (tmp_path / "m.py").write_bytes(source.encode())
     findings = findings_in_source(source.replace("\r\n", "\n"), [floor], "m.py")
     done = rewrite_file(tmp_path, "m.py", findings, {floor.id: floor}, "keep-old")
-    assert done.new_text == "import torch\r\nt = torch.arange(4)\r\nhalf = torch.div(t, 2, rounding_mode='trunc')  # note\r\n"
+    assert done.new_text == "import torch\r\nt = torch.arange(-4, 4)\r\nhalf = torch.div(t, 2, rounding_mode='trunc')  # note\r\n"
     # the file changed since the scan: the site is not where the finding says
-    (tmp_path / "m.py").write_bytes(b"import torch\r\n\r\nt = torch.arange(4)\r\nhalf = t // 2\r\n")
+    (tmp_path / "m.py").write_bytes(b"import torch\r\n\r\nt = torch.arange(-4, 4)\r\nhalf = t // 2\r\n")
     moved = rewrite_file(tmp_path, "m.py", findings, {floor.id: floor}, "keep-old")
     assert not moved.changed
     assert [(x.kind, x.reason) for x in moved.left_alone] == [

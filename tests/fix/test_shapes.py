@@ -42,7 +42,7 @@ def test_each_site_kind_has_its_shape(kb: KnowledgeBase) -> None:
             return x
 
 
-        t = torch.arange(4)
+        t = torch.arange(-4, 4)
         h = t // 2
         t.floor_divide_(2)
         w = torch.zeros(3, requires_grad=True)
@@ -61,7 +61,7 @@ def test_a_notebook_of_nbformat_3_is_edited_in_its_worksheet(kb: KnowledgeBase, 
         "metadata": {"name": ""}, "nbformat": 3, "nbformat_minor": 0,
         "worksheets": [{"cells": [
             {"cell_type": "markdown", "metadata": {}, "source": ["# old"]},
-            {"cell_type": "code", "collapsed": False, "input": ["import torch\n", "h = torch.arange(4) // 2"],
+            {"cell_type": "code", "collapsed": False, "input": ["import torch\n", "h = torch.arange(-4, 4) // 2"],
              "language": "python", "metadata": {}, "outputs": [], "prompt_number": 1},
         ], "metadata": {}}],
     }, indent=1)
@@ -69,5 +69,5 @@ def test_a_notebook_of_nbformat_3_is_edited_in_its_worksheet(kb: KnowledgeBase, 
     findings, _ = scan_file(tmp_path / "old.ipynb", "old.ipynb", RuleIndex.build([floor]))
     done = rewrite_file(tmp_path, "old.ipynb", findings, {floor.id: floor}, "keep-old")
     assert done.new_text == text.replace(
-        '"h = torch.arange(4) // 2"', '"h = torch.div(torch.arange(4), 2, rounding_mode=\'trunc\')"'
+        '"h = torch.arange(-4, 4) // 2"', '"h = torch.div(torch.arange(-4, 4), 2, rounding_mode=\'trunc\')"'
     )

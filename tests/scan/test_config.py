@@ -19,8 +19,8 @@ PROJECT = {
         "def f(x):\n"
         "    return x.floor_divide(2)\n"
     ),
-    "tests/test_windows.py": "import torch\nt = torch.arange(4)\nc = t // 2\n",
-    "legacy/old.py": "import torch\nt = torch.arange(4)\nd = t // 2\n",
+    "tests/test_windows.py": "import torch\nt = torch.arange(-4, 4)\nc = t // 2\n",
+    "legacy/old.py": "import torch\nt = torch.arange(-4, 4)\nd = t // 2\n",
 }
 
 

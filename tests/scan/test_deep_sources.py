@@ -21,7 +21,7 @@ def index() -> RuleIndex:
 
 def deep_sum(tmp_path: Path, terms: int) -> Path:
     module = tmp_path / f"sum_{terms}.py"
-    module.write_text("import torch\nx = torch.arange(4)\ny = " + " + ".join(["x"] * terms) + " // 2\n")
+    module.write_text("import torch\nx = torch.arange(-4, 4)\ny = " + " + ".join(["x"] * terms) + " // 2\n")
     return module
 
 

@@ -13,7 +13,7 @@ from auditor.scan.config import ScanConfig
 from auditor.scan.discover import discover
 
 FLOOR = "torch-floor-divide-rounds-toward-floor"
-CODE = "import torch\nt = torch.arange(4)\nu = t // 2\n"
+CODE = "import torch\nt = torch.arange(-4, 4)\nu = t // 2\n"
 
 
 def tree(root: Path, files: dict[str, str]) -> Path:

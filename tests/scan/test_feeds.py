@@ -37,7 +37,7 @@ def _sites(root: Path, changes: list[SpecChange], cache: Path | None = None) -> 
 def test_a_parameter_fed_a_tensor_from_another_module(tmp_path: Path, floor: list[SpecChange]) -> None:
     root = _write(tmp_path, {
         "utils.py": UTILS,
-        "train.py": "import torch\nfrom utils import bucket\n\nprint(bucket(torch.arange(5)))\n",
+        "train.py": "import torch\nfrom utils import bucket\n\nprint(bucket(torch.arange(-5, 5)))\n",
     })
     assert _sites(root, floor) == [("utils.py", 5)]
 
@@ -51,7 +51,7 @@ def test_relative_and_module_imports_inside_a_package(tmp_path: Path, floor: lis
         "pkg/__init__.py": "",
         "pkg/ops.py": UTILS,
         "pkg/train.py": "import torch\nfrom .ops import bucket\n\nbucket(torch.zeros(3, dtype=torch.int64), n=4)\n",
-        "pkg/eval.py": "import torch\nimport pkg.ops as ops\n\nops.bucket(torch.arange(3))\n",
+        "pkg/eval.py": "import torch\nimport pkg.ops as ops\n\nops.bucket(torch.arange(-3, 3))\n",
     })
     assert _sites(root, floor) == [("pkg/ops.py", 5)]
 
@@ -61,7 +61,7 @@ def test_a_script_imports_the_module_beside_it(tmp_path: Path, floor: list[SpecC
     # beside the importing script (sys.path[0]), as `ProjectModules.find` says for version guards.
     root = _write(tmp_path, {
         "a/utils.py": UTILS,
-        "a/train.py": "import torch\nfrom utils import bucket\n\nprint(bucket(torch.arange(5)))\n",
+        "a/train.py": "import torch\nfrom utils import bucket\n\nprint(bucket(torch.arange(-5, 5)))\n",
         "b/utils.py": UTILS,
         "b/train.py": "import torch\nfrom utils import bucket\n\nprint(bucket(7))\n",
     })
@@ -76,7 +76,7 @@ def test_a_script_imports_the_module_beside_it(tmp_path: Path, floor: list[SpecC
 def test_one_caller_passing_something_else_rules_it_out(tmp_path: Path, floor: list[SpecChange], other: str) -> None:
     root = _write(tmp_path, {
         "utils.py": UTILS,
-        "train.py": "import torch\nfrom utils import bucket\n\nbucket(torch.arange(5))\n",
+        "train.py": "import torch\nfrom utils import bucket\n\nbucket(torch.arange(-5, 5))\n",
         "other.py": "import torch\n" + other,
     })
     assert _sites(root, floor) == []
@@ -85,14 +85,14 @@ def test_one_caller_passing_something_else_rules_it_out(tmp_path: Path, floor: l
 def test_a_caller_edit_reanalyses_the_callee_through_the_cache(tmp_path: Path, floor: list[SpecChange]) -> None:
     root = _write(tmp_path / "project", {
         "utils.py": UTILS,
-        "train.py": "import torch\nfrom utils import bucket\n\nprint(bucket(torch.arange(5)))\n",
+        "train.py": "import torch\nfrom utils import bucket\n\nprint(bucket(torch.arange(-5, 5)))\n",
     })
     cache = tmp_path / "cache"
     assert _sites(root, floor, cache) == [("utils.py", 5)]
     assert _sites(root, floor, cache) == [("utils.py", 5)]  # warm: from the cache
     _write(root, {"train.py": "import torch\nfrom utils import bucket\n\nprint(bucket(5))\n"})
     assert _sites(root, floor, cache) == []  # utils.py's bytes did not change, its feed did
-    _write(root, {"train.py": "import torch\nfrom utils import bucket\n\nprint(bucket(torch.arange(5)))\n"})
+    _write(root, {"train.py": "import torch\nfrom utils import bucket\n\nprint(bucket(torch.arange(-5, 5)))\n"})
     assert _sites(root, floor, cache) == [("utils.py", 5)]
     assert _sites(root, floor, cache) == _sites(root, floor)  # cached and uncached agree
 
@@ -104,7 +104,7 @@ def test_the_second_analyses_share_the_first_pass_processes(tmp_path: Path, floo
         "a.py": UTILS,
         "b.py": UTILS.replace("bucket", "halve"),
         "train.py": "import torch\nfrom a import bucket\nfrom b import halve\n\n"
-                    "print(bucket(torch.arange(5)), halve(torch.arange(3)))\n",
+                    "print(bucket(torch.arange(-5, 5)), halve(torch.arange(-3, 3)))\n",
     })
     cache = tmp_path / "cache"
 
@@ -131,7 +131,7 @@ def test_a_notebook_feeds_the_module_it_imports(tmp_path: Path, floor: list[Spec
     # Research code calls the package's helpers from notebooks: the cells, read together, are
     # a caller like any module (no module imports a notebook, so nothing feeds it).
     root = _write(tmp_path / "project", {"lib/utils.py": UTILS})
-    _notebook(root / "lib" / "explore.ipynb", "import torch\nfrom utils import bucket", "bucket(torch.arange(5))")
+    _notebook(root / "lib" / "explore.ipynb", "import torch\nfrom utils import bucket", "bucket(torch.arange(-5, 5))")
     assert _sites(root, floor) == [("lib/utils.py", 5)]
     assert _sites(root, floor, tmp_path / "cache") == [("lib/utils.py", 5)]
     assert _sites(root, floor, tmp_path / "cache") == [("lib/utils.py", 5)]  # warm
@@ -140,7 +140,7 @@ def test_a_notebook_feeds_the_module_it_imports(tmp_path: Path, floor: list[Spec
 def test_a_notebook_passing_something_else_rules_the_parameter_out(tmp_path: Path, floor: list[SpecChange]) -> None:
     root = _write(tmp_path, {
         "utils.py": UTILS,
-        "train.py": "import torch\nfrom utils import bucket\n\nbucket(torch.arange(5))\n",
+        "train.py": "import torch\nfrom utils import bucket\n\nbucket(torch.arange(-5, 5))\n",
     })
     _notebook(root / "explore.ipynb", "import torch\nfrom utils import bucket", "bucket(7)")
     assert _sites(root, floor) == []
@@ -153,7 +153,7 @@ def test_a_method_fed_by_its_class(tmp_path: Path, floor: list[SpecChange]) -> N
         "import torch\n\n\nclass Pool:\n    def helper(self, t):\n        return t // 2\n\n"
         "    def forward(self):\n        return self.helper({})\n"
     )
-    root = _write(tmp_path, {"a.py": method.format("torch.arange(4)"), "b.py": method.format("3")})
+    root = _write(tmp_path, {"a.py": method.format("torch.arange(-4, 4)"), "b.py": method.format("3")})
     assert _sites(root, floor) == [("a.py", 6)]
 
 
@@ -178,7 +178,7 @@ def test_a_parameter_typed_only_for_the_facts_is_not_asked_about(floor: list[Spe
     from auditor.scan.rules import RuleIndex
     from auditor.scan.scanner import analyse_source
 
-    source = "import torch\nfrom .other import g\n\nhalf = torch.arange(4) // 2\n\ndef f(x):\n    return g(x)\n"
+    source = "import torch\nfrom .other import g\n\nhalf = torch.arange(-4, 4) // 2\n\ndef f(x):\n    return g(x)\n"
     findings, facts = analyse_source(source, "pkg/m.py", RuleIndex.build(floor))
     assert [f.line for f in findings] == [4]
     assert facts is not None and facts.calls == [[".other.g", [None], [], False]]

@@ -22,7 +22,7 @@ def scan(project: Path) -> dict:
 def test_unknown_ids_are_reported_with_path_and_line(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text(
         "import torch\n"
-        "t = torch.arange(4)\n"
+        "t = torch.arange(-4, 4)\n"
         f"a = t // 2  # auditor: ignore[{FLOOR}]\n"
         "b = t // 2  # auditor: ignore[torch-flor-divide-rounds-toward-floor]\n"
         f"c = t // 2  # auditor: ignore[{FLOOR}, no-such-id]\n",
@@ -41,7 +41,7 @@ def test_notebook_cells_read_ignore_comments_from_comments_only(tmp_path: Path) 
     cells = [
         {"cell_type": "markdown", "metadata": {}, "source": "# auditor: ignore"},
         {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
-         "source": "import torch\nt = torch.arange(4)\n"},
+         "source": "import torch\nt = torch.arange(-4, 4)\n"},
         {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
          "source": f"a = t // 2  # auditor: ignore[{FLOOR}]\nb = (t // 2, '# auditor: ignore')\nc = t // 2  # auditor: ignore[typo]\n"},
     ]

@@ -28,7 +28,7 @@ def test_a_parameter_is_a_tensor_through_callers_that_get_it_from_their_callers(
     source = (
         "import torch\n"
         "def outer(n):\n"
-        "    ids = torch.arange(n)\n"
+        "    ids = torch.arange(-n, n)\n"
         "    return middle(ids)\n"
         "def middle(ids):\n"
         "    return inner(ids) + 1\n"
@@ -41,7 +41,7 @@ def test_a_parameter_is_a_tensor_through_callers_that_get_it_from_their_callers(
 
 
 def test_a_name_used_before_its_assignment_in_the_text(index: RuleIndex) -> None:
-    source = "import torch\ndef steps():\n    return STEPS // 2\nSTEPS = torch.arange(10)\n"
+    source = "import torch\ndef steps():\n    return STEPS // 2\nSTEPS = torch.arange(-10, 10)\n"
     assert floor_lines(source, index) == [3]
 
 
@@ -49,7 +49,7 @@ def test_a_name_that_reads_itself_keeps_its_tag(index: RuleIndex) -> None:
     source = (
         "import torch\n"
         "def f(n):\n"
-        "    h = torch.arange(n)\n"
+        "    h = torch.arange(-n, n)\n"
         "    for _ in range(3):\n"
         "        h = h * 2\n"
         "    return h // 2\n"
@@ -59,7 +59,7 @@ def test_a_name_that_reads_itself_keeps_its_tag(index: RuleIndex) -> None:
 
 @pytest.mark.parametrize("length", [10, 500, 3000])
 def test_long_chains_of_names_resolve_without_exhausting_the_stack(index: RuleIndex, length: int) -> None:
-    lines = ["import torch", "def f():", "    a0 = torch.arange(10)"]
+    lines = ["import torch", "def f():", "    a0 = torch.arange(-10, 10)"]
     lines += [f"    a{i} = a{i - 1} + 1" for i in range(1, length)]
     lines += [f"    return a{length - 1} // 2"]
     assert floor_lines("\n".join(lines), index) == [length + 3]
@@ -69,7 +69,7 @@ def test_a_long_chain_written_backwards_is_left_unknown_not_skipped(index: RuleI
     length = 600
     lines = ["import torch", "def f():", f"    b = a{length - 1} // 2"]
     lines += [f"    a{i} = a{i - 1} + 1" for i in range(length - 1, 0, -1)]
-    lines += ["    a0 = torch.arange(10)", "    c = a0 // 2"]
+    lines += ["    a0 = torch.arange(-10, 10)", "    c = a0 // 2"]
     module = tmp_path / "backwards.py"
     module.write_text("\n".join(lines) + "\n")
     findings, skipped = scan_file(module, "backwards.py", index)

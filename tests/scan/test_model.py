@@ -354,14 +354,14 @@ def test_global_and_nonlocal_bindings_across_functions(kb: KnowledgeBase) -> Non
     import torch
     def setup():
         global idx
-        idx = torch.arange(10)
+        idx = torch.arange(-10, 10)
     def use():
         return idx // 2
     def outer():
         ids = None
         def fill():
             nonlocal ids
-            ids = torch.arange(3)
+            ids = torch.arange(-3, 3)
         fill()
         return ids // 2
     """

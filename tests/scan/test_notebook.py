@@ -56,7 +56,7 @@ def test_v4_cells_share_a_namespace_and_are_numbered_among_all_cells(
 
 def test_a_cell_with_a_syntax_error_is_skipped_alone(kb: KnowledgeBase, tmp_path: Path) -> None:
     path = write_v4(tmp_path / "broken.ipynb", [
-        ("code", "import torch\nt = torch.arange(4)"),
+        ("code", "import torch\nt = torch.arange(-4, 4)"),
         ("code", "def broken(:\n    t // 2"),
         ("code", "u = t // 2"),
     ])
@@ -71,7 +71,7 @@ def test_nbformat_3_worksheets_use_input(kb: KnowledgeBase, tmp_path: Path) -> N
         "worksheets": [
             {"cells": [
                 {"cell_type": "heading", "level": 1, "source": ["Old notebook"]},
-                {"cell_type": "code", "language": "python", "input": ["import torch\n", "t = torch.arange(4)"],
+                {"cell_type": "code", "language": "python", "input": ["import torch\n", "t = torch.arange(-4, 4)"],
                  "outputs": [{"output_type": "stream", "text": ["t // 2"]}]},
             ]},
             {"cells": [

@@ -74,15 +74,15 @@ def scan_json(project: Path, *options: str) -> tuple[int, dict]:
 
 def test_a_coding_cookie_is_read_as_python_reads_it(kb: KnowledgeBase, tmp_path: Path) -> None:
     (tmp_path / "latin.py").write_bytes(
-        "# -*- coding: latin-1 -*-\n# Gr\xfc\xdfe\nimport torch\nu = torch.arange(4) // 2  # caf\xe9\n".encode("latin-1")
+        "# -*- coding: latin-1 -*-\n# Gr\xfc\xdfe\nimport torch\nu = torch.arange(-4, 4) // 2  # caf\xe9\n".encode("latin-1")
     )
-    (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbf# coding: utf-8\nimport torch\nv = torch.arange(4) // 2\n")
+    (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbf# coding: utf-8\nimport torch\nv = torch.arange(-4, 4) // 2\n")
     (tmp_path / "unknown.py").write_bytes(b"# coding: klingon\nimport torch\n")
     (tmp_path / "lies.py").write_bytes(b"# coding: utf-8\nx = '\xe9'\n")
     findings, skipped = scan_project(tmp_path, [kb.get(FLOOR)])
     assert [(f.path, f.line, f.snippet) for f in findings] == [
-        ("bom.py", 3, "v = torch.arange(4) // 2"),
-        ("latin.py", 4, "u = torch.arange(4) // 2  # café"),
+        ("bom.py", 3, "v = torch.arange(-4, 4) // 2"),
+        ("latin.py", 4, "u = torch.arange(-4, 4) // 2  # café"),
     ]
     assert [(s.path, s.reason, s.kind) for s in skipped] == [
         ("lies.py", "not UTF-8 text", "file"),
@@ -174,8 +174,8 @@ def notebook(path: Path, *cells: str) -> Path:
 def test_notebook_cells_of_newer_syntax_are_read_by_a_newer_python_or_named(
     kb: KnowledgeBase, tmp_path: Path, use: Use
 ) -> None:
-    notebook(tmp_path / "explore.ipynb", "import torch\nd = {'k': torch.arange(4)}",
-             'print(f"{d["k"] // 2}")', "u = torch.arange(4) // 2")
+    notebook(tmp_path / "explore.ipynb", "import torch\nd = {'k': torch.arange(-4, 4)}",
+             'print(f"{d["k"] // 2}")', "u = torch.arange(-4, 4) // 2")
     if use(None) is not None:
         findings, skipped = scan_project(tmp_path, [kb.get(FLOOR)])
         assert [(f.cell, f.line) for f in findings] == [(2, 1), (3, 1)] and skipped == []

@@ -73,7 +73,7 @@ CASES = {
     "assignment alias and use as a value": (FLOOR, """
         import torch
         op = torch.floor_divide
-        t = torch.arange(10)
+        t = torch.arange(-10, 10)
         a = op(t, 2)  # expect
         b = list(map(torch.floor_divide, [t], [2]))  # expect[medium]
         c = sorted([3, 1], key=len)
@@ -154,7 +154,7 @@ CASES = {
         """),
     "unbound method through torch.Tensor": (FLOOR, """
         import torch
-        t = torch.arange(4)
+        t = torch.arange(-4, 4)
         a = torch.Tensor.floor_divide(t, 2)  # expect
         """),
     "tensor operators and reflected operands": (FLOOR, """
@@ -177,7 +177,7 @@ CASES = {
         import torch
 
         def f(arr: np.ndarray, config, batch):
-            a = np.arange(10) // 3
+            a = np.arange(-10, 10) // 3
             b = arr // 2
             c = config.size // 2
             d = batch["x"] // 2
@@ -210,7 +210,7 @@ CASES = {
                 return x
 
             def positions(self, n) -> torch.Tensor:
-                return torch.arange(n)
+                return torch.arange(-n, n)
 
             def count(self) -> int:
                 return 3
@@ -221,7 +221,7 @@ CASES = {
                 return a, b
 
         def make(n) -> torch.Tensor:
-            return torch.arange(n)
+            return torch.arange(-n, n)
 
         enc = Encoder()
         out = enc(torch.zeros(3)) // 2  # expect
@@ -367,7 +367,7 @@ CASES = {
             def __init__(self, n):
                 super().__init__()
                 self.register_buffer("ids", torch.arange(-n, n))
-                self.offsets = torch.arange(n)
+                self.offsets = torch.arange(-n, n)
                 self.count = n
 
             def forward(self):
@@ -469,7 +469,7 @@ CASES = {
         """),
     "suppression comments": (FLOOR, """
         import torch
-        t = torch.arange(4)
+        t = torch.arange(-4, 4)
         a = t // 2  # auditor: ignore[torch-floor-divide-rounds-toward-floor]
         b = t // 2  # auditor: ignore
         c = t // 2  # auditor: ignore[torch-other-change]  # expect
@@ -477,7 +477,7 @@ CASES = {
         """),
     "the suppression marker inside a string silences nothing": (FLOOR, """
         import torch
-        t = torch.arange(4)
+        t = torch.arange(-4, 4)
         a = (t // 2, "# auditor: ignore")  # expect
         b = (t // 2, '# auditor: ignore[torch-floor-divide-rounds-toward-floor]')  # expect
         c = (t // 2, f"{0} # auditor: ignore")  # expect
