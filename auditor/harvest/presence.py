@@ -21,7 +21,10 @@ from collections.abc import Sequence
 from packaging.version import Version
 
 from auditor.harvest.model import Release
-from auditor.knowledge.presence import ABSENT, PRESENT, UNKNOWN
+
+# the shipped format, read by `auditor.knowledge.presence`: one state per release read, from it on
+PRESENT, ABSENT, UNKNOWN = "+", "-", "?"
+FILE = "presence.json"
 
 
 def presence(releases: Sequence[Release]) -> dict[str, list[str]]:

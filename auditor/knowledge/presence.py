@@ -22,9 +22,8 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-# the shipped format, written by `auditor.harvest.presence`: one state per release read, from it on
-PRESENT, ABSENT, UNKNOWN = "+", "-", "?"
-FILE = "presence.json"
+from auditor.harvest.presence import ABSENT, FILE, PRESENT
+
 _HARVEST = "harvest"
 _tables: dict[Path, _Table | None] = {}
 

@@ -41,6 +41,8 @@ import packaging
 
 from auditor import __version__
 from auditor.cachefiles import MAX_AGE_DAYS, write_whole
+from auditor.harvest.coverage import changes_of, counted, generated_candidates, unloaded
+from auditor.harvest.model import Candidate, candidate_data, candidate_from
 from auditor.knowledge.loader import (
     HARVEST_DIRECTORY,
     Knowledge,
@@ -49,6 +51,7 @@ from auditor.knowledge.loader import (
     rebuild,
     with_unloaded,
 )
+from auditor.models import SpecChange
 
 FORMAT = 3  # 1 was a pickle; 3 counts the generated changes (`unloaded`)
 SUBDIRECTORY = "knowledge"
@@ -137,8 +140,6 @@ def _kept(root: Path, cache_dir: Path | None, load: Callable[[Path], Any], kind:
 def read_base(root: Path) -> Knowledge:
     """The knowledge under `root`, read and checked, with the changes its harvest generates
     counted (`Knowledge.unloaded`): what is kept."""
-    from auditor.harvest.coverage import unloaded
-
     knowledge = read_knowledge(root)
     return with_unloaded(knowledge, unloaded(root, knowledge.entries))
 
@@ -147,9 +148,6 @@ def ship(root: Path, into: Path) -> None:
     """Read and check the knowledge under `root` (KnowledgeError when it is not sound) and write
     it to `into`, keyed, for `load_stored` to use instead of the files while they are the same;
     and the generated changes' candidates beside it (GENERATED), for `load_generated`."""
-    from auditor.harvest.coverage import changes_of, counted, generated_candidates
-    from auditor.harvest.model import candidate_data
-
     key = _digest(root).hex()
     knowledge = read_knowledge(root)
     candidates = generated_candidates(root, knowledge.entries)  # the harvest read once, for both files
@@ -157,6 +155,23 @@ def ship(root: Path, into: Path) -> None:
     generated = [candidate_data(c) for c in candidates]
     into.write_bytes(json.dumps({"key": key, "base": knowledge.raw}, separators=(",", ":")).encode())
     into.with_name(GENERATED).write_bytes(json.dumps({"key": key, "base": generated}, separators=(",", ":")).encode())
+
+
+def kept_changes(knowledge: Path, cache_dir: Path | None) -> tuple[tuple[SpecChange, ...], tuple[str, ...]]:
+    """`generated_changes` of the knowledge under `knowledge`, from the candidates a wheel ships
+    made or a cache keeps while its files are the same (the harvest's TOML is read only when they
+    change); and a note when a kept copy could not be used."""
+    kept, notes = load_generated(
+        knowledge, cache_dir, _generated_of,
+        data=lambda candidates: [candidate_data(c) for c in candidates],
+        value=lambda data: tuple(candidate_from(d) for d in data),
+    )
+    return changes_of(kept), notes
+
+
+def _generated_of(knowledge: Path) -> tuple[Candidate, ...]:
+    base, _ = load_stored(knowledge, None, read_base)  # the curated entries that cover candidates
+    return generated_candidates(knowledge, base.entries)
 
 
 def _read_shipped(root: Path, name: str) -> bytes | None:
