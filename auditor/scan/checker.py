@@ -31,12 +31,12 @@ from auditor.scan.collect import (
 )
 from auditor.scan.conditions import argument_family, check, weakest
 from auditor.scan.dicts import Dicts
-from auditor.scan.guards import Conditions, Guards
+from auditor.scan.guards import Guards
 from auditor.scan.ignores import NONE, Ignores
 from auditor.scan.modules import ModuleTable, ProjectModules
 from auditor.scan.names import Resolver
 from auditor.scan.rules import OPERATOR_SYMBOLS, Rule, RuleIndex
-from auditor.scan.scopes import Scope, enclosing_class, key_of
+from auditor.scan.scopes import Conditions, Scope, enclosing_class, key_of
 from auditor.scan.tagging import classes_of
 from auditor.scan.tags import INT_TENSOR, Tag, is_tensor
 from auditor.scan.usage import Usages

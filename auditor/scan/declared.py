@@ -22,13 +22,10 @@ containers of them: `Any`, `object`, a bare `dict` or a class of the project's o
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
 
 from auditor.scan.bindings import Annotated, Assignment, Unpacking
 from auditor.scan.scopes import Scope
-
-if TYPE_CHECKING:
-    from auditor.scan.names import Resolver
+from auditor.scan.tagging import Tagger
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 PLAIN = frozenset({"int", "float", "str", "bool", "bytes", "None", "complex"})
@@ -101,7 +98,7 @@ def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
     return found
 
 
-def only_tensors(annotation: ast.expr | None, resolver: Resolver, scope: Scope, depth: int = 0) -> bool:
+def only_tensors(annotation: ast.expr | None, resolver: Tagger, scope: Scope, depth: int = 0) -> bool:
     """Whether the annotation admits only tensors, plain values and tuples, lists, dicts of them."""
     if annotation is None or depth > 10:
         return False
@@ -127,7 +124,7 @@ def only_tensors(annotation: ast.expr | None, resolver: Resolver, scope: Scope, 
     return name in TENSORS or name in PLAIN
 
 
-def _name(node: ast.expr, resolver: Resolver, scope: Scope) -> str | None:
+def _name(node: ast.expr, resolver: Tagger, scope: Scope) -> str | None:
     qualified = resolver.qualified(node, scope)
     if qualified is not None:
         return qualified
