@@ -17,7 +17,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from auditor.errors import KnowledgeError
-from auditor.knowledge import horizon
+from auditor.knowledge import conditions, horizon
 from auditor.models import (
     ACTION_FIELDS,
     HAZARD_OF_KIND,
@@ -30,7 +30,6 @@ from auditor.models import (
     Transform,
     Unloaded,
 )
-from auditor.scan import conditions
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
