@@ -59,6 +59,13 @@ CONSEQUENCE_OF_KIND: dict[str, Consequence] = {
 }
 
 
+# The presence tables' format (`knowledge/<package>/harvest/presence.json`), written by
+# `auditor.harvest.presence` and read by `auditor.knowledge.presence`: per name, one state per
+# release read, from it on.
+PRESENT, ABSENT, UNKNOWN = "+", "-", "?"
+PRESENCE_FILE = "presence.json"
+
+
 def rank(level: str) -> int:
     """Order of a severity or confidence level; 0 for `none`."""
     return {"none": 0, "low": 1, "medium": 2, "high": 3}[level]

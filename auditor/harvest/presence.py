@@ -21,10 +21,7 @@ from collections.abc import Sequence
 from packaging.version import Version
 
 from auditor.harvest.model import Release
-
-# the shipped format, read by `auditor.knowledge.presence`: one state per release read, from it on
-PRESENT, ABSENT, UNKNOWN = "+", "-", "?"
-FILE = "presence.json"
+from auditor.models import ABSENT, PRESENT, UNKNOWN
 
 
 def presence(releases: Sequence[Release]) -> dict[str, list[str]]:

@@ -5,16 +5,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
 from auditor.errors import UsageError
-from auditor.harvest.fly import FlySettings, harvest_beyond
 from auditor.knowledge import horizon as horizons
 from auditor.knowledge.loader import default_directory
 from auditor.knowledge.presence import NOTHING, Presence
 from auditor.knowledge.stored import kept_changes, load_stored, read_base
 from auditor.models import EnvironmentFinding, SpecChange, Transition, Unloaded
+
+if TYPE_CHECKING:
+    from auditor.harvest.fly import FlySettings
 
 UNCHECKED = ("that this audit did not check: --harvested (the Action's `harvested` input) reports their call sites, "
              "at low confidence")
@@ -56,6 +59,8 @@ class KnowledgeBase:
         reach past the shipped harvest, and the notes that say what was harvested."""
         if self.fly is None or self.fly.knowledge is None:
             return self, ()
+        from auditor.harvest.fly import harvest_beyond  # the harvester: only with `--harvest`
+
         extra, notes = harvest_beyond(transitions, self.fly.knowledge, self.horizon, self.entries, self.fly)
         entries = tuple(sorted(self.entries + extra, key=lambda e: (e.package, e.introduced, e.id)))
         return replace(self, entries=entries), notes

@@ -35,14 +35,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import packaging
 
 from auditor import __version__
 from auditor.cachefiles import MAX_AGE_DAYS, write_whole
-from auditor.harvest.coverage import changes_of, counted, generated_candidates, unloaded
-from auditor.harvest.model import Candidate, candidate_data, candidate_from
 from auditor.knowledge.loader import (
     HARVEST_DIRECTORY,
     Knowledge,
@@ -52,6 +50,9 @@ from auditor.knowledge.loader import (
     with_unloaded,
 )
 from auditor.models import SpecChange
+
+if TYPE_CHECKING:
+    from auditor.harvest.model import Candidate
 
 FORMAT = 3  # 1 was a pickle; 3 counts the generated changes (`unloaded`)
 SUBDIRECTORY = "knowledge"
@@ -140,6 +141,10 @@ def _kept(root: Path, cache_dir: Path | None, load: Callable[[Path], Any], kind:
 def read_base(root: Path) -> Knowledge:
     """The knowledge under `root`, read and checked, with the changes its harvest generates
     counted (`Knowledge.unloaded`): what is kept."""
+    # imported here, as each harvest import below: the harvester takes a thirtieth of a second
+    # to import, and a run with the kept knowledge never needs it
+    from auditor.harvest.coverage import unloaded
+
     knowledge = read_knowledge(root)
     return with_unloaded(knowledge, unloaded(root, knowledge.entries))
 
@@ -148,6 +153,9 @@ def ship(root: Path, into: Path) -> None:
     """Read and check the knowledge under `root` (KnowledgeError when it is not sound) and write
     it to `into`, keyed, for `load_stored` to use instead of the files while they are the same;
     and the generated changes' candidates beside it (GENERATED), for `load_generated`."""
+    from auditor.harvest.coverage import changes_of, counted, generated_candidates
+    from auditor.harvest.model import candidate_data
+
     key = _digest(root).hex()
     knowledge = read_knowledge(root)
     candidates = generated_candidates(root, knowledge.entries)  # the harvest read once, for both files
@@ -161,6 +169,9 @@ def kept_changes(knowledge: Path, cache_dir: Path | None) -> tuple[tuple[SpecCha
     """`generated_changes` of the knowledge under `knowledge`, from the candidates a wheel ships
     made or a cache keeps while its files are the same (the harvest's TOML is read only when they
     change); and a note when a kept copy could not be used."""
+    from auditor.harvest.coverage import changes_of
+    from auditor.harvest.model import candidate_data, candidate_from
+
     kept, notes = load_generated(
         knowledge, cache_dir, _generated_of,
         data=lambda candidates: [candidate_data(c) for c in candidates],
@@ -170,6 +181,8 @@ def kept_changes(knowledge: Path, cache_dir: Path | None) -> tuple[tuple[SpecCha
 
 
 def _generated_of(knowledge: Path) -> tuple[Candidate, ...]:
+    from auditor.harvest.coverage import generated_candidates
+
     base, _ = load_stored(knowledge, None, read_base)  # the curated entries that cover candidates
     return generated_candidates(knowledge, base.entries)
 
