@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import fastjsonschema
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
@@ -64,8 +65,6 @@ def _valid() -> Callable[[dict[str, Any]], Any]:
     """The schema compiled to a Python function (fastjsonschema): a third of jsonschema's time
     on a valid entry. It stops at the first problem; jsonschema then lists them all. The schema
     keeps to keywords both read alike (draft 7's; a test checks they reject the same entries)."""
-    import fastjsonschema
-
     return fastjsonschema.compile(_schema())
 
 
@@ -78,8 +77,6 @@ def _validator() -> Draft202012Validator:
 
 def schema_problems(raw: dict[str, Any]) -> list[Any]:
     """Every way `raw` breaks the schema (jsonschema's errors), sorted by where; none for a valid entry."""
-    import fastjsonschema
-
     try:
         _valid()(raw)
         return []
