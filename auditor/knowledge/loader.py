@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 import fastjsonschema
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -20,13 +20,17 @@ from packaging.version import InvalidVersion, Version
 from auditor.errors import KnowledgeError
 from auditor.knowledge import conditions, horizon
 from auditor.models import (
-    ACTION_FIELDS,
+    ACTIONS,
+    CONSEQUENCES,
     HAZARD_OF_KIND,
+    KINDS,
     Docs,
     Fix,
+    Hazard,
     KeywordRow,
     Match,
     Probe,
+    Severity,
     SpecChange,
     Transform,
     Unloaded,
@@ -54,9 +58,24 @@ def default_directory() -> Path:
 
 @cache
 def _schema() -> dict[str, Any]:
+    """`entry.schema.json` with its lists taken from where they are written once: the kinds,
+    hazards, consequences and severities (`models`), the conditions' fragments (their registry,
+    `knowledge.conditions`) and the fix actions (`models.ACTIONS`). A test keeps the file in
+    step, for the editors that read it."""
     schema: dict[str, Any] = json.loads((Path(__file__).with_name("entry.schema.json")).read_text("utf-8"))
-    # the conditions' fragments come from their registry (a test keeps the file's copy in step)
-    schema["properties"]["match"]["items"]["properties"].update(conditions.schema_properties())
+    properties = schema["properties"]
+    properties["kind"]["enum"] = list(KINDS)
+    properties["hazard"]["enum"] = list(get_args(Hazard))
+    properties["consequence"]["enum"] = list(CONSEQUENCES)
+    properties["severity"]["enum"] = list(get_args(Severity))
+    properties["match"]["items"]["properties"].update(conditions.schema_properties())
+    transform = schema["$defs"]["transform"]
+    transform["properties"]["on"]["enum"] = list(dict.fromkeys(s for a in ACTIONS.values() for s in a.shapes))
+    transform["properties"]["action"]["enum"] = list(ACTIONS)
+    transform["allOf"] = [
+        {"if": {"properties": {"action": {"const": name}}}, "then": {"required": list(action.required)}}
+        for name, action in ACTIONS.items()
+    ]
     return schema
 
 
@@ -207,16 +226,6 @@ def build_entry(raw: dict[str, Any], source: str) -> SpecChange:
 
 # --- the [fix] table ---------------------------------------------------------------------------
 
-# which matcher shapes each action can rewrite
-ACTION_SHAPES: dict[str, tuple[str, ...]] = {
-    "set-keyword": ("call", "method"),
-    "rename-call": ("call",),
-    "template": ("call", "method", "operator"),
-    "replace-import": ("import",),
-    "replace-attribute": ("attribute",),
-    "replace-module": ("call", "attribute", "import"),
-    "map-keyword": ("call", "method"),
-}
 _MOVED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*(:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*)?$")  # module or module:attr
 PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 # placeholders a template may use, per shape: {arg0}.., {kw:NAME} and {args:-NAME} on calls too
@@ -303,10 +312,11 @@ def _transform_problems(t: dict[str, Any]) -> list[tuple[str, str]]:
     """(field, problem) of one schema-valid transform."""
     action, on = t["action"], t["on"]
     found = []
-    for key in sorted(set(t) - {"on", "action", "note", "requires", "symbols", *ACTION_FIELDS[action]}):
-        found.append((key, f"not a field of {action} (it reads: {', '.join(ACTION_FIELDS[action])})"))
-    if on not in ACTION_SHAPES[action]:
-        found.append(("on", f"{action} cannot rewrite a {on} (it rewrites: {', '.join(ACTION_SHAPES[action])})"))
+    reads, shapes = ACTIONS[action].fields, ACTIONS[action].shapes
+    for key in sorted(set(t) - {"on", "action", "note", "requires", "symbols", *reads}):
+        found.append((key, f"not a field of {action} (it reads: {', '.join(reads)})"))
+    if on not in shapes:
+        found.append(("on", f"{action} cannot rewrite a {on} (it rewrites: {', '.join(shapes)})"))
     for key in ("max_positional", "min_positional", "keyword_absent", "not_literal"):
         if key in t and on not in ("call", "method"):
             found.append((key, f"counts a call's positional arguments; a {on} has none"))
