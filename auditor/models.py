@@ -436,6 +436,7 @@ class SpecChange(Crossed):
     doubt: str | None = None
     hazard: Hazard = "both"  # the loader fills it from the kind unless the entry states it
     follows: tuple[str, ...] = ()  # ids of the earlier stages of the same move (deprecation -> removal)
+    related: tuple[str, ...] = ()  # ids of entries worth reading beside this one
     covers: tuple[str, ...] = ()  # harvested candidate ids this (curated) entry covers
     harvested: Harvested | None = None  # set on changes generated from a harvest, never probe-verified
     fix: Fix | None = None  # mechanical rewrites per mode (`auditor fix`)

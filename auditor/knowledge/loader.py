@@ -203,6 +203,7 @@ def build_entry(raw: dict[str, Any], source: str) -> SpecChange:
         doubt=raw.get("doubt"),
         hazard=raw.get("hazard", HAZARD_OF_KIND[raw["kind"]]),
         follows=tuple(raw.get("follows", ())),
+        related=tuple(raw.get("related", ())),
         covers=tuple(raw.get("covers", ())),
         evidence=raw.get("evidence"),
         stated_consequence=raw.get("consequence"),
@@ -387,10 +388,13 @@ def _fix_line(text: str, path: list[Any]) -> int | None:
 
 
 def _stage_problems(entries: list[SpecChange], root: str) -> list[str]:
-    """`follows` names an entry of the same package introduced in an earlier release (so no loops)."""
+    """`follows` names an entry of the same package introduced in an earlier release (so no loops);
+    `related` names entries that exist."""
     by_id = {e.id: e for e in entries}
     problems = []
     for entry in entries:
+        problems += [f"{root}/{entry.source}: related: no entry with id {other!r}"
+                     for other in entry.related if other not in by_id]
         for follows in entry.follows:
             earlier = by_id.get(follows)
             if earlier is None:
