@@ -736,6 +736,7 @@ def kb_verify(
     output: OutputOption = None,
 ) -> None:
     """Run every probe against the installed packages and check what each entry claims."""
+    from auditor.fix.probes import rewrites
     from auditor.probe import verify
     from auditor.probe.environments import describe
     from auditor.probe.executor import cuda_build
@@ -749,7 +750,7 @@ def kb_verify(
         limit: int | None = CUDA_MEMORY_LIMIT if cuda else DEFAULT_MEMORY_LIMIT
     else:
         limit = int(memory_limit * (1 << 20)) if memory_limit else None
-    verification = verify(entries, python, timeout, limit)
+    verification = verify(entries, python, timeout, limit, rewrites)
     emit(kb_report.verification(verification, fmt.value), output)
     raise typer.Exit(ExitCode.FINDINGS if verification.failed else ExitCode.OK)
 

@@ -23,8 +23,8 @@ from pathlib import Path, PurePosixPath
 
 from auditor import tomlread
 from auditor.errors import AuditorError, LockfileError
-from auditor.knowledge.horizon import REVIEWED_FAMILY
 from auditor.lockfiles.detect import detect, read_lock, read_text
+from auditor.lockfiles.interface import REVIEWED_FAMILY
 from auditor.lockfiles.requirements import included_files
 from auditor.locklayout import (
     DECLARED,

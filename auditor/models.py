@@ -13,7 +13,6 @@ from auditor.errors import redact
 Severity = Literal["low", "medium", "high"]
 Confidence = Literal["low", "medium", "high"]
 Verdict = Literal["pass", "unchecked", "fail"]
-SEVERITIES: tuple[Severity, ...] = ("low", "medium", "high")
 KINDS = (
     "behaviour", "now-raises", "removed", "deprecated", "default-changed", "python-support", "added",
     "made-public", "warning-removed", "undeprecated",
@@ -57,6 +56,13 @@ CONSEQUENCE_OF_KIND: dict[str, Consequence] = {
     "warning-removed": "warns",
     "undeprecated": "warns",
 }
+
+
+# The presence tables' format (`knowledge/<package>/harvest/presence.json`), written by
+# `auditor.harvest.presence` and read by `auditor.knowledge.presence`: per name, one state per
+# release read, from it on.
+PRESENT, ABSENT, UNKNOWN = "+", "-", "?"
+PRESENCE_FILE = "presence.json"
 
 
 def rank(level: str) -> int:
@@ -279,19 +285,36 @@ FixMode = Literal["keep-old", "adopt-new"]
 FIX_MODES: tuple[FixMode, ...] = ("keep-old", "adopt-new")
 # What a finding's matcher saw (Finding.shape) and what a transform rewrites (Transform.on).
 Shape = Literal["call", "method", "operator", "import", "attribute", "assign", "class", "decorator", "partial", "lookup"]
-FIX_SHAPES = ("call", "method", "operator", "import", "attribute")  # the shapes a transform may name
-FIX_ACTIONS = (
-    "set-keyword", "rename-call", "template", "replace-import", "replace-attribute", "replace-module", "map-keyword",
-)
-# The fields each action reads, besides `on`, `action`, `note`, `requires` and `symbols`.
-ACTION_FIELDS: dict[str, tuple[str, ...]] = {
-    "set-keyword": ("keyword", "value", "replace"),
-    "rename-call": ("to", "prepend", "max_positional", "min_positional", "keyword_absent", "not_literal"),
-    "template": ("template", "augmented", "max_positional", "min_positional", "keyword_absent", "not_literal"),
-    "replace-import": ("module", "name"),
-    "replace-attribute": ("to",),
-    "replace-module": ("module", "to"),
-    "map-keyword": ("keyword", "keywords", "map", "replace", "to", "max_positional", "min_positional"),
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """What a transform's action rewrites (matcher shapes), the fields it needs, and every field
+    it reads besides `on`, `action`, `note`, `requires` and `symbols`."""
+
+    shapes: tuple[str, ...]
+    required: tuple[str, ...]
+    fields: tuple[str, ...]
+
+
+# The actions of a `[fix]` transform: the loader checks a transform against its action, and the
+# schema's `on` and `action` enums and required fields come from here.
+ACTIONS: dict[str, Action] = {
+    "set-keyword": Action(("call", "method"), ("keyword", "value"), ("keyword", "value", "replace")),
+    "rename-call": Action(
+        ("call",), ("to",), ("to", "prepend", "max_positional", "min_positional", "keyword_absent", "not_literal")
+    ),
+    "template": Action(
+        ("call", "method", "operator"), ("template",),
+        ("template", "augmented", "max_positional", "min_positional", "keyword_absent", "not_literal"),
+    ),
+    "replace-import": Action(("import",), ("module",), ("module", "name")),
+    "replace-attribute": Action(("attribute",), ("to",), ("to",)),
+    "replace-module": Action(("call", "attribute", "import"), ("module", "to"), ("module", "to")),
+    "map-keyword": Action(
+        ("call", "method"), ("keyword", "keywords", "map"),
+        ("keyword", "keywords", "map", "replace", "to", "max_positional", "min_positional"),
+    ),
 }
 
 
@@ -300,8 +323,8 @@ class Transform:
     """One mechanical rewrite of a `[[fix.keep_old]]` / `[[fix.adopt_new]]` table: `action`
     applied to a finding whose matcher shape is `on`. Fields an action does not read are None."""
 
-    on: str  # one of FIX_SHAPES
-    action: str  # one of FIX_ACTIONS
+    on: str  # a shape its action rewrites (`ACTIONS`)
+    action: str  # one of ACTIONS
     keyword: str | None = None  # set-keyword
     value: str | None = None  # set-keyword: Python source
     replace: bool = False  # set-keyword: overwrite a keyword the call already gives
@@ -415,6 +438,7 @@ class SpecChange(Crossed):
     doubt: str | None = None
     hazard: Hazard = "both"  # the loader fills it from the kind unless the entry states it
     follows: tuple[str, ...] = ()  # ids of the earlier stages of the same move (deprecation -> removal)
+    related: tuple[str, ...] = ()  # ids of entries worth reading beside this one
     covers: tuple[str, ...] = ()  # harvested candidate ids this (curated) entry covers
     harvested: Harvested | None = None  # set on changes generated from a harvest, never probe-verified
     fix: Fix | None = None  # mechanical rewrites per mode (`auditor fix`)

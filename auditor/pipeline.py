@@ -16,9 +16,9 @@ from packaging.version import Version
 from auditor.errors import ScanError, UsageError
 from auditor.findings import fold_generated, good_news, merge_stages, one_per_site
 from auditor.knowledge import KnowledgeBase
-from auditor.knowledge.horizon import REVIEWED_FAMILY, moves
+from auditor.knowledge.horizon import moves
 from auditor.lockfiles import Selection, diff_locks, read_lock
-from auditor.lockfiles.interface import parse_version
+from auditor.lockfiles.interface import REVIEWED_FAMILY, parse_version
 from auditor.locklayout import Scopes
 from auditor.models import (
     AuditResult,

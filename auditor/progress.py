@@ -78,7 +78,7 @@ def wants_color() -> bool:
 
 
 def stderr_console() -> Any:
-    from rich.console import Console
+    from rich.console import Console  # here, as below: rich takes a fiftieth of a second to import
 
     return Console(stderr=True, color_system="auto" if wants_color() else None)
 

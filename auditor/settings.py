@@ -97,6 +97,7 @@ def probe_settings(
     configuration under the options, PyTorch's CPU index unless `torch_index` says otherwise."""
     from dataclasses import replace
 
+    from auditor.fix.probes import rewrites
     from auditor.probe import ProbeSettings, Sources
 
     sources = Sources(use_pip_config=not no_pip_config).with_options(
@@ -111,7 +112,7 @@ def probe_settings(
         cache_dir=cache_dir, use_cache=not no_cache, sources=sources,
         python_old=python_old, python_new=python_new, env_old=env_old, env_new=env_new,
         timeout=timeout, probe_timeout=probe_timeout,
-        installer=installer, allow_cuda=allow_cuda,
+        installer=installer, allow_cuda=allow_cuda, rewrites=rewrites,
         **({} if memory_limit is None else dict.fromkeys(  # given: for CPU and CUDA builds alike
             ("memory_limit", "cuda_memory_limit"), int(memory_limit * (1 << 20)) if memory_limit else None)),
     )

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from auditor.harvest.generate import Open, matches
-from auditor.harvest.model import Candidate, candidate_data, candidate_from
+from auditor.harvest.generate import Open, matches, spec_change
+from auditor.harvest.model import Candidate
 from auditor.harvest.related import relate
 from auditor.harvest.shipped import Waiver, read_candidates, read_waivers
 from auditor.harvest.witness import Witness, oldest_release, witness
@@ -76,8 +76,6 @@ def generated_candidates(knowledge: Path, entries: tuple[SpecChange, ...]) -> tu
 
 def changes_of(candidates: Iterable[Candidate]) -> tuple[SpecChange, ...]:
     """The spec changes generated from candidates that allow a narrow matcher."""
-    from auditor.harvest.generate import spec_change
-
     out: list[SpecChange] = []
     for c in candidates:
         found = matches(c)
@@ -89,27 +87,6 @@ def changes_of(candidates: Iterable[Candidate]) -> tuple[SpecChange, ...]:
 def generated_changes(knowledge: Path, entries: tuple[SpecChange, ...]) -> tuple[SpecChange, ...]:
     """The spec changes generated from the shipped candidates (`generated_candidates`)."""
     return changes_of(generated_candidates(knowledge, entries))
-
-
-def kept_changes(knowledge: Path, cache_dir: Path | None) -> tuple[tuple[SpecChange, ...], tuple[str, ...]]:
-    """`generated_changes` of the knowledge under `knowledge`, from the candidates a wheel ships
-    made or a cache keeps while its files are the same (the harvest's TOML is read only when they
-    change); and a note when a kept copy could not be used."""
-    from auditor.knowledge.stored import load_generated
-
-    kept, notes = load_generated(
-        knowledge, cache_dir, _generated_of,
-        data=lambda candidates: [candidate_data(c) for c in candidates],
-        value=lambda data: tuple(candidate_from(d) for d in data),
-    )
-    return changes_of(kept), notes
-
-
-def _generated_of(knowledge: Path) -> tuple[Candidate, ...]:
-    from auditor.knowledge.stored import load_stored, read_base
-
-    base, _ = load_stored(knowledge, None, read_base)  # the curated entries that cover candidates
-    return generated_candidates(knowledge, base.entries)
 
 
 def unloaded(knowledge: Path, entries: tuple[SpecChange, ...]) -> tuple[Unloaded, ...]:

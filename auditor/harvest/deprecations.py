@@ -24,7 +24,6 @@ DEPRECATION_WORDS = re.compile(r"deprecat|will be removed|has been removed|was r
                                re.IGNORECASE)
 REMOVED_WORDS = re.compile(r"\bremoved\b", re.IGNORECASE)
 REMOVED_TABLES = ("__expired_attributes__", "__former_attrs__", "__expired_functions__")
-WARNING_TABLES = ("__deprecated_attrs__", "_deprecated_attrs", "__future_scalars__")
 _MESSAGE_WIDTH = 300
 _CALLER_DEPTH = 4
 _OPAQUE = "?"  # stands in the guard list for a condition not on the arguments

@@ -17,6 +17,7 @@ from packaging.version import InvalidVersion, Version
 
 from auditor.errors import AuditorError
 from auditor.harvest.generate import Open, matches, spec_change
+from auditor.harvest.run import HarvestSettings, harvest
 from auditor.harvest.shipped import DIRECTORY, read_waivers
 from auditor.models import SpecChange, Transition, release
 
@@ -63,8 +64,6 @@ def harvest_beyond(transitions: Iterable[Transition], knowledge: Path, horizon: 
                    entries: tuple[SpecChange, ...], settings: FlySettings) -> tuple[tuple[SpecChange, ...], tuple[str, ...]]:
     """The generated changes of the releases past the shipped harvest, and the notes that say
     what was read, what failed and what was left open."""
-    from auditor.harvest.run import HarvestSettings, harvest  # reads the index: only when asked
-
     covered = {cid for e in entries for cid in e.covers}
     made: list[SpecChange] = []
     notes: list[str] = []

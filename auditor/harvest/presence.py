@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from packaging.version import Version
 
 from auditor.harvest.model import Release
-from auditor.knowledge.presence import ABSENT, PRESENT, UNKNOWN
+from auditor.models import ABSENT, PRESENT, UNKNOWN
 
 
 def presence(releases: Sequence[Release]) -> dict[str, list[str]]:

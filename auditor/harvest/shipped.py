@@ -16,7 +16,7 @@ from packaging.version import InvalidVersion, Version
 from auditor.errors import KnowledgeError
 from auditor.harvest.model import Candidate, Evidence, Harvest, Param
 from auditor.harvest.presence import presence, presence_text
-from auditor.knowledge.presence import FILE as PRESENCE
+from auditor.models import PRESENCE_FILE as PRESENCE
 
 if sys.version_info >= (3, 11):
     import tomllib

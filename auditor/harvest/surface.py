@@ -238,7 +238,7 @@ class Surface:
             return _Def(f"{module}.{name}", "function", path, nodes_[0].lineno, source, params, (), module,
                         resolved_nones(nodes_[0], params))
         if name in ns.imports:
-            return self.resolvedotted_name(ns.imports[name], depth + 1)
+            return self.resolve_dotted_name(ns.imports[name], depth + 1)
         if name in ns.assigns:
             node = ns.assigns[name]
             target = self._assigned_callable(module, node, depth)
@@ -252,7 +252,7 @@ class Surface:
                 return self.resolve(star, name, depth + 1)
         return None
 
-    def resolvedotted_name(self, dotted: str, depth: int = 0) -> _Def | str | None:
+    def resolve_dotted_name(self, dotted: str, depth: int = 0) -> _Def | str | None:
         if dotted in self.namespaces:
             return dotted
         parts = dotted.split(".")
@@ -288,7 +288,7 @@ class Surface:
             base = ns.imports.get(head, head if head in self.namespaces else None)
             if base is None:
                 continue
-            found = self.resolvedotted_name(f"{base}.{rest}" if rest else base, depth + 1)
+            found = self.resolve_dotted_name(f"{base}.{rest}" if rest else base, depth + 1)
             if isinstance(found, _Def) and found.kind == "function":
                 return found
         return None
@@ -410,7 +410,7 @@ class Surface:
                 full = f"{root}.{rest}" if rest else root
                 if full.split(".")[0] != self.package:
                     continue
-                target = self.resolvedotted_name(full)
+                target = self.resolve_dotted_name(full)
                 if not (isinstance(target, _Def) and target.kind == "class"):
                     yield full
 
@@ -428,7 +428,7 @@ class Surface:
                     target: _Def | str | None = self.resolve(cls.module, head)
                 else:
                     root = ns.imports.get(head, head)
-                    target = self.resolvedotted_name(f"{root}.{rest}" if rest else root)
+                    target = self.resolve_dotted_name(f"{root}.{rest}" if rest else root)
                 if isinstance(target, _Def) and target.kind == "class":
                     yield target
 

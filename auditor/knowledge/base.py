@@ -13,12 +13,11 @@ from auditor.errors import UsageError
 from auditor.knowledge import horizon as horizons
 from auditor.knowledge.loader import default_directory
 from auditor.knowledge.presence import NOTHING, Presence
-from auditor.knowledge.stored import load_stored, read_base
+from auditor.knowledge.stored import kept_changes, load_stored, read_base
 from auditor.models import EnvironmentFinding, SpecChange, Transition, Unloaded
 
 if TYPE_CHECKING:
     from auditor.harvest.fly import FlySettings
-
 
 UNCHECKED = ("that this audit did not check: --harvested (the Action's `harvested` input) reports their call sites, "
              "at low confidence")
@@ -48,8 +47,6 @@ class KnowledgeBase:
         knowledge, notes = load_stored(root, cache_dir, read_base)
         entries, unloaded = knowledge.entries, knowledge.unloaded
         if harvested:
-            from auditor.harvest.coverage import kept_changes
-
             generated, more = kept_changes(root, cache_dir)
             entries = tuple(sorted(entries + generated, key=lambda e: (e.package, e.introduced, e.id)))
             unloaded, notes = (), notes + more
@@ -62,7 +59,7 @@ class KnowledgeBase:
         reach past the shipped harvest, and the notes that say what was harvested."""
         if self.fly is None or self.fly.knowledge is None:
             return self, ()
-        from auditor.harvest.fly import harvest_beyond
+        from auditor.harvest.fly import harvest_beyond  # the harvester: only with `--harvest`
 
         extra, notes = harvest_beyond(transitions, self.fly.knowledge, self.horizon, self.entries, self.fly)
         entries = tuple(sorted(self.entries + extra, key=lambda e: (e.package, e.introduced, e.id)))

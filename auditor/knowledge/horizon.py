@@ -12,12 +12,10 @@ from typing import Any
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from auditor.lockfiles.interface import REVIEWED_FAMILY
 from auditor.models import EnvironmentFinding, Transition, release
 
 FILE = "horizon.toml"  # at the root of the knowledge directory
-# Packages whose API user code calls, so that their moves need reviewed knowledge; triton is
-# left out: it moves with torch and users reach it through torch.compile.
-REVIEWED_FAMILY = ("torch", "torchvision", "torchaudio", "torchtext", "torchdata")
 _FIELDS = {"release", "reviewed"}
 
 Horizon = Mapping[str, Version]

@@ -11,26 +11,30 @@ from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
+import fastjsonschema
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from auditor.errors import KnowledgeError
-from auditor.knowledge import horizon
+from auditor.knowledge import conditions, horizon
 from auditor.models import (
-    ACTION_FIELDS,
+    ACTIONS,
+    CONSEQUENCES,
     HAZARD_OF_KIND,
+    KINDS,
     Docs,
     Fix,
+    Hazard,
     KeywordRow,
     Match,
     Probe,
+    Severity,
     SpecChange,
     Transform,
     Unloaded,
 )
-from auditor.scan import conditions
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -54,9 +58,24 @@ def default_directory() -> Path:
 
 @cache
 def _schema() -> dict[str, Any]:
+    """`entry.schema.json` with its lists taken from where they are written once: the kinds,
+    hazards, consequences and severities (`models`), the conditions' fragments (their registry,
+    `knowledge.conditions`) and the fix actions (`models.ACTIONS`). A test keeps the file in
+    step, for the editors that read it."""
     schema: dict[str, Any] = json.loads((Path(__file__).with_name("entry.schema.json")).read_text("utf-8"))
-    # the conditions' fragments come from their registry (a test keeps the file's copy in step)
-    schema["properties"]["match"]["items"]["properties"].update(conditions.schema_properties())
+    properties = schema["properties"]
+    properties["kind"]["enum"] = list(KINDS)
+    properties["hazard"]["enum"] = list(get_args(Hazard))
+    properties["consequence"]["enum"] = list(CONSEQUENCES)
+    properties["severity"]["enum"] = list(get_args(Severity))
+    properties["match"]["items"]["properties"].update(conditions.schema_properties())
+    transform = schema["$defs"]["transform"]
+    transform["properties"]["on"]["enum"] = list(dict.fromkeys(s for a in ACTIONS.values() for s in a.shapes))
+    transform["properties"]["action"]["enum"] = list(ACTIONS)
+    transform["allOf"] = [
+        {"if": {"properties": {"action": {"const": name}}}, "then": {"required": list(action.required)}}
+        for name, action in ACTIONS.items()
+    ]
     return schema
 
 
@@ -65,8 +84,6 @@ def _valid() -> Callable[[dict[str, Any]], Any]:
     """The schema compiled to a Python function (fastjsonschema): a third of jsonschema's time
     on a valid entry. It stops at the first problem; jsonschema then lists them all. The schema
     keeps to keywords both read alike (draft 7's; a test checks they reject the same entries)."""
-    import fastjsonschema
-
     return fastjsonschema.compile(_schema())
 
 
@@ -79,8 +96,6 @@ def _validator() -> Draft202012Validator:
 
 def schema_problems(raw: dict[str, Any]) -> list[Any]:
     """Every way `raw` breaks the schema (jsonschema's errors), sorted by where; none for a valid entry."""
-    import fastjsonschema
-
     try:
         _valid()(raw)
         return []
@@ -188,6 +203,7 @@ def build_entry(raw: dict[str, Any], source: str) -> SpecChange:
         doubt=raw.get("doubt"),
         hazard=raw.get("hazard", HAZARD_OF_KIND[raw["kind"]]),
         follows=tuple(raw.get("follows", ())),
+        related=tuple(raw.get("related", ())),
         covers=tuple(raw.get("covers", ())),
         evidence=raw.get("evidence"),
         stated_consequence=raw.get("consequence"),
@@ -211,16 +227,6 @@ def build_entry(raw: dict[str, Any], source: str) -> SpecChange:
 
 # --- the [fix] table ---------------------------------------------------------------------------
 
-# which matcher shapes each action can rewrite
-ACTION_SHAPES: dict[str, tuple[str, ...]] = {
-    "set-keyword": ("call", "method"),
-    "rename-call": ("call",),
-    "template": ("call", "method", "operator"),
-    "replace-import": ("import",),
-    "replace-attribute": ("attribute",),
-    "replace-module": ("call", "attribute", "import"),
-    "map-keyword": ("call", "method"),
-}
 _MOVED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*(:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*)?$")  # module or module:attr
 PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 # placeholders a template may use, per shape: {arg0}.., {kw:NAME} and {args:-NAME} on calls too
@@ -307,10 +313,11 @@ def _transform_problems(t: dict[str, Any]) -> list[tuple[str, str]]:
     """(field, problem) of one schema-valid transform."""
     action, on = t["action"], t["on"]
     found = []
-    for key in sorted(set(t) - {"on", "action", "note", "requires", "symbols", *ACTION_FIELDS[action]}):
-        found.append((key, f"not a field of {action} (it reads: {', '.join(ACTION_FIELDS[action])})"))
-    if on not in ACTION_SHAPES[action]:
-        found.append(("on", f"{action} cannot rewrite a {on} (it rewrites: {', '.join(ACTION_SHAPES[action])})"))
+    reads, shapes = ACTIONS[action].fields, ACTIONS[action].shapes
+    for key in sorted(set(t) - {"on", "action", "note", "requires", "symbols", *reads}):
+        found.append((key, f"not a field of {action} (it reads: {', '.join(reads)})"))
+    if on not in shapes:
+        found.append(("on", f"{action} cannot rewrite a {on} (it rewrites: {', '.join(shapes)})"))
     for key in ("max_positional", "min_positional", "keyword_absent", "not_literal"):
         if key in t and on not in ("call", "method"):
             found.append((key, f"counts a call's positional arguments; a {on} has none"))
@@ -381,10 +388,13 @@ def _fix_line(text: str, path: list[Any]) -> int | None:
 
 
 def _stage_problems(entries: list[SpecChange], root: str) -> list[str]:
-    """`follows` names an entry of the same package introduced in an earlier release (so no loops)."""
+    """`follows` names an entry of the same package introduced in an earlier release (so no loops);
+    `related` names entries that exist."""
     by_id = {e.id: e for e in entries}
     problems = []
     for entry in entries:
+        problems += [f"{root}/{entry.source}: related: no entry with id {other!r}"
+                     for other in entry.related if other not in by_id]
         for follows in entry.follows:
             earlier = by_id.get(follows)
             if earlier is None:

@@ -22,9 +22,8 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-# the shipped format, written by `auditor.harvest.presence`: one state per release read, from it on
-PRESENT, ABSENT, UNKNOWN = "+", "-", "?"
-FILE = "presence.json"
+from auditor.models import ABSENT, PRESENCE_FILE, PRESENT
+
 _HARVEST = "harvest"
 _tables: dict[Path, _Table | None] = {}
 
@@ -42,7 +41,7 @@ class Presence:
         if self.directory is None:
             return ""
         digest = hashlib.sha256()
-        for path in sorted(Path(self.directory).glob(f"*/{_HARVEST}/{FILE}")):
+        for path in sorted(Path(self.directory).glob(f"*/{_HARVEST}/{PRESENCE_FILE}")):
             try:
                 digest.update(path.parent.parent.name.encode() + b"\0" + path.read_bytes() + b"\0")
             except OSError:
@@ -69,7 +68,7 @@ class Presence:
     def _table(self, package: str) -> _Table | None:
         if self.directory is None:
             return None
-        path = Path(self.directory) / package / _HARVEST / FILE
+        path = Path(self.directory) / package / _HARVEST / PRESENCE_FILE
         if path not in _tables:
             _tables[path] = _read(path)
         return _tables[path]

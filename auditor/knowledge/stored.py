@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import packaging
 
@@ -49,6 +49,10 @@ from auditor.knowledge.loader import (
     rebuild,
     with_unloaded,
 )
+from auditor.models import SpecChange
+
+if TYPE_CHECKING:
+    from auditor.harvest.model import Candidate
 
 FORMAT = 3  # 1 was a pickle; 3 counts the generated changes (`unloaded`)
 SUBDIRECTORY = "knowledge"
@@ -137,6 +141,8 @@ def _kept(root: Path, cache_dir: Path | None, load: Callable[[Path], Any], kind:
 def read_base(root: Path) -> Knowledge:
     """The knowledge under `root`, read and checked, with the changes its harvest generates
     counted (`Knowledge.unloaded`): what is kept."""
+    # imported here, as each harvest import below: the harvester takes a thirtieth of a second
+    # to import, and a run with the kept knowledge never needs it
     from auditor.harvest.coverage import unloaded
 
     knowledge = read_knowledge(root)
@@ -157,6 +163,28 @@ def ship(root: Path, into: Path) -> None:
     generated = [candidate_data(c) for c in candidates]
     into.write_bytes(json.dumps({"key": key, "base": knowledge.raw}, separators=(",", ":")).encode())
     into.with_name(GENERATED).write_bytes(json.dumps({"key": key, "base": generated}, separators=(",", ":")).encode())
+
+
+def kept_changes(knowledge: Path, cache_dir: Path | None) -> tuple[tuple[SpecChange, ...], tuple[str, ...]]:
+    """`generated_changes` of the knowledge under `knowledge`, from the candidates a wheel ships
+    made or a cache keeps while its files are the same (the harvest's TOML is read only when they
+    change); and a note when a kept copy could not be used."""
+    from auditor.harvest.coverage import changes_of
+    from auditor.harvest.model import candidate_data, candidate_from
+
+    kept, notes = load_generated(
+        knowledge, cache_dir, _generated_of,
+        data=lambda candidates: [candidate_data(c) for c in candidates],
+        value=lambda data: tuple(candidate_from(d) for d in data),
+    )
+    return changes_of(kept), notes
+
+
+def _generated_of(knowledge: Path) -> tuple[Candidate, ...]:
+    from auditor.harvest.coverage import generated_candidates
+
+    base, _ = load_stored(knowledge, None, read_base)  # the curated entries that cover candidates
+    return generated_candidates(knowledge, base.entries)
 
 
 def _read_shipped(root: Path, name: str) -> bytes | None:
@@ -180,7 +208,7 @@ def _digest(root: Path) -> bytes:
     digest = hashlib.sha256(f"{FORMAT}\0".encode())
     here = Path(__file__).resolve().parent
     code = [here / "loader.py", here / "horizon.py", here / "entry.schema.json", here.parent / "models.py",
-            here.parent / "scan" / "conditions.py"]  # the conditions' part of the schema is theirs
+            here / "conditions.py"]
     code += sorted((here.parent / "harvest").glob("*.py"))  # what counts the generated changes
     for file in code:
         digest.update(file.read_bytes() + b"\0")

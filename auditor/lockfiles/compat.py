@@ -11,7 +11,7 @@ from dataclasses import replace
 from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.version import Version
 
-from auditor.lockfiles.diff import PackageChange, Selection
+from auditor.lockfiles.changes import PackageChange, Selection
 from auditor.lockfiles.interface import TORCH_FAMILY
 from auditor.lockfiles.variants import Grid, extras_named
 from auditor.lockfiles.wheels import wheel_changes

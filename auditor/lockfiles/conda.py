@@ -90,7 +90,7 @@ _BLOCK_PREFIX = re.compile(r"^[ \t?:-]{300,}", re.MULTILINE)
 def _loader(text: str) -> Any:
     """libyaml's loader, unless the text nests deeply: libyaml recurses on the C stack and
     crashes the interpreter; the pure-Python loader stops at the recursion limit instead."""
-    import yaml
+    import yaml  # here, as below: only conda files need PyYAML (a fiftieth of a second)
 
     depth = deepest = 0
     for bracket in _FLOW.findall(text):

@@ -17,6 +17,7 @@ from auditor.lockfiles.pylock import PYLOCK
 from auditor.lockfiles.pyproject import PYPROJECT
 from auditor.lockfiles.requirements import REQUIREMENTS
 from auditor.lockfiles.requirements import parse as parse_requirements
+from auditor.lockfiles.resolve import resolve as resolve_lock
 from auditor.lockfiles.uv import UV
 from auditor.models import Lock
 
@@ -89,7 +90,5 @@ def read_lock(
     path = Path(path)
     lock = parse_lock(path, read_text(path), format_name, root)
     if resolve:
-        from auditor.lockfiles.resolve import resolve as resolve_lock
-
         lock = resolve_lock(lock)
     return lock

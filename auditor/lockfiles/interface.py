@@ -78,6 +78,9 @@ def _shown(pin: Pin) -> str:
 
 # the packages a torch bump moves together, torch first; their duplicate pins are errors
 TORCH_FAMILY = ("torch", "torchvision", "torchaudio", "torchtext", "torchdata", "triton")
+# the family's packages whose API user code calls, so that their moves need reviewed knowledge;
+# triton moves with torch and users reach it through torch.compile
+REVIEWED_FAMILY = tuple(name for name in TORCH_FAMILY if name != "triton")
 
 
 def unique_pins(found: Iterable[tuple[Pin, Path]]) -> list[Pin]:

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from packaging.tags import Tag
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 
-from auditor.lockfiles.diff import PackageChange
+from auditor.lockfiles.changes import PackageChange
 from auditor.lockfiles.variants import python_specifier
 from auditor.models import EnvironmentFinding, Lock, Pin
 

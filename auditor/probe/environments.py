@@ -29,11 +29,12 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
@@ -91,15 +92,13 @@ class Resolution:
 
 
 def companions(package: str, version: str) -> tuple[str, ...]:
-    from packaging.specifiers import SpecifierSet
-
     release = Version(Version(version).public)
     return tuple(req for spec, req in COMPANIONS.get(package, ()) if release in SpecifierSet(spec))
 
 
 def find_uv() -> str | None:
     try:
-        from uv import find_uv_bin
+        from uv import find_uv_bin  # optional: the `uv` package may not be installed
 
         return str(find_uv_bin())
     except (ImportError, FileNotFoundError):
@@ -455,8 +454,6 @@ class Provisioner:
 
 
 def _replace_env(environment: Environment, **changes: object) -> Environment:
-    from dataclasses import replace
-
     return replace(environment, **changes)  # type: ignore[arg-type]
 
 

@@ -27,7 +27,7 @@ from auditor.errors import ProbeError
 from auditor.models import ProbeOutcome, ProbeRun, SpecChange, Transition
 from auditor.probe.callsite import CallSite
 from auditor.probe.environments import Environment, Provisioner, Unavailable, existing
-from auditor.probe.fixprobe import ProbeRewrite, check_on_two, for_transition, probe_id, rewrites
+from auditor.probe.fixprobe import ProbeRewrite, Rewrites, check_on_two, for_transition, probe_id
 from auditor.probe.fixprobe import Side as FixSide
 from auditor.probe.interpreters import Interpreter, discover, resolve
 from auditor.probe.normalize import normalise
@@ -55,6 +55,7 @@ class ProbeSettings:
     installer: str = "auto"
     allow_cuda: bool = False
     pythons: tuple[Interpreter, ...] = field(default=())  # candidates; empty: discovered
+    rewrites: Rewrites | None = None  # an entry's fix probes (`auditor.fix.probes.rewrites`); None: none run
 
 
 def cuda_build(environment: Environment) -> bool:
@@ -188,7 +189,7 @@ def _probe_sides(
         worth = [e for e in runnable if _judge(e, package, old, new, dry=True) is None]
         wanted = {e.id for e in worth}
         extra = {s.id: s.code for s in sites if s.finding.change in wanted}
-        fixes = {e.id: rewrites(e) for e in worth}
+        fixes = {e.id: settings.rewrites(e) for e in worth} if settings.rewrites else {}
         extra.update({probe_id(i, r.mode): r.code for i, found in fixes.items() for r in found if r.code is not None})
         old, new = (_run(side, package, worth, extra, packages, settings, cache, reporter) for side in (old, new))
         for site_id in extra:

@@ -7,12 +7,15 @@ both (it must print the same on both). `kb verify` has one version only: there t
 rewrite must print what the probe claims for the other side of the change, and the adopt-new
 rewrite can only be seen to run (its output is shown; the comparison needs two versions).
 
-The rewrite is the engine's (`auditor.fix.rewrite_source`) on the probe's code, scanned with the
-entry's own matchers, at every confidence: the probe is the knowledge's code, not the project's.
+The rewrites come from the fix stage (`auditor.fix.probes.rewrites`, passed in as
+`ProbeSettings.rewrites` and `verify(rewrites=...)`): the engine's rewrite of the probe's code,
+scanned with the entry's own matchers, at every confidence (the probe is the knowledge's code,
+not the project's). The probe stage runs and judges them; it never imports the fix engine.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from packaging.version import Version
@@ -47,31 +50,12 @@ class ProbeRewrite:
         return None
 
 
+Rewrites = Callable[[SpecChange], tuple[ProbeRewrite, ...]]  # an entry's fix probes
+
+
 def probe_id(entry_id: str, mode: FixMode) -> str:
     """The id a fix probe runs under, beside its entry's own probe in the same batch."""
     return f"{entry_id}#fix:{mode}"
-
-
-def rewrites(entry: SpecChange) -> tuple[ProbeRewrite, ...]:
-    """The rewrites of the entry's probe, one per table its `[fix]` has; none when the entry has
-    no fix or no probe, or its fix says the probe cannot be rewritten (`probe = false`)."""
-    if entry.fix is None or entry.probe is None or not entry.fix.probe:
-        return ()
-    # imported here: the fix engine loads libcst (a tenth of a second), which a scan never needs
-    from auditor.fix import rewrite_probe
-
-    found: list[ProbeRewrite] = []
-    for mode in FIX_MODES:
-        if not entry.fix.transforms(mode):
-            continue
-        done = rewrite_probe(entry, mode)
-        if done is not None and done.applied:
-            found.append(ProbeRewrite(mode, done.new_source, tuple(a.transform for a in done.applied)))
-            continue
-        left = done.left_alone if done is not None else ()
-        why = "; ".join(dict.fromkeys(x.reason for x in left)) or "no site in the probe that the fix rewrites"
-        found.append(ProbeRewrite(mode, None, (), f"the engine cannot rewrite the probe: {why}"))
-    return tuple(found)
 
 
 def for_transition(entry: SpecChange, found: tuple[ProbeRewrite, ...], transition: Transition) -> tuple[ProbeRewrite, ...]:

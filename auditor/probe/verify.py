@@ -9,7 +9,7 @@ from typing import Literal
 from packaging.version import Version
 
 from auditor.models import FixCheck, SpecChange
-from auditor.probe.fixprobe import ProbeRewrite, check_on_one, probe_id, rewrites
+from auditor.probe.fixprobe import ProbeRewrite, Rewrites, check_on_one, probe_id
 from auditor.probe.runner import DEFAULT_MEMORY_LIMIT, ProbeResult, run_batch
 
 
@@ -44,11 +44,14 @@ def verify(
     python: str | None = None,
     timeout: float = 600,
     memory_limit: int | None = DEFAULT_MEMORY_LIMIT,
+    rewrites: Rewrites | None = None,
 ) -> Verification:
+    """Every runnable probe of `entries` run on the installed packages and judged; with
+    `rewrites` (`auditor.fix.probes.rewrites`), each entry's fix probes too."""
     entries = [e for e in entries]
     packages = sorted({e.package for e in entries} | {r for e in entries if e.probe for r in e.probe.requires})
     runnable = {e.id: e.probe.code for e in entries if e.probe and not e.probe.skip}
-    fixes = {e.id: rewrites(e) for e in entries if e.probe and not e.probe.skip}
+    fixes = {e.id: rewrites(e) for e in entries if e.probe and not e.probe.skip} if rewrites else {}
     for entry_id, found in fixes.items():
         runnable.update({probe_id(entry_id, r.mode): r.code for r in found if r.code is not None})
     batch = run_batch(runnable, packages, python, timeout, memory_limit=memory_limit)

@@ -6,7 +6,7 @@ from typing import Any
 
 from auditor import __version__
 from auditor.lockfiles import LockDiff
-from auditor.lockfiles.diff import PackageChange
+from auditor.lockfiles.changes import PackageChange
 from auditor.models import Lock, Pin
 from auditor.report.json import dumps
 from auditor.report.serialize import envelope, environment, pin, transition

@@ -6,7 +6,7 @@ from typing import Any
 
 from auditor import __version__
 from auditor.models import (
-    ACTION_FIELDS,
+    ACTIONS,
     AuditResult,
     EnvironmentFinding,
     Finding,
@@ -72,9 +72,9 @@ def change(c: SpecChange) -> dict[str, Any]:
 
 
 def transform(t: Transform) -> dict[str, Any]:
-    """A `[fix]` transform with the fields its action reads (see models.ACTION_FIELDS)."""
+    """A `[fix]` transform with the fields its action reads (see models.ACTIONS)."""
     fields: dict[str, Any] = {"on": t.on, "action": t.action, "note": t.note, "requires": str(t.requires) if t.requires else None}
-    for name in ACTION_FIELDS[t.action]:
+    for name in ACTIONS[t.action].fields:
         value = getattr(t, name)
         if name == "map":  # map-keyword rows as written: {KEYWORD: [literal, ...], ..., "to": source}
             value = [{**{k: list(v) for k, v in row.when}, "to": row.value} for row in value]

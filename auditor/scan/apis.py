@@ -98,7 +98,6 @@ METHOD_RESULTS: dict[str, Tag] = {
     **{name: BOOL_TENSOR for name in BOOL_RESULTS},
     **{name: FLOAT_TENSOR for name in ["float", "double", "half", "bfloat16", *FLOAT_RESULTS]},
 }
-NOT_TENSOR_ATTRIBUTES = frozenset(["dtype", "device", "ndim", "is_cuda", "requires_grad", "is_leaf", "names", "layout"])
 SAME_TENSOR_ATTRIBUTES = frozenset(["T", "mT", "H", "mH", "data", "grad"])
 INT_BUILTINS = frozenset({"len", "int", "round", "ord", "hash", "id"})
 

@@ -15,8 +15,13 @@ from collections.abc import Mapping
 from dataclasses import replace
 from functools import cached_property
 
+from auditor.knowledge.conditions import (
+    for_partial,
+    on_receiver_dtype,
+    reference_confidence,
+    weakest,
+)
 from auditor.models import Condition, Confidence, Finding, Shape
-from auditor.scan import conditions
 from auditor.scan.apis import INSTANCE_ROOTS, TYPED_CLASSES
 from auditor.scan.collect import (
     ASSIGN,
@@ -29,14 +34,14 @@ from auditor.scan.collect import (
     IMPORT,
     NAME,
 )
-from auditor.scan.conditions import argument_family, check, weakest
+from auditor.scan.conditions import argument_family, check, forwarded
 from auditor.scan.dicts import Dicts
-from auditor.scan.guards import Conditions, Guards
+from auditor.scan.guards import Guards
 from auditor.scan.ignores import NONE, Ignores
 from auditor.scan.modules import ModuleTable, ProjectModules
 from auditor.scan.names import Resolver
 from auditor.scan.rules import OPERATOR_SYMBOLS, Rule, RuleIndex
-from auditor.scan.scopes import Scope, enclosing_class, key_of
+from auditor.scan.scopes import Conditions, Scope, enclosing_class, key_of
 from auditor.scan.signs import Sign, Signs
 from auditor.scan.tagging import classes_of
 from auditor.scan.tags import INT_TENSOR, Tag, is_tensor
@@ -249,7 +254,7 @@ class Checker:
                     input_tag = self.resolver.tag(node.args[0], self.scope) if node.args else None
                     confidence = check(rule.match, node, self.resolver, self.scope, input_tag, method=False, dicts=self.dicts, usages=self.usages)
                     if confidence:
-                        note = conditions.forwarded(rule.match.when, node, self.resolver, self.scope) if rule.match.when.none_is_default else None
+                        note = forwarded(rule.match.when, node, self.resolver, self.scope) if rule.match.when.none_is_default else None
                         self._report(rule, symbol, node, weakest("medium", confidence) if len(symbols) > 1 else confidence,
                                      "lookup" if func.__class__ is ast.Call else "call", note=note)
             self.conditions = site
@@ -290,7 +295,7 @@ class Checker:
         self.consumed.add(id(target))
         bound = ast.Call(func=target, args=node.args[1:], keywords=node.keywords)
         for rule in rules:
-            when = conditions.for_partial(rule.match.when)
+            when = for_partial(rule.match.when)
             if when is None:
                 continue  # about the data, which the later call passes
             match = replace(rule.match, when=when)
@@ -318,7 +323,7 @@ class Checker:
         if isinstance(func.value, ast.Name) and func.value.id == "self" and not self._tensor_self():
             return  # `self.stft(x)`: a method or attribute of the project's own class
         for rule in self.index.methods.get(func.attr, []):
-            if conditions.on_receiver_dtype(rule.match.when):
+            if on_receiver_dtype(rule.match.when):
                 continue  # the condition is on the receiver's dtype: nothing is known of it
             confidence = check(rule.match, node, self.resolver, self.scope, receiver, method=True, dicts=self.dicts, usages=self.usages)
             if confidence:
@@ -374,7 +379,7 @@ class Checker:
             if self.in_annotation and rule.change.kind != "removed":
                 continue
             # map(torch.load, paths) calls it without the keyword, most likely: low
-            confidence = conditions.reference_confidence(rule.match.when)
+            confidence = reference_confidence(rule.match.when)
             if confidence is None:
                 continue  # the condition is about arguments a bare reference does not show
             self._report(rule, qualified, node, weakest(confidence, rule.match.confidence), "attribute")

@@ -7,7 +7,7 @@ read by the resolver when its name is first looked up.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from auditor.scan.bindings import (
     Annotated,
@@ -22,13 +22,9 @@ from auditor.scan.bindings import (
     Parameter,
     Unpacking,
 )
-from auditor.scan.guards import Conditions
-from auditor.scan.scopes import Scope, key_of, owner_for
+from auditor.scan.scopes import Conditions, Scope, key_of, owner_for
 from auditor.scan.tags import LOCAL
 from auditor.scan.walk import _UNSEEN, FastVisitor
-
-if TYPE_CHECKING:
-    from auditor.scan.names import Resolver
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
@@ -59,8 +55,23 @@ def is_lookup(call: ast.Call) -> bool:
     return (func.__class__ is ast.Name and func.id in LOOKUPS) or (func.__class__ is ast.Attribute and func.attr in LOOKUPS)
 
 
+class Tables(Protocol):
+    """What the walk fills in for the resolver (`names.Resolver`), which reads it afterwards."""
+
+    scopes: dict[ast.AST, Scope]
+    referenced: set[str]
+    importable: set[str]
+    items_stored: set[str]
+    stars: bool
+    shadowed: set[int]
+    sites: list[Site]
+    call_sites: list[Site]
+    relative: dict[str, str]
+    arms: dict[int, Conditions]
+
+
 class Collector(FastVisitor):
-    def __init__(self, resolver: Resolver):
+    def __init__(self, resolver: Tables):
         self.resolver = resolver
         self.scope: Scope | None = None
         self.fallback = False  # inside an except handler: imports there do not replace the try's

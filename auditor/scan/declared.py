@@ -24,14 +24,11 @@ loaded value, or a tensor saved to the same path.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
 
 from auditor.scan.bindings import Annotated, Assignment, Unpacking
 from auditor.scan.scopes import Scope
+from auditor.scan.tagging import Tagger
 from auditor.scan.tags import is_tensor
-
-if TYPE_CHECKING:
-    from auditor.scan.names import Resolver
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 PLAIN = frozenset({"int", "float", "str", "bool", "bytes", "None", "complex"})
@@ -105,7 +102,7 @@ def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
     return found
 
 
-def only_tensors(annotation: ast.expr | None, resolver: Resolver, scope: Scope, depth: int = 0) -> bool:
+def only_tensors(annotation: ast.expr | None, resolver: Tagger, scope: Scope, depth: int = 0) -> bool:
     """Whether the annotation admits only tensors, plain values and tuples, lists, dicts of them."""
     if annotation is None or depth > 10:
         return False
@@ -131,7 +128,7 @@ def only_tensors(annotation: ast.expr | None, resolver: Resolver, scope: Scope, 
     return name in TENSORS or name in PLAIN
 
 
-def _name(node: ast.expr, resolver: Resolver, scope: Scope) -> str | None:
+def _name(node: ast.expr, resolver: Tagger, scope: Scope) -> str | None:
     qualified = resolver.qualified(node, scope)
     if qualified is not None:
         return qualified
@@ -140,7 +137,7 @@ def _name(node: ast.expr, resolver: Resolver, scope: Scope) -> str | None:
     return None
 
 
-def holds_tensor(call: ast.Call, resolver: Resolver, scope: Scope) -> bool:
+def holds_tensor(call: ast.Call, resolver: Tagger, scope: Scope) -> bool:
     """Whether the code in view shows that the loaded file holds one tensor: the load is the data
     of a `Parameter` (which takes nothing else), or the function saves a tensor to the same path
     (`torch.save(spec, spec_filename)` beside `spec = torch.load(spec_filename)`, a cache it

@@ -21,7 +21,6 @@ import errno
 import os
 import stat
 import subprocess
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -373,8 +372,3 @@ def _dead_link(path: Path) -> str | None:
 
 def _shown(real: Path, real_root: Path) -> str:
     return "the project root" if real == real_root else real.relative_to(real_root).as_posix() if real_root in real.parents else str(real)
-
-
-def project_files(root: Path, config: ScanConfig | None = None) -> Iterator[Path]:
-    """Every .py and .ipynb below root, in a stable order (what `discover` finds, without reasons)."""
-    yield from discover(root, config).files

@@ -54,7 +54,7 @@ import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
@@ -63,15 +63,11 @@ from packaging.version import InvalidVersion, Version
 from auditor.knowledge.presence import NOTHING, Presence
 from auditor.scan.apis import PROBED_CLASSES
 from auditor.scan.modules import Constant, ModuleTable, ProjectModules
-from auditor.scan.scopes import Scope, lookup
+from auditor.scan.scopes import Conditions, Scope, lookup
+from auditor.scan.tagging import Tagger
 from auditor.scan.tags import is_tensor
 
-if TYPE_CHECKING:
-    from auditor.scan.names import Resolver
-
 End = Mapping[str, Version]  # each moving package's version at one end of the transition
-Condition = tuple[ast.expr, bool, Scope]  # a test, the outcome the code needs, where the test is read
-Conditions = tuple[Condition, ...]
 
 _MAX_DEPTH = 12
 _TORCH_VERSION_CLASS = Version("1.10")  # torch.__version__ compares as a version from 1.10 (TorchVersion)
@@ -121,7 +117,7 @@ class _Names:
     """How names read in one module resolve: here through the resolver (the test's scope), in
     another module of the project through its top-level table."""
 
-    def __init__(self, table: ModuleTable, resolver: Resolver | None = None, scope: Scope | None = None):
+    def __init__(self, table: ModuleTable, resolver: Tagger | None = None, scope: Scope | None = None):
         self.table, self.resolver, self.scope = table, resolver, scope
 
     def qualified(self, expr: ast.expr) -> str | None:
@@ -458,7 +454,7 @@ class Guards:
     the change never sees it change."""
 
     def __init__(
-        self, ends: Sequence[End], resolver: Resolver, table: Callable[[], ModuleTable],
+        self, ends: Sequence[End], resolver: Tagger, table: Callable[[], ModuleTable],
         modules: ProjectModules | None = None, removed: Mapping[str, tuple[str, Version]] | None = None,
         presence: Presence = NOTHING,
     ):

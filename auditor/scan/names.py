@@ -25,9 +25,8 @@ from auditor.scan.bindings import (
     Unpacking,
 )
 from auditor.scan.collect import Collector, Site, is_alias_value, is_lookup
-from auditor.scan.guards import Conditions
 from auditor.scan.modules import ProjectModules
-from auditor.scan.scopes import Scope, enclosing_class, key_of, lookup, owner_for
+from auditor.scan.scopes import Conditions, Scope, enclosing_class, key_of, lookup, owner_for
 from auditor.scan.tagging import Tagger
 from auditor.scan.tags import (
     LOCAL,

@@ -557,3 +557,22 @@ def _scan_fed(i: int, path: str, relative: str, fed: feeds.Fed) -> Refed:
 def _scan_chunk(chunk: list[tuple[int, str, str]]) -> list[Scanned]:
     assert _index is not None and _modules is not None
     return [(i, *_scan_one(Path(path), relative, _index, _modules, _keys)) for i, path, relative in chunk]
+
+
+def scan_project(
+    root: Path,
+    changes: Iterable[SpecChange],
+    config: ScanConfig | None = None,
+    options: ScanOptions | None = None,
+    known: Iterable[str] = (),
+    ends: Ends = (),
+    presence: Presence = NOTHING,
+) -> tuple[list[Finding], list[Skipped]]:
+    """`config` (exclusions, ignored changes, minimum confidence) defaults to no settings at all;
+    `options` (cache, processes, progress) to no cache, one process per core, silence; `known`,
+    every id of the knowledge base, lets ignore comments naming no entry be reported; `ends`,
+    the moving packages' versions on each side (`rules.transition_ends`), lets code behind a
+    version guard that holds the same way on both sides be read as dead (none: all code runs);
+    `presence`, what each release of a package has, lets `hasattr(module, "name")` be read as
+    such a guard."""
+    return scan_tree(root, changes, config or ScanConfig(), options or ScanOptions(), frozenset(known), ends, presence)

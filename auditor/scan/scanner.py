@@ -8,27 +8,20 @@ import io
 import sys
 import tokenize
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from auditor.knowledge.presence import NOTHING, Presence
-from auditor.models import Finding, Skipped, SpecChange
+from auditor.models import Finding, Skipped
 from auditor.scan import syntax
 from auditor.scan.checker import Checker
-from auditor.scan.config import ScanConfig
 from auditor.scan.feeds import Facts, Fed, facts
 from auditor.scan.ignores import Ignores, read_ignores
 from auditor.scan.modules import ProjectModules
 from auditor.scan.names import Resolver
 from auditor.scan.notebook import Cell, NotebookError, code_cells, join_cells, syntax_problem
-from auditor.scan.rules import Ends, RuleIndex
-
-if TYPE_CHECKING:
-    from auditor.scan.project import ScanOptions
-
+from auditor.scan.rules import RuleIndex
 
 # How deep the analysis may recurse, where that costs no C stack: from 3.11 a Python function
 # calling another does not recurse in C, and generated code (a sum of 5,000 terms) nests deep.
@@ -261,24 +254,3 @@ def _unknown(relative: str, ignores: Ignores, where: Callable[[int], str]) -> li
                 "note")
         for line, change in ignores.unknown
     ]
-
-
-def scan_project(
-    root: Path,
-    changes: Iterable[SpecChange],
-    config: ScanConfig | None = None,
-    options: ScanOptions | None = None,
-    known: Iterable[str] = (),
-    ends: Ends = (),
-    presence: Presence = NOTHING,
-) -> tuple[list[Finding], list[Skipped]]:
-    """`config` (exclusions, ignored changes, minimum confidence) defaults to no settings at all;
-    `options` (cache, processes, progress) to no cache, one process per core, silence; `known`,
-    every id of the knowledge base, lets ignore comments naming no entry be reported; `ends`,
-    the moving packages' versions on each side (`rules.transition_ends`), lets code behind a
-    version guard that holds the same way on both sides be read as dead (none: all code runs);
-    `presence`, what each release of a package has, lets `hasattr(module, "name")` be read as
-    such a guard."""
-    from auditor.scan.project import ScanOptions, scan_tree
-
-    return scan_tree(root, changes, config or ScanConfig(), options or ScanOptions(), frozenset(known), ends, presence)

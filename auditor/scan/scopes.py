@@ -5,13 +5,9 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from auditor.scan.bindings import FROM_WALK, Binding
 from auditor.scan.tags import Tag
-
-if TYPE_CHECKING:
-    from auditor.scan.guards import Conditions
 
 
 @dataclass(eq=False)
@@ -44,6 +40,11 @@ class Scope:
         self.bindings.setdefault(key, []).append(binding)
         if type(binding) not in FROM_WALK:
             self.unread.add(key)
+
+
+# a test, the outcome the code needs, and the scope the test is read in (`guards`)
+Condition = tuple[ast.expr, bool, Scope]
+Conditions = tuple[Condition, ...]
 
 
 def lookup(key: str, scope: Scope | None) -> Scope | None:

@@ -33,6 +33,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from auditor import tomlread
 from auditor.errors import UsageError
 from auditor.models import EnvironmentFinding, Skipped
+from auditor.pythons import installed_pyenv, query
 
 VARIABLE = "AUDITOR_SYNTAX_PYTHON"
 RUNNING = "{}.{}".format(*sys.version_info[:2])
@@ -85,8 +86,6 @@ def newer_python() -> Newer | None:
     """The interpreter that reads newer syntax: `AUDITOR_SYNTAX_PYTHON` (a path, or `none`), else
     the newest newer than this Python among pyenv's and `python3.X` on PATH; None when there is
     none. Cheap: no interpreter is run unless one on PATH is newer (its version is asked)."""
-    from auditor.pythons import installed_pyenv, query
-
     chosen = os.environ.get(VARIABLE)
     if chosen is not None:
         if chosen.strip().lower() in ("", "none"):

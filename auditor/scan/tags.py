@@ -24,7 +24,6 @@ INT_TENSOR = Tag("tensor", "int")
 FLOAT_TENSOR = Tag("tensor", "float")
 BOOL_TENSOR = Tag("tensor", "bool")
 MODULE = Tag("module", owner="torch.nn.Module")  # an nn.Module instance: calling it gives a tensor
-TORCH_MODULE = Tag("module", "torch", "torch.nn.Module")  # one of torch.nn's layers: gives a float tensor
 NDARRAY = Tag("ndarray", owner="numpy.ndarray")
 INT = Tag("int")
 FLOAT = Tag("float")

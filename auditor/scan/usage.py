@@ -25,7 +25,6 @@ def _attribute(node: ast.AST, name: str) -> bool:
 
 
 KINDS: dict[str, Callable[[ast.AST, str], bool]] = {"attribute": _attribute}
-SCOPES = ("function", "module")
 
 
 def region(scope: Scope, where: str) -> ast.AST:

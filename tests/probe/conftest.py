@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from auditor.fix.probes import rewrites
 from auditor.knowledge import KnowledgeBase
 from auditor.probe import ProbeSettings, Sources
 from auditor.probe.interpreters import discover
@@ -148,4 +149,4 @@ def probe_cache(scratch: Path) -> Path:
 def settings(probe_cache: Path, local_sources: Sources) -> ProbeSettings:
     current = discover()[0]
     return ProbeSettings(cache_dir=probe_cache, sources=local_sources, pythons=(current,),
-                         timeout=300, probe_timeout=6)
+                         timeout=300, probe_timeout=6, rewrites=rewrites)

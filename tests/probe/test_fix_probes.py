@@ -1,4 +1,4 @@
-"""Fix probes (issue 15): each entry's probe rewritten by its `[fix]` and run on real versions:
+"""Fix probes: each entry's probe rewritten by its `[fix]` and run on real versions:
 numpy 1.26.0 and 2.0.0 environments for `auditor probe`, the installed torch 2.13.0 for
 `kb verify`."""
 
@@ -9,10 +9,10 @@ import dataclasses
 import pytest
 from packaging.version import Version
 
+from auditor.fix.probes import rewrites
 from auditor.knowledge import KnowledgeBase
 from auditor.models import FixCheck, ProbeOutcome, SpecChange, Transform, Transition
 from auditor.probe import ProbeSettings, probe_transitions
-from auditor.probe.fixprobe import rewrites
 from auditor.probe.verify import verify
 
 NUMPY = Transition("numpy", Version("1.26.0"), Version("2.0.0"))
@@ -79,7 +79,7 @@ def test_a_fix_whose_requirement_an_end_misses_is_skipped_with_the_reason(
 
 def test_kb_verify_runs_the_keep_old_rewrite_on_the_installed_torch(shipped: KnowledgeBase) -> None:
     meshgrid, overflow = shipped.get("torch-meshgrid-indexing-warns"), shipped.get("torch-tensor-int-overflow-raises")
-    result = verify([meshgrid, overflow])
+    result = verify([meshgrid, overflow], rewrites=rewrites)
     by_id = {r.id: r for r in result.results}
     assert not result.failed
     keep = {f.mode: f for f in by_id[meshgrid.id].fixes}["keep-old"]
@@ -106,7 +106,7 @@ def test_kb_verify_fails_a_wrong_fix_and_an_unrewritable_probe(shipped: Knowledg
         fix=dataclasses.replace(meshgrid.fix, keep_old=(stranger,), adopt_new=()),
         probe=dataclasses.replace(added.probe, code='import torch\nprint(hasattr(torch, "autocast"))\n'),
     )
-    result = verify([wrong, unrewritable])
+    result = verify([wrong, unrewritable], rewrites=rewrites)
     by_id = {r.id: r for r in result.results}
     assert result.failed
     bad = by_id[wrong.id].fixes[0]

@@ -7,15 +7,16 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
+import tomllib
 
+from auditor.knowledge import conditions
 from auditor.knowledge.loader import parse_entry
 from auditor.models import Condition
-from auditor.scan import conditions
+from auditor.scan.conditions import TESTS
 from auditor.scan.rules import RuleIndex
 from auditor.scan.scanner import scan_source
 
@@ -55,6 +56,10 @@ def test_the_loader_validates_each_condition_with_its_fragment(kind: conditions.
 
 def test_registry_names_the_fields_of_condition() -> None:
     assert [k.name for k in conditions.KINDS] == [f.name for f in dataclasses.fields(Condition)]
+
+
+def test_the_scanner_tests_each_condition_of_the_registry() -> None:
+    assert list(TESTS) == [k.name for k in conditions.KINDS]
 
 
 def test_schema_file_holds_the_registry_fragments() -> None:
