@@ -14,11 +14,12 @@ The code measured is a copy of `auditor/` and `knowledge/` taken when the run st
 PYTHONPATH pointing at it), so that edits made meanwhile neither change the code halfway nor
 turn the warm scan's hits into misses (the cache key includes the scanner's source).
 
-Each scan runs as its own process; its wall time, CPU time (itself and its workers) and peak
-memory (the sum over its process tree, sampled) are printed with the ratios to the floor: the
-ratio of the medians, and the median of each round's own ratio ("paired", steadier on a machine
-whose speed drifts). The machine's other load shows in the wall times: compare ratios from one
-run, not numbers from different runs.
+Each scan runs as its own process; its wall time, CPU time (itself and its workers, then each
+apart: "own cpu", "workers") and peak memory (the sum over its process tree, sampled) are printed
+with the ratios to the floor: the ratio of the medians, and the median of each round's own ratio
+("paired", steadier on a machine whose speed drifts). The machine's other load shows in the wall
+times: compare ratios from one run, not numbers from different runs; on a shared machine the CPU
+seconds are the steadier figures.
 """
 
 from __future__ import annotations
@@ -58,6 +59,18 @@ with warnings.catch_warnings():
 print(len(files), sum(f.stat().st_size for f in files), time.perf_counter() - started)
 """
 
+# `python -m auditor ARGS`, which then says on its last line of stderr the CPU seconds of the
+# scanning process itself and of its workers (those it waited for): where a cold scan's time goes.
+SCAN = """
+import resource, runpy, sys
+sys.argv = ["auditor", *sys.argv[1:]]
+try:
+    runpy.run_module("auditor", run_name="__main__", alter_sys=True)
+finally:
+    own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    print("cpu", own.ru_utime + own.ru_stime, workers.ru_utime + workers.ru_stime, file=sys.stderr)
+"""
+
 
 @dataclass
 class Run:
@@ -65,6 +78,8 @@ class Run:
     cpu: float
     peak_mb: float
     output: bytes = b""
+    own: float | None = None  # CPU seconds of the scanning process alone (SCAN)
+    workers: float | None = None  # and of its workers
 
 
 def prepare(tree: Path, version: str) -> None:
@@ -111,7 +126,7 @@ def measure(command: list[str], timeout: float | None = None, env: dict[str, str
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
         cwd=env["PYTHONPATH"] if env else None,  # `python -m` puts the working directory first
     )
     peak = 0
@@ -127,7 +142,7 @@ def measure(command: list[str], timeout: float | None = None, env: dict[str, str
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
     try:
-        output, _ = process.communicate(timeout=timeout)
+        output, said = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         process.kill()
         process.communicate()
@@ -142,7 +157,11 @@ def measure(command: list[str], timeout: float | None = None, env: dict[str, str
         peak = after.ru_maxrss * 1024
     if process.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(command)} exited {process.returncode}")
-    return Run(wall, cpu, peak / (1 << 20), output)
+    run = Run(wall, cpu, peak / (1 << 20), output)
+    last = said.splitlines()[-1:]
+    if last and last[0].startswith(b"cpu "):
+        run.own, run.workers = (float(x) for x in last[0].split()[1:])
+    return run
 
 
 def snapshot(into: Path) -> dict[str, str]:
@@ -162,7 +181,7 @@ def snapshot(into: Path) -> dict[str, str]:
 
 def scan_command(tree: Path, cache: Path, args: argparse.Namespace) -> list[str]:
     return [
-        sys.executable, "-m", "auditor", "scan", str(tree), "--from", args.from_version, "--to", args.to_version,
+        sys.executable, "-c", SCAN, "scan", str(tree), "--from", args.from_version, "--to", args.to_version,
         "--format", "json", "--cache-dir", str(cache), "--fail-on", "none",
     ]
 
@@ -219,11 +238,12 @@ def main() -> None:
     rows = [("parse floor (1 process)", "floor"), ("auditor cold (empty cache)", "cold"), ("auditor warm (rescan)", "warm")]
     print(f"tree: {args.tree}  range: torch {args.from_version} -> {args.to_version}  cores: {os.cpu_count()}  "
           f"rounds: {args.repeat} (medians)")
-    print(f"{'':30} {'wall s':>8} {'cpu s':>8} {'peak MB':>8} {'/ floor':>8} {'paired':>8}")
+    print(f"{'':30} {'wall s':>8} {'cpu s':>8} {'peak MB':>8} {'/ floor':>8} {'paired':>8} {'own cpu':>8} {'workers':>8}")
     for label, name in rows:
         wall = median(name, "wall")
+        split = "".join(f" {median(name, part):8.2f}" for part in ("own", "workers") if rounds[0][name].own is not None)
         print(f"{label:30} {wall:8.2f} {median(name, 'cpu'):8.2f} {median(name, 'peak_mb'):8.0f} {wall / floor:8.2f} "
-              f"{paired(name):8.2f}")
+              f"{paired(name):8.2f}{split}")
 
     if args.torchfix:
         command = args.torchfix_bin or shutil.which("torchfix")

@@ -25,3 +25,17 @@ def fixtures() -> Path:
 @pytest.fixture(scope="session")
 def examples() -> Path:
     return EXAMPLES
+
+
+@pytest.fixture(scope="session")
+def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel of this checkout, built once a session (`pip wheel`: an isolated build
+    environment with hatchling and the build hook's dependencies) from a copy of it, so that the
+    build leaves nothing in the checkout."""
+    root = tmp_path_factory.mktemp("wheel")
+    source = root / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".ci-venv", "__pycache__", "build", "dist"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(root / "dist"), str(source)],
+                   check=True, capture_output=True)
+    (wheel,) = (root / "dist").glob("lockfile_auditor-*.whl")
+    return wheel

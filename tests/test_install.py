@@ -30,16 +30,14 @@ def test_console_script_and_module_entry_point(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_wheel_installed_outside_the_repo_finds_every_knowledge_file(tmp_path: Path) -> None:
-    wheels = tmp_path / "wheels"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)],
-                   check=True, capture_output=True)
-    [wheel] = wheels.glob("lockfile_auditor-*.whl")
+@pytest.mark.xdist_group("wheel")  # one build for the tests that read the wheel (`built_wheel`)
+def test_wheel_installed_outside_the_repo_finds_every_knowledge_file(tmp_path: Path, built_wheel: Path) -> None:
+    wheel = built_wheel
     env_dir = tmp_path / "env"
-    venv.create(env_dir, system_site_packages=True, with_pip=True)
+    venv.create(env_dir, system_site_packages=True)  # no pip of its own: ensurepip costs more than the install
     python = env_dir / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "-q", str(wheel)], check=True,
-                   capture_output=True)
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", str(wheel)],
+                   check=True, capture_output=True)
     # the wheel's dependencies (--no-deps left them out), seen after it: before the install, pip
     # would have taken the running environment's lockfile-auditor for this one
     sees_this_environment(env_dir)

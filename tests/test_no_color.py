@@ -41,10 +41,10 @@ def on_a_terminal(args: list[str], **env: str) -> tuple[int, bytes]:
     return process.wait(timeout=120), output
 
 
-@pytest.mark.parametrize("value", ["1", "true"])
 @pytest.mark.parametrize("name", COMMANDS)
-def test_no_color_leaves_no_escape_byte(name: str, value: str) -> None:
-    code, output = on_a_terminal(COMMANDS[name], NO_COLOR=value)
+def test_no_color_leaves_no_escape_byte(name: str) -> None:
+    # any non-empty value is one path (`progress.wants_color`): one value is run, not several
+    code, output = on_a_terminal(COMMANDS[name], NO_COLOR="true")
     assert code in (0, 1, 2)
     assert output.strip(), "the command printed nothing"
     assert b"\x1b" not in output, output[:400]

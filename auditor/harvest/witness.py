@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
@@ -128,8 +129,22 @@ def defines(candidate: str, symbol: str) -> bool:
 def names(c: Candidate, symbol: str) -> bool:
     """Whether the candidate's warning names `symbol` ("torch.nn.utils.weight_norm is deprecated",
     raised in a helper the harvest tied to another name). Like `defines`, it only confirms."""
-    pattern = re.compile(r"(?<![\w.])" + re.escape(symbol) + r"(?![\w.])", re.IGNORECASE)
-    return any(pattern.search(_plain(e.message)) for e in c.evidence if e.release == c.release)
+    pattern, lowered = _named(symbol)
+    for e in c.evidence:
+        if e.release == c.release:
+            text = _plain(e.message)
+            # most texts lack the name: a substring test says so faster than the pattern (which
+            # folds case beyond ASCII, so it alone reads a text that is not ASCII)
+            if (lowered in text or not text.isascii()) and pattern.search(text):
+                return True
+    return False
+
+
+@cache
+def _named(symbol: str) -> tuple[re.Pattern[str], str]:
+    """`symbol` as a whole name, and in lower case: made once, as each entry's symbol meets
+    every candidate."""
+    return re.compile(r"(?<![\w.])" + re.escape(symbol) + r"(?![\w.])", re.IGNORECASE), symbol.lower()
 
 
 def _message(c: Candidate) -> str:
@@ -138,7 +153,9 @@ def _message(c: Candidate) -> str:
     return _plain(re.sub(r" \(via [\w.]+\)$", "", text))
 
 
+@cache
 def _plain(text: str) -> str:
+    """A warning's text without quotes, in lower case: kept, as every entry reads every candidate's."""
     return re.sub(r"[`'\"]", "", text).lower()
 
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from packaging.version import Version
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from auditor import pipeline
 from auditor.cli import app
@@ -254,8 +254,8 @@ def test_generated_matchers_are_narrow_on_real_code(tmp_path: Path) -> None:
         ("torch.autograd.grad", 6), ("torch.nn.functional.softmax", 3)]
 
 
-def test_cli_coverage_reads_the_shipped_knowledge() -> None:
-    result = CliRunner().invoke(app, ["kb", "coverage", "--format", "json"])
+def test_cli_coverage_reads_the_shipped_knowledge(shipped_coverage: Result) -> None:
+    result = shipped_coverage
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["schema_version"] == "1"

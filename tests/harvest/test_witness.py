@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from auditor.cli import app
 from auditor.harvest.model import Candidate, Evidence
@@ -246,8 +246,8 @@ def test_evidence_is_checked_loaded_and_shown(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "cpp.toml: evidence:" in result.output
 
 
-def test_the_shipped_knowledge_has_no_disagreement() -> None:
-    result = CliRunner().invoke(app, ["kb", "coverage", "-f", "json"])
+def test_the_shipped_knowledge_has_no_disagreement(shipped_coverage: Result) -> None:
+    result = shipped_coverage
     assert result.exit_code == 0, result.output
     for package in json.loads(result.stdout)["packages"]:
         assert package["witness"]["disagree"] == [] and package["witness"]["stale_leads"] == []

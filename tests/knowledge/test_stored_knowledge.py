@@ -125,17 +125,12 @@ def test_a_knowledge_base_that_does_not_load_is_never_shipped(knowledge: Path, t
 
 @pytest.mark.slow
 @pytest.mark.network  # the build's own environment: hatchling and the loader's dependencies
-def test_the_built_wheel_ships_the_checked_base_of_its_knowledge(tmp_path: Path) -> None:
-    import subprocess
-    import sys
+@pytest.mark.xdist_group("wheel")  # one build for the tests that read the wheel (`built_wheel`)
+def test_the_built_wheel_ships_the_checked_base_of_its_knowledge(tmp_path: Path, built_wheel: Path) -> None:
     import zipfile
 
     repository = Path(__file__).resolve().parents[2]
-    source = tmp_path / "source"
-    shutil.copytree(repository, source, ignore=shutil.ignore_patterns(".git", ".ci-venv", "__pycache__", "build", "dist"))
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"), str(source)],
-                   check=True, capture_output=True)
-    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    wheel = built_wheel
     unpacked = tmp_path / "unpacked"
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(unpacked)

@@ -40,6 +40,15 @@ def entry(directory: Path, name: str, probe: str, **fields: str) -> None:
     (directory / f"{name}.toml").write_text(text, "utf-8")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist with `--dist loadgroup` this folder's tests share one process, so that
+    the environments of its session fixtures are built once, not once in each process."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.xdist_group("probe-environments"))
+
+
 @pytest.fixture(scope="session")
 def scratch() -> Iterator[Path]:
     """A directory for the session that pytest's rotation of old temporary directories (which other
