@@ -284,15 +284,14 @@ def compare_range(
         environment: dict[EnvironmentFinding, None] = dict.fromkeys(reading.environment)
         notes = list(reading.notes)
         for pair in reading.pairs:
-            old = pair.old or Lock(pair.path, pair.new.format, ())
-            diff = diff_locks(old, pair.new, selection, kb.entries)
+            # each lock named as the repository names it, never by its temporary checkout
+            old = replace(pair.old, path=pair.old_path or pair.path) if pair.old else Lock(pair.path, pair.new.format, ())
+            diff = diff_locks(old, replace(pair.new, path=pair.path), selection, kb.entries)
             moving = reviewed_transitions(diff.packages, kb)
             transitions.update((t, None) for t in moving)
             by_lock.setdefault(pair.path, []).extend(moving)
             unpinned, said = sides_without_pins(moving, (pair.old_path, pair.old), (pair.path, pair.new))
-            # a finding at a line of the lock names it as the repository does, not its checkout
-            located = (replace(e, path=pair.path) if e.path == pair.new.path else e for e in diff.environment)
-            environment.update((e, None) for e in (*located, *unpinned))
+            environment.update((e, None) for e in (*diff.environment, *unpinned))
             notes += [f"{pair.path}: {note}" for lock in (pair.old, pair.new) if lock for note in lock.notes] + said
         moved = {t.package for t in transitions}
         unscoped = []
