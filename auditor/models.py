@@ -109,6 +109,7 @@ class Lock:
     pins: tuple[Pin, ...]
     python: str | None = None  # requires-python or interpreter the lock was made for, when known
     notes: tuple[str, ...] = ()  # what the reader did beyond parsing (resolved ranges, ...)
+    markers: bool = True  # False: the format records no marker per pin (poetry.lock before 2.1)
 
     def unpinned(self) -> tuple[Pin, ...]:
         """Registry packages with no version: local requirements have none to pin."""
