@@ -4,6 +4,7 @@ a real zip holding that METADATA, served by byte ranges as files.pythonhosted.or
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import threading
@@ -25,13 +26,17 @@ class Served:
     url: str  # the simple index's root
     requests: Counter[str] = field(default_factory=Counter)  # path -> times asked
     ranges: int = 0  # range requests answered
+    downloads: Counter[str] = field(default_factory=Counter)  # path -> whole files sent
 
 
-def _wheel(filename: str, metadata: str) -> bytes:
+def _wheel(filename: str, metadata: str, sources: Path | None = None) -> bytes:
     buffer = io.BytesIO()
     dist_info = "-".join(filename.split("-")[:2]) + ".dist-info"
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(f"{filename.split('-')[0]}/__init__.py", "# the package's code\n" * 2000)
+        if sources is None:
+            archive.writestr(f"{filename.split('-')[0]}/__init__.py", "# the package's code\n" * 2000)
+        for file in sorted(sources.rglob("*.py")) if sources is not None else ():
+            archive.writestr(file.relative_to(sources).as_posix(), file.read_bytes())
         archive.writestr(f"{dist_info}/METADATA", metadata)
         archive.writestr(f"{dist_info}/RECORD", "")
     return buffer.getvalue()
@@ -42,15 +47,17 @@ def index(pep658: bool = False, extra: dict[str, list[tuple[str, str]]] | None =
     """`extra`: more releases, name -> [(version, METADATA text)]."""
     files: dict[str, list[dict[str, object]]] = {}
     bodies: dict[str, bytes] = {}
-    entries = [(f["name"], f["wheel"], (RECORDED / f"{f['name']}-{f['version']}.METADATA").read_text())
+    entries = [(f["name"], f["wheel"], (RECORDED / f"{f['name']}-{f['version']}.METADATA").read_text(),
+                RECORDED / f["sources"] if "sources" in f else None)
                for f in tomllib.loads((RECORDED / "recorded.toml").read_text())["file"]]
     for name, releases in (extra or {}).items():
-        entries += [(name, f"{name.replace('-', '_')}-{version}-py3-none-any.whl", text) for version, text in releases]
-    for name, wheel, metadata in entries:
-        bodies[f"/files/{wheel}"] = _wheel(wheel, metadata)
+        entries += [(name, f"{name.replace('-', '_')}-{version}-py3-none-any.whl", text, None)
+                    for version, text in releases]
+    for name, wheel, metadata, sources in entries:
+        bodies[f"/files/{wheel}"] = _wheel(wheel, metadata, sources)
         bodies[f"/files/{wheel}.metadata"] = metadata.encode()
         files.setdefault(name, []).append({
-            "filename": wheel, "url": f"/files/{wheel}", "hashes": {"sha256": f"{len(files.get(name, [])):064x}"},
+            "filename": wheel, "url": f"/files/{wheel}", "hashes": {"sha256": hashlib.sha256(bodies[f"/files/{wheel}"]).hexdigest()},
             "core-metadata": pep658, "size": len(bodies[f"/files/{wheel}"]),
         })
     served = Served("")
@@ -75,6 +82,7 @@ def index(pep658: bool = False, extra: dict[str, list[tuple[str, str]]] | None =
                 return
             wanted = self.headers.get("Range")
             if wanted is None:
+                served.downloads[self.path] += 1
                 self._send(200, body, "application/octet-stream")
                 return
             start_text, _, end_text = wanted.removeprefix("bytes=").partition("-")

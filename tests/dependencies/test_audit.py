@@ -1,0 +1,77 @@
+"""The dependencies that call torch, scanned at their locked versions: fairseq 0.12.2's
+`torch.load` without weights_only, reached from the project's
+`checkpoint_utils.load_model_ensemble_and_task` call, on a bump to torch 2.6."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from indexserver import index
+from packaging.version import Version
+
+from auditor.dependencies.audit import scan_dependencies
+from auditor.dependencies.metadata import Index
+from auditor.knowledge import KnowledgeBase
+from auditor.models import Pin
+
+LOAD = "torch-load-weights-only-default-true"
+INFER = """from fairseq import checkpoint_utils
+
+models, cfg, task = checkpoint_utils.load_model_ensemble_and_task(["hubert_base.pt"], suffix="")
+"""
+
+
+@pytest.fixture(scope="module")
+def changes():
+    return [c for c in KnowledgeBase.load().entries if c.id == LOAD]
+
+
+def project(tmp_path: Path) -> list[tuple[str, Path]]:
+    (tmp_path / "project").mkdir()
+    infer = tmp_path / "project" / "infer.py"
+    infer.write_text(INFER, "utf-8")
+    (tmp_path / "project" / "other.py").write_text("import torch\n\nx = torch.ones(2)\n", "utf-8")
+    return [("infer.py", infer), ("other.py", tmp_path / "project" / "other.py")]
+
+
+PINS = [Pin("torch", Version("2.6.0"), line=1), Pin("fairseq", Version("0.12.2"), line=2),
+        Pin("numpy", Version("1.26.4"), line=3)]
+
+
+def test_fairseq_load_is_found_in_the_package_and_reached_from_the_project(tmp_path: Path, changes) -> None:
+    with index() as served:
+        scan = scan_dependencies(PINS, Index(served.url, tmp_path), tmp_path / "cache", changes, project(tmp_path))
+    assert scan.scanned == ("fairseq 0.12.2",) and scan.unread == ()  # numpy requires no torch: not read
+    [found] = scan.findings
+    assert (found.package, str(found.version), found.finding.change) == ("fairseq", "0.12.2", LOAD)
+    assert (found.finding.path, found.finding.line) == ("fairseq/checkpoint_utils.py", 315)
+    [way] = found.via
+    assert (way.path, way.line) == ("infer.py", 3)
+    assert way.chain == ("fairseq.checkpoint_utils.load_model_ensemble_and_task",
+                         "fairseq.checkpoint_utils.load_checkpoint_to_cpu")
+
+
+def test_a_second_audit_downloads_nothing(tmp_path: Path, changes) -> None:
+    with index() as served:
+        first = scan_dependencies(PINS, Index(served.url, tmp_path), tmp_path / "cache", changes, project(tmp_path))
+        wheel = "/files/fairseq-0.12.2-cp38-cp38-manylinux_2_5_x86_64.manylinux1_x86_64.whl"
+        asked = sum(served.requests.values())
+        second = scan_dependencies(PINS, Index(served.url, tmp_path), tmp_path / "cache", changes, [])
+        assert served.downloads[wheel] == 1 and sum(served.requests.values()) == asked
+    assert [f.finding for f in first.findings] == [f.finding for f in second.findings]
+    assert second.findings[0].via == ()  # no project given: listed under the package
+
+
+def test_a_dependency_not_on_the_index_is_named_unread(tmp_path: Path, changes) -> None:
+    with index() as served:
+        scan = scan_dependencies([*PINS, Pin("private-lib", Version("1.0"), line=4)],
+                                 Index(served.url, tmp_path), tmp_path / "cache", changes)
+    assert [u.split(":")[0] for u in scan.unread] == ["private-lib 1.0"]
+
+
+@pytest.mark.network
+def test_the_real_fairseq_wheel(tmp_path: Path, changes) -> None:
+    scan = scan_dependencies(PINS[:2], Index(cache=tmp_path), tmp_path / "cache", changes, project(tmp_path))
+    reached = [f for f in scan.findings if f.via]
+    assert [(f.finding.path, f.finding.line) for f in reached] == [("fairseq/checkpoint_utils.py", 315)]
