@@ -3,7 +3,8 @@
 The index's listing (PEP 691 JSON or PEP 503 HTML) names the release's wheels. The metadata file
 beside a wheel (PEP 658/714) is read where the index offers one; otherwise the wheel's own
 `METADATA` is read with HTTP range requests (the zip's central directory, then that one member),
-so a 200 MB wheel costs a few kilobytes. A release with only an sdist is not read. Answers are
+so a 200 MB wheel costs a few kilobytes. A release with only a source archive is downloaded and
+its `PKG-INFO` read (or, when that names no requirement, its `*.egg-info/requires.txt`). Answers are
 cached under `<cache>/dependencies/<name>/<version>.json`, keyed by the wheel's sha256, and a
 package's listing for a day.
 """
@@ -12,20 +13,23 @@ from __future__ import annotations
 
 import io
 import json
+import tarfile
+import tempfile
 import time
 import urllib.error
 import urllib.request
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from email.parser import HeaderParser
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from auditor.cachefiles import write_whole
 from auditor.errors import HarvestError
-from auditor.harvest.index import DEFAULT_INDEX, IndexFile, read_index
+from auditor.harvest.index import DEFAULT_INDEX, IndexFile, download, read_index
 
 _TIMEOUT = 30
 _LISTING_AGE = 24 * 3600  # seconds a package's listing is reused
@@ -53,7 +57,7 @@ class Index:
         self._listings: dict[str, list[IndexFile]] = {}
 
     def files(self, name: str) -> list[IndexFile]:
-        """The wheels the index lists for `name`. Raises Unread."""
+        """The wheels and source archives the index lists for `name`. Raises Unread."""
         name = canonicalize_name(name)
         if name not in self._listings:
             self._listings[name] = self._listing(name)
@@ -62,22 +66,25 @@ class Index:
     def release(self, name: str, version: Version) -> Release:
         """What `name` at `version` requires. Raises Unread."""
         name = canonicalize_name(name)
-        wheels = sorted((f for f in self.files(name) if f.version == version and not f.yanked),
-                        key=lambda f: (not f.metadata, f.filename))
-        if not wheels:
-            raise Unread("the index lists no wheel of it (an sdist is not read)")
-        wheel = wheels[0]
+        files = sorted((f for f in self.files(name) if f.version == version and not f.yanked),
+                       key=lambda f: (not f.filename.endswith(".whl"), not f.metadata, f.filename))
+        if not files:
+            raise Unread("the index lists no file of it")
+        wheel = files[0]
         kept = self._kept(name, version, wheel)
         if kept is not None:
             return kept
-        text = _metadata_file(wheel) if wheel.metadata else _metadata_in_wheel(wheel)
-        requires = tuple(HeaderParser().parsestr(text).get_all("Requires-Dist") or ())
+        if not wheel.filename.endswith(".whl"):
+            requires = _requires_in_sdist(wheel)
+        else:
+            text = _metadata_file(wheel) if wheel.metadata else _metadata_in_wheel(wheel)
+            requires = tuple(HeaderParser().parsestr(text).get_all("Requires-Dist") or ())
         found = Release(name, version, requires, wheel.filename)
         self._keep(found, wheel)
         return found
 
     def _listing(self, name: str) -> list[IndexFile]:
-        path = self.cache / name / "listing.json" if self.cache is not None else None
+        path = self.cache / name / "files.json" if self.cache is not None else None
         if path is not None and path.is_file() and time.time() - path.stat().st_mtime < _LISTING_AGE:
             try:
                 return [IndexFile(f["filename"], f["url"], Version(f["version"]), f["size"], f["sha256"],
@@ -85,7 +92,7 @@ class Index:
             except (ValueError, KeyError, TypeError):
                 pass  # read again below
         try:
-            files = read_index(self.url, name)
+            files = read_index(self.url, name, sdists=True)
         except HarvestError as exc:
             raise Unread(str(exc)) from exc
         if path is not None:
@@ -129,6 +136,66 @@ def _get(url: str, start: int | None = None, end: int | None = None) -> bytes:
             return body
     except (urllib.error.URLError, OSError) as exc:
         raise Unread(f"{url}: {getattr(exc, 'reason', exc)}") from exc
+
+
+_SDIST_LIMIT = 64 << 20  # a source archive larger than this is not downloaded to read its requirements
+
+
+def _requires_in_sdist(sdist: IndexFile) -> tuple[str, ...]:
+    """Requires-Dist of PKG-INFO (metadata 2.2 and later, and most setuptools builds), else the
+    egg-info's requires.txt: its first lines hold always, `[extra]` sections under an extra and
+    `[:marker]` sections under a marker."""
+    if sdist.size is not None and sdist.size > _SDIST_LIMIT:
+        raise Unread(f"{sdist.filename}: a source archive of {sdist.size >> 20} MB, not downloaded")
+    with tempfile.TemporaryDirectory(prefix="auditor-sdist-") as scratch:
+        try:
+            archive = download(sdist, Path(scratch))
+        except HarvestError as exc:
+            raise Unread(str(exc)) from exc
+        members = read_archive(archive, lambda name: name.endswith(("/PKG-INFO", ".egg-info/requires.txt")))
+    info = next((text for name, text in sorted(members.items())
+                 if name.count("/") == 1 and name.endswith("PKG-INFO")), b"")
+    found = tuple(HeaderParser().parsestr(info.decode("utf-8", "replace")).get_all("Requires-Dist") or ())
+    if found:
+        return found
+    listed = next((text for name, text in sorted(members.items()) if name.endswith("requires.txt")), b"")
+    out, marker = [], ""
+    for line in listed.decode("utf-8", "replace").splitlines():
+        line = line.strip()
+        if line.startswith("[") and line.endswith("]"):
+            extra, _, condition = line[1:-1].partition(":")
+            parts = [f"extra == '{extra}'"] if extra else []
+            marker = " and ".join(parts + ([f"({condition})"] if condition else []))
+        elif line and not line.startswith("#"):
+            out.append(f"{line}; {marker}" if marker else line)
+    return tuple(out)
+
+
+def read_archive(archive: Path, wanted: Callable[[str], bool]) -> dict[str, bytes]:
+    """The members of a wheel, tar or zip archive whose names `wanted` accepts, by name. Names
+    that climb out (`..`, absolute) and links are passed over. Raises Unread."""
+    found: dict[str, bytes] = {}
+    try:
+        if archive.name.endswith((".whl", ".zip")):
+            with zipfile.ZipFile(archive) as opened:
+                for name in opened.namelist():
+                    if _safe(name) and wanted(name):
+                        found[name] = opened.read(name)
+        else:
+            with tarfile.open(archive) as opened:
+                for member in opened.getmembers():
+                    if member.isfile() and _safe(member.name) and wanted(member.name):
+                        handle = opened.extractfile(member)
+                        if handle is not None:
+                            found[member.name] = handle.read()
+    except (zipfile.BadZipFile, tarfile.TarError, OSError, EOFError) as exc:
+        raise Unread(f"{archive.name}: not a readable archive ({exc})") from exc
+    return found
+
+
+def _safe(name: str) -> bool:
+    path = PurePosixPath(name)
+    return not path.is_absolute() and ".." not in path.parts
 
 
 def _metadata_file(wheel: IndexFile) -> str:

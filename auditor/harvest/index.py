@@ -16,7 +16,13 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+from packaging.utils import (
+    InvalidSdistFilename,
+    InvalidWheelFilename,
+    canonicalize_name,
+    parse_sdist_filename,
+    parse_wheel_filename,
+)
 from packaging.version import InvalidVersion, Version
 
 from auditor.errors import HarvestError
@@ -43,8 +49,8 @@ def index_url(base: str, package: str) -> str:
     return base.rstrip("/") + "/" + canonicalize_name(package) + "/"
 
 
-def read_index(base: str, package: str) -> list[IndexFile]:
-    """Every wheel of `package` that the index lists."""
+def read_index(base: str, package: str, sdists: bool = False) -> list[IndexFile]:
+    """Every wheel of `package` that the index lists (and every source archive, with `sdists`)."""
     url = index_url(base, package)
     request = urllib.request.Request(url, headers={"Accept": _ACCEPT})
     try:
@@ -65,11 +71,14 @@ def read_index(base: str, package: str) -> list[IndexFile]:
         raw = _html_files(body.decode("utf-8", "replace"), url)
     out = []
     for filename, href, size, sha256, yanked, metadata in raw:
-        if not filename.endswith(".whl"):
-            continue
         try:
-            name, version, _, _ = parse_wheel_filename(filename)
-        except (InvalidWheelFilename, InvalidVersion):
+            if filename.endswith(".whl"):
+                name, version, _, _ = parse_wheel_filename(filename)
+            elif sdists and filename.endswith((".tar.gz", ".zip")):
+                name, version = parse_sdist_filename(filename)
+            else:
+                continue
+        except (InvalidWheelFilename, InvalidSdistFilename, InvalidVersion):
             continue
         if name != canonicalize_name(package):
             continue

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import tarfile
 import threading
 import zipfile
 from collections import Counter
@@ -43,8 +44,12 @@ def _wheel(filename: str, metadata: str, sources: Path | None = None) -> bytes:
 
 
 @contextmanager
-def index(pep658: bool = False, extra: dict[str, list[tuple[str, str]]] | None = None) -> Iterator[Served]:
-    """`extra`: more releases, name -> [(version, METADATA text)]."""
+def index(
+    pep658: bool = False, extra: dict[str, list[tuple[str, str]]] | None = None,
+    sdists: dict[str, tuple[str, dict[str, str]]] | None = None,
+) -> Iterator[Served]:
+    """`extra`: more releases, name -> [(version, METADATA text)]; `sdists`: releases with only a
+    source archive, name -> (version, {member under name-version/: text})."""
     files: dict[str, list[dict[str, object]]] = {}
     bodies: dict[str, bytes] = {}
     entries = [(f["name"], f["wheel"], (RECORDED / f"{f['name']}-{f['version']}.METADATA").read_text(),
@@ -59,6 +64,20 @@ def index(pep658: bool = False, extra: dict[str, list[tuple[str, str]]] | None =
         files.setdefault(name, []).append({
             "filename": wheel, "url": f"/files/{wheel}", "hashes": {"sha256": hashlib.sha256(bodies[f"/files/{wheel}"]).hexdigest()},
             "core-metadata": pep658, "size": len(bodies[f"/files/{wheel}"]),
+        })
+    for name, (version, members) in (sdists or {}).items():
+        archive = f"{name}-{version}.tar.gz"
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+            for member, text in members.items():
+                data = text.encode()
+                info = tarfile.TarInfo(f"{name}-{version}/{member}")
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+        bodies[f"/files/{archive}"] = buffer.getvalue()
+        files.setdefault(name, []).append({
+            "filename": archive, "url": f"/files/{archive}", "size": len(bodies[f"/files/{archive}"]),
+            "hashes": {"sha256": hashlib.sha256(bodies[f"/files/{archive}"]).hexdigest()},
         })
     served = Served("")
 
