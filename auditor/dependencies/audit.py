@@ -33,6 +33,8 @@ class InDependency:
     version: Version
     finding: Finding  # its path is inside the package
     via: tuple[Way, ...]
+    fixed_in: Version | None = None  # the first later release without this call (None: none found)
+    latest: Version | None = None  # the newest release read, when later ones were
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,10 +72,67 @@ def scan_dependencies(
             unread.append(f"{pin.name} {pin.version}: {exc}")
             continue
         scanned.append(f"{pin.name} {pin.version}")
-        findings, _ = scan_project(tree, changes, ScanConfig(respect_gitignore=False), options or ScanOptions(workers=1))
+        options = options or ScanOptions(workers=1)
+        calls = _calls(tree, changes, options)
+        if not calls:
+            continue
         package = Package(tree)
-        for finding in findings:
+        later = _Later(index, pin.name, pin.version, cache, changes, options)
+        for key, finding in calls:
             holder = package.holding(finding.path, finding.line)
             ways = tuple(ways_in(project, package.reaching(holder))) if holder is not None else ()
-            found.append(InDependency(pin.name, pin.version, finding, ways))
+            found.append(InDependency(pin.name, pin.version, finding, ways, later.fixed_in(key), later.latest))
     return DependencyScan(tuple(found), tuple(sorted(unread)), tuple(scanned))
+
+
+_Key = tuple[str, str, str]  # change, file, function holding the call: what stays the same across releases
+
+
+def _calls(tree: Path, changes: Sequence[SpecChange], options: ScanOptions) -> list[tuple[_Key, Finding]]:
+    """Each finding of the tree with its key."""
+    findings, _ = scan_project(tree, changes, ScanConfig(respect_gitignore=False), options)
+    package = Package(tree)
+    return [((f.change, f.path, package.holding(f.path, f.line) or f"line {f.line}"), f)
+            for f in sorted(findings, key=lambda f: (f.path, f.line, f.column))]
+
+
+class _Later:
+    """The releases after the locked one, read only when asked: the newest first, then a binary
+    search for the first release where a call is gone (at most `_READS` releases per package)."""
+
+    _READS = 6
+
+    def __init__(self, index: Index, name: str, locked: Version, cache: Path, changes: Sequence[SpecChange],
+                 options: ScanOptions) -> None:
+        self.index, self.name, self.cache, self.changes, self.options = index, name, cache, changes, options
+        try:
+            self.versions = sorted({f.version for f in index.files(name)
+                                    if f.version > locked and not f.yanked and not f.version.is_prerelease
+                                    and not f.version.is_devrelease})
+        except Unread:
+            self.versions = []
+        self.latest = self.versions[-1] if self.versions else None
+        self._read: dict[Version, set[_Key] | None] = {}
+
+    def fixed_in(self, key: _Key) -> Version | None:
+        if not self.versions or self._has(self.versions[-1], key) is not False:
+            return None
+        low, high = 0, len(self.versions) - 1  # the call is gone at `high`
+        while low < high and len(self._read) < self._READS:
+            middle = (low + high) // 2
+            if self._has(self.versions[middle], key) is False:
+                high = middle
+            else:
+                low = middle + 1
+        return self.versions[high]
+
+    def _has(self, version: Version, key: _Key) -> bool | None:
+        """Whether the release still has the call (None: it could not be read)."""
+        if version not in self._read:
+            try:
+                tree = sources(self.index, self.name, version, self.cache)
+                self._read[version] = {key for key, _ in _calls(tree, self.changes, self.options)}
+            except Unread:
+                self._read[version] = None
+        calls = self._read[version]
+        return None if calls is None else key in calls

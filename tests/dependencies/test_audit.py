@@ -75,3 +75,19 @@ def test_the_real_fairseq_wheel(tmp_path: Path, changes) -> None:
     scan = scan_dependencies(PINS[:2], Index(cache=tmp_path), tmp_path / "cache", changes, project(tmp_path))
     reached = [f for f in scan.findings if f.via]
     assert [(f.finding.path, f.finding.line) for f in reached] == [("fairseq/checkpoint_utils.py", 315)]
+
+
+def test_the_first_later_release_without_the_call_is_named(tmp_path: Path, changes) -> None:
+    """Three later releases of a library: 1.1 still loads without weights_only, 1.2 passes it,
+    1.3 too. The finding of 1.0 names 1.2 and the newest release read."""
+
+    def release(version: str, call: str) -> tuple[str, dict[str, str]]:
+        return version, {"PKG-INFO": f"Metadata-Version: 2.1\nName: ckptlib\nVersion: {version}\nRequires-Dist: torch\n",
+                         "ckptlib/__init__.py": f"import torch\n\n\ndef restore(path):\n    return {call}\n"}
+
+    old_call, new_call = "torch.load(path)", "torch.load(path, weights_only=False)"
+    versions = [release("1.0", old_call), release("1.1", old_call), release("1.2", new_call), release("1.3", new_call)]
+    with index(sdists={"ckptlib": versions}) as served:
+        scan = scan_dependencies([Pin("torch", Version("2.6.0")), Pin("ckptlib", Version("1.0"))],
+                                 Index(served.url, tmp_path), tmp_path / "cache", changes)
+    assert [(str(f.fixed_in), str(f.latest)) for f in scan.findings] == [("1.2", "1.3")]

@@ -89,11 +89,11 @@ def test_a_lock_that_records_dependencies_reads_only_the_packages_naming_torch(t
 def test_a_release_with_only_a_source_archive_is_read_from_its_egg_info(tmp_path: Path) -> None:
     """No wheel: the archive's PKG-INFO names no requirement, its requires.txt does (a marker
     section holds on Linux; an extra's section is left out)."""
-    sdists = {"oldlib": ("1.5.2", {
+    sdists = {"oldlib": [("1.5.2", {
         "PKG-INFO": "Metadata-Version: 2.1\nName: oldlib\nVersion: 1.5.2\n",
         "oldlib.egg-info/requires.txt": "numpy\n\n[:platform_system == \"Linux\"]\ntorch<2.0\n\n[docs]\ntorch==1.0\n",
         "oldlib/__init__.py": "import torch\n",
-    })}
+    })]}
     with index(sdists=sdists) as served:
         checked = check_requirements(lock("2.2.0", oldlib="1.5.2"), Index(served.url, tmp_path))
     said = {f.package: f.message for f in checked.findings}
