@@ -19,6 +19,8 @@ from packaging.version import Version
 
 from auditor.dependencies.metadata import Index, Unread
 from auditor.dependencies.reach import Package, Way, ways_in
+from auditor.dependencies.reader import Reader
+from auditor.dependencies.requirements import readable
 from auditor.dependencies.sources import sources
 from auditor.lockfiles.interface import TORCH_FAMILY
 from auditor.models import Finding, Pin, SpecChange
@@ -55,33 +57,33 @@ def calls_torch(requires: Iterable[str]) -> bool:
 
 
 def scan_dependencies(
-    pins: Sequence[Pin], index: Index, cache: Path, changes: Sequence[SpecChange],
+    pins: Sequence[Pin], reader: Reader, changes: Sequence[SpecChange],
     project: Sequence[tuple[str, Path]] = (), options: ScanOptions | None = None,
 ) -> DependencyScan:
     """`project`: the project's files (relative path, file) whose calls may reach a finding."""
     found: list[InDependency] = []
     unread, scanned = [], []
-    for pin in pins:
-        if pin.version is None or pin.local or pin.name in TORCH_FAMILY:
-            continue
+    for pin in readable(pins):
+        named = f"{pin.name} {pin.version or ''}".rstrip()
         try:
-            if not calls_torch(index.release(pin.name, pin.version).requires):
+            if not calls_torch(reader.requires(pin)):
                 continue
-            tree = sources(index, pin.name, pin.version, cache)
+            tree = reader.sources(pin)
         except Unread as exc:
-            unread.append(f"{pin.name} {pin.version}: {exc}")
+            unread.append(f"{named}: {exc}")
             continue
-        scanned.append(f"{pin.name} {pin.version}")
+        scanned.append(named)
         options = options or ScanOptions(workers=1)
         calls = _calls(tree, changes, options)
         if not calls:
             continue
         package = Package(tree)
-        later = _Later(index, pin.name, pin.version, cache, changes, options)
+        version = pin.version or reader.installed(pin).version  # type: ignore[union-attr]  # read from there
+        later = _Later(reader.index, pin.name, version, reader.cache, changes, options)
         for key, finding in calls:
             holder = package.holding(finding.path, finding.line)
             ways = tuple(ways_in(project, package.reaching(holder))) if holder is not None else ()
-            found.append(InDependency(pin.name, pin.version, finding, ways, later.fixed_in(key), later.latest))
+            found.append(InDependency(pin.name, version, finding, ways, later.fixed_in(key), later.latest))
     return DependencyScan(tuple(found), tuple(sorted(unread)), tuple(scanned))
 
 

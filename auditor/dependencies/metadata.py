@@ -259,3 +259,4 @@ class _RangeFile(io.RawIOBase):
         target[: len(data)] = data
         self.position += len(data)
         return len(data)
+

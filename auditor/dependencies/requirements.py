@@ -20,7 +20,8 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from auditor.dependencies.metadata import Index, Release, Unread
+from auditor.dependencies.metadata import Index, Unread
+from auditor.dependencies.reader import Reader
 from auditor.lockfiles.interface import TORCH_FAMILY
 from auditor.lockfiles.variants import PLATFORMS
 from auditor.models import EnvironmentFinding, Pin
@@ -36,36 +37,45 @@ class Checked:
     read: int  # packages whose requirements were read
 
 
-def check_requirements(pins: Sequence[Pin], index: Index, lock_path: str | None = None) -> Checked:
+def check_requirements(pins: Sequence[Pin], reader: Reader, lock_path: str | None = None) -> Checked:
     """Every pin of one lock side checked against the family versions the same side pins."""
     family = {p.name: p.version for p in pins if p.name in TORCH_FAMILY and p.version is not None}
     if not family:
         return Checked((), (), 0)
     records = any(p.requires for p in pins)
     candidates = [
-        p for p in pins
-        if p.version is not None and not p.local and p.name not in TORCH_FAMILY
-        and (not records or any(canonicalize_name(r) in family for r in p.requires))
+        p for p in readable(pins)
+        if not records or any(canonicalize_name(r) in family for r in p.requires)
     ]
     with ThreadPoolExecutor(_WORKERS) as pool:
-        answers = list(pool.map(lambda pin: _read(index, pin), candidates))
+        answers = list(pool.map(lambda pin: _read(reader, pin), candidates))
     findings, unread = [], []
     for pin, answer in zip(candidates, answers):
         if isinstance(answer, str):
             unread.append(answer)
             continue
-        for requirement, member in _violated(answer.requires, family):
-            findings.append(_finding(pin, requirement, member, family[member], index, lock_path))
+        for requirement, member in _violated(answer, family):
+            findings.append(_finding(pin, requirement, member, family[member], reader.index, lock_path))
     findings.sort(key=lambda f: (f.package or "", f.message))
     return Checked(tuple(findings), tuple(sorted(unread)), len(candidates) - len(unread))
 
 
-def _read(index: Index, pin: Pin) -> Release | str:
-    assert pin.version is not None
+def readable(pins: Iterable[Pin]) -> list[Pin]:
+    """The pins a dependency audit reads: registry releases, and requirements from version
+    control or a URL (read from an environment); not the torch family, not the project's own
+    local folders."""
+    return [p for p in pins if p.name and p.name not in TORCH_FAMILY and not p.local
+            and (p.version is not None or (p.source or "").startswith(_NOT_INDEXED))]
+
+
+_NOT_INDEXED = ("git+", "hg+", "svn+", "bzr+", "http://", "https://", "file:")
+
+
+def _read(reader: Reader, pin: Pin) -> tuple[str, ...] | str:
     try:
-        return index.release(pin.name, pin.version)
+        return reader.requires(pin)
     except Unread as exc:
-        return f"{pin.name} {pin.version}: {exc}"
+        return f"{pin.name} {pin.version or ''}".rstrip() + f": {exc}"
 
 
 def _violated(requires: Iterable[str], family: dict[str, Version]) -> list[tuple[Requirement, str]]:
@@ -101,11 +111,10 @@ def _holds_somewhere(marker: Marker) -> bool:
 def _finding(
     pin: Pin, requirement: Requirement, member: str, version: Version, index: Index, lock_path: str | None
 ) -> EnvironmentFinding:
-    assert pin.version is not None
-    first = _first_accepting(index, pin.name, pin.version, member, version)
+    first = _first_accepting(index, pin.name, pin.version, member, version) if pin.version else None
     then = (f"{pin.name} {first} is the first later release that accepts {member} {version}" if first
             else f"no later release of {pin.name} on the index accepts {member} {version} (read up to {_LATER})")
-    message = (f"{pin.name} {pin.version} requires {requirement} (its metadata) and the lock pins "
+    message = (f"{pin.name} {pin.version or f'({pin.source})'} requires {requirement} (its metadata) and the lock pins "
                f"{member} {version}: pip refuses to install the two together, and with --no-deps "
                f"its compiled code may load against the other {member}; {then}")
     return EnvironmentFinding("requirement-violated", "high", message, pin.name, lock_path, pin.line)
