@@ -9,34 +9,29 @@ the project's calls that reach the affected line (`reach`).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
+from auditor.cachefiles import write_whole
 from auditor.dependencies.metadata import Index, Unread
-from auditor.dependencies.reach import Package, Way, ways_in
+from auditor.dependencies.reach import Package, ProjectCalls
 from auditor.dependencies.reader import Reader
 from auditor.dependencies.requirements import readable
 from auditor.dependencies.sources import sources
 from auditor.lockfiles.interface import TORCH_FAMILY
-from auditor.models import Finding, Pin, SpecChange
+from auditor.models import Finding, InDependency, Pin, SpecChange
+from auditor.scan.cache import knowledge_fingerprint, scanner_fingerprint
 from auditor.scan.config import ScanConfig
 from auditor.scan.project import ScanOptions
 from auditor.scan.scanner import scan_project
-
-
-@dataclass(frozen=True, slots=True)
-class InDependency:
-    package: str
-    version: Version
-    finding: Finding  # its path is inside the package
-    via: tuple[Way, ...]
-    fixed_in: Version | None = None  # the first later release without this call (None: none found)
-    latest: Version | None = None  # the newest release read, when later ones were
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +58,7 @@ def scan_dependencies(
     """`project`: the project's files (relative path, file) whose calls may reach a finding."""
     found: list[InDependency] = []
     unread, scanned = [], []
+    calls = ProjectCalls(project)
     for pin in readable(pins):
         named = f"{pin.name} {pin.version or ''}".rstrip()
         try:
@@ -74,17 +70,64 @@ def scan_dependencies(
             continue
         scanned.append(named)
         options = options or ScanOptions(workers=1)
-        calls = _calls(tree, changes, options)
-        if not calls:
-            continue
-        package = Package(tree)
         version = pin.version or reader.installed(pin).version  # type: ignore[union-attr]  # read from there
-        later = _Later(reader.index, pin.name, version, reader.cache, changes, options)
+        for row in _results(pin.name, version, tree, reader, changes, options):
+            ways = tuple(calls.ways(row.chains))
+            found.append(InDependency(pin.name, version, row.finding, ways, row.fixed_in, row.latest))
+    return DependencyScan(tuple(found), tuple(sorted(unread)), tuple(scanned))
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """One call in a dependency, as kept: the finding, the chains by which the package's functions
+    reach it, and the later releases read."""
+
+    finding: Finding
+    chains: tuple[tuple[str, ...], ...]
+    fixed_in: Version | None
+    latest: Version | None
+
+
+def _results(name: str, version: Version, tree: Path, reader: Reader, changes: Sequence[SpecChange],
+             options: ScanOptions) -> list[_Row]:
+    """The calls of one release, scanned once per scanner and set of changes and kept in the cache:
+    a second audit of the same lock scans nothing and reads no later release."""
+    digest = hashlib.sha256(scanner_fingerprint() + knowledge_fingerprint(changes) + tree.name.encode()).hexdigest()
+    kept = reader.cache / "dependencies" / "results" / f"{name}-{digest[:32]}.json"
+    try:
+        return [_row(data) for data in json.loads(kept.read_bytes())]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    calls = _calls(tree, changes, options)
+    rows = []
+    if calls:
+        package = Package(tree)
+        later = _Later(reader.index, name, version, reader.cache, changes, options)
         for key, finding in calls:
             holder = package.holding(finding.path, finding.line)
-            ways = tuple(ways_in(project, package.reaching(holder))) if holder is not None else ()
-            found.append(InDependency(pin.name, version, finding, ways, later.fixed_in(key), later.latest))
-    return DependencyScan(tuple(found), tuple(sorted(unread)), tuple(scanned))
+            chains = tuple(package.reaching(holder).values()) if holder is not None else ()
+            rows.append(_Row(finding, chains, later.fixed_in(key), later.latest))
+    try:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        write_whole(kept, json.dumps([_data(r) for r in rows]).encode())
+    except OSError:
+        pass  # scanned again next time
+    return rows
+
+
+def _data(row: _Row) -> dict[str, object]:
+    f = row.finding
+    return {"finding": [f.change, f.symbol, f.path, f.line, f.column, f.cell, f.confidence, f.message, f.snippet,
+                        f.shape], "chains": [list(c) for c in row.chains],
+            "fixed_in": str(row.fixed_in) if row.fixed_in else None, "latest": str(row.latest) if row.latest else None}
+
+
+def _row(data: dict[str, Any]) -> _Row:
+    change, symbol, path, line, column, cell, confidence, message, snippet, shape = data["finding"]
+    finding = Finding(change, symbol, path, line, column, cell, confidence, message, snippet, shape=shape)
+    return _Row(finding, tuple(tuple(c) for c in data["chains"]),
+                Version(data["fixed_in"]) if data["fixed_in"] else None,
+                Version(data["latest"]) if data["latest"] else None)
 
 
 _Key = tuple[str, str, str]  # change, file, function holding the call: what stays the same across releases

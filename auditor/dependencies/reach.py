@@ -18,16 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from auditor.models import Way
 from auditor.scan.scanner import read_source
-
-
-@dataclass(frozen=True, slots=True)
-class Way:
-    """A project call that reaches the affected line, and the dependency's functions between."""
-
-    path: str  # the project's file, relative to its root
-    line: int
-    chain: tuple[str, ...]  # dotted names, from the one the project calls to the one holding the line
 
 
 @dataclass
@@ -78,21 +70,29 @@ class Package:
         return chains
 
 
-def ways_in(project_files: Iterable[tuple[str, Path]], chains: dict[str, tuple[str, ...]]) -> list[Way]:
-    """The project's calls of any function in `chains` (relative path, file) -> each way in."""
-    ways = []
-    for relative, file in project_files:
-        try:
-            tree = ast.parse(read_source(file))
-        except (SyntaxError, ValueError, UnicodeDecodeError, OSError):
-            continue
-        aliases = _aliases(tree, _module_name(relative), relative.endswith("__init__.py"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call):
-                name = _dotted(node.func, aliases)
-                if name in chains:
-                    ways.append(Way(relative, node.lineno, chains[name]))
-    return sorted(ways, key=lambda w: (w.path, w.line, w.chain))
+class ProjectCalls:
+    """Every call of the project's files by the dotted name its module's imports give it."""
+
+    def __init__(self, files: Iterable[tuple[str, Path]]) -> None:
+        self.calls: dict[str, list[tuple[str, int]]] = {}
+        for relative, file in files:
+            try:
+                tree = ast.parse(read_source(file))
+            except (SyntaxError, ValueError, UnicodeDecodeError, OSError):
+                continue
+            aliases = _aliases(tree, _module_name(relative), relative.endswith("__init__.py"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Call) and (name := _dotted(node.func, aliases)) is not None:
+                    self.calls.setdefault(name, []).append((relative, node.lineno))
+
+    def ways(self, chains: Iterable[tuple[str, ...]]) -> list[Way]:
+        """The project's calls of the first function of any chain, each with its chain."""
+        shortest: dict[tuple[str, int], tuple[str, ...]] = {}
+        for chain in chains:
+            for at in self.calls.get(chain[0], ()):
+                if at not in shortest or (len(chain), chain) < (len(shortest[at]), shortest[at]):
+                    shortest[at] = chain
+        return [Way(path, line, chain) for (path, line), chain in sorted(shortest.items())]
 
 
 def _module_name(relative: str) -> str:

@@ -3,17 +3,18 @@ requirements of its packages on the family checked, and the packages that call t
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from auditor.dependencies.audit import InDependency, scan_dependencies
+from auditor.dependencies.audit import scan_dependencies
 from auditor.dependencies.metadata import Index
 from auditor.dependencies.reader import Reader
 from auditor.dependencies.requirements import check_requirements
 from auditor.harvest.index import DEFAULT_INDEX
 from auditor.lockfiles.interface import TORCH_FAMILY
-from auditor.models import EnvironmentFinding, Lock, SpecChange, Transition
+from auditor.models import EnvironmentFinding, InDependency, Lock, SpecChange, Transition
 from auditor.scan.config import ScanConfig
 from auditor.scan.discover import discover
 from auditor.scan.project import ScanOptions
@@ -22,8 +23,9 @@ from auditor.scan.project import ScanOptions
 @dataclass(frozen=True, slots=True)
 class DependencySettings:
     enabled: bool = True
-    index_url: str = DEFAULT_INDEX
+    index_url: str | None = None  # None: PyPI's
     site_packages: Path | None = None
+    cache: Path | None = None  # the cache root; None: a temporary folder for the run
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,14 +42,25 @@ NOTHING = DependencyAudit()
 
 def audit_dependencies(
     locks: Sequence[tuple[str, Lock]], transitions: Iterable[Transition], changes: Sequence[SpecChange],
-    cache: Path, settings: DependencySettings, project: Path | None = None, config: ScanConfig | None = None,
+    settings: DependencySettings, project: Path | None = None, config: ScanConfig | None = None,
     options: ScanOptions | None = None,
 ) -> DependencyAudit:
     """`locks`: each new lock with the path it is reported under; `changes`: those the bump
     crosses (their torch-family ones are looked for in the dependencies)."""
-    if not settings.enabled or not any(t.package in TORCH_FAMILY and t.new is not None for t in transitions):
+    if not settings.enabled or not locks or not any(t.package in TORCH_FAMILY and t.new is not None
+                                                    for t in transitions):
         return NOTHING
-    reader = Reader(Index(settings.index_url, cache), cache, settings.site_packages)
+    if settings.cache is not None:
+        return _audit(locks, changes, settings, settings.cache, project, config, options)
+    with tempfile.TemporaryDirectory(prefix="auditor-dependencies-") as scratch:
+        return _audit(locks, changes, settings, Path(scratch), project, config, options)
+
+
+def _audit(
+    locks: Sequence[tuple[str, Lock]], changes: Sequence[SpecChange], settings: DependencySettings, cache: Path,
+    project: Path | None, config: ScanConfig | None, options: ScanOptions | None,
+) -> DependencyAudit:
+    reader = Reader(Index(settings.index_url or DEFAULT_INDEX, cache), cache, settings.site_packages)
     family_changes = [c for c in changes if c.package in TORCH_FAMILY]
     files = _project_files(project, config)
     environment: list[EnvironmentFinding] = []
