@@ -115,9 +115,10 @@ def audit(
     unread = syntax.not_read(skipped)
     if unread is not None:  # a medium finding and a note, as a move past the knowledge's horizon
         environment, notes = (*environment, unread), (*notes, unread.message)
-    deps = _dependencies(locks, transitions, changes, dependencies, project, settings, options)
-    environment = (*environment, *deps.environment)
-    unread_deps = _unread_dependencies(deps.unread) + _dependencies_off(locks, transitions, dependencies)
+    deps = _dependencies(locks, transitions, changes, dependencies, project, settings, options) \
+        if dependencies is not None and dependencies.enabled and locks else None
+    environment = (*environment, *(deps.environment if deps else ()))
+    unread_deps = _unread_dependencies(deps.unread if deps else ()) + _dependencies_off(locks, transitions, dependencies)
     notes = (*notes, *unread_deps)
     unreviewed, horizon_notes = kb.beyond(transitions)
     unloaded_notes = kb.not_loaded(transitions)  # the generated changes crossed but not checked
@@ -133,8 +134,8 @@ def audit(
         good_news=good_news(good, (f for f in findings if f.change not in hazards)),
         horizon=tuple(sorted(kb.horizon.items())),
         unchecked=(*added, *unloaded_notes, *unread_deps),
-        dependencies=deps.findings,
-        dependencies_read=deps.scanned,
+        dependencies=deps.findings if deps else (),
+        dependencies_read=deps.scanned if deps else (),
     )
 
 

@@ -16,7 +16,7 @@ from auditor.models import (
     rank,
 )
 from auditor.report.serialize import version_label
-from auditor.report.summary import Group, call_sites, files, layout, not_read, short, tally
+from auditor.report.summary import Group, call_sites, files, layout, not_read, remedy, short, tally
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -161,6 +161,8 @@ def verdict(result: AuditResult) -> str:
                 and rank(e.severity) >= rank(result.gate.severity)]
     said = ", ".join(f"{n} {TIER[c]}" for c, n in sorted(tiers.items(), key=lambda i: CONSEQUENCES.index(i[0])))
     parts = [f"{call_sites(gating)} call site(s) need a change ({said})"] if gating else []
+    reached = [d for d in result.dependencies if result.gates_dependency(d)]
+    parts += [f"{len(reached)} call site(s) in locked dependencies, reached from this code"] if reached else []
     parts += [f"{len(problems)} environment problem(s)"] if problems else []
     counts = tally(result)
     apart = [f"{n} {what}" for n, what in ((counts.warnings, "only warn"), (counts.vendored, "in vendored code"),
@@ -233,15 +235,6 @@ def _dependencies(console: Console, result: AuditResult) -> None:
         console.print(f"  {escape(package)} {version}: {len(calls)} call(s) the project's code is not seen to "
                       f"reach ({escape(', '.join(changes))}); {escape(remedy(calls[0]))}")
     console.print()
-
-
-def remedy(found: InDependency) -> str:
-    """What to do about a call in a dependency."""
-    if found.fixed_in is not None:
-        return f"{found.package} {found.fixed_in} no longer has the call"
-    newest = f" up to {found.latest}" if found.latest else ""
-    return (f"no release of {found.package}{newest} drops it: keep the old behaviour where the project "
-            f"calls in, or keep the torch pin")
 
 
 def _not_checked(console: Console, result: AuditResult) -> None:

@@ -76,3 +76,14 @@ def test_an_unreachable_index_is_never_a_pass(bump: Path) -> None:
     assert code == 0 and report["verdict"] == "unchecked"
     [said] = [n for n in report["notes"] if "locked dependencies not read" in n]
     assert "fairseq 0.12.2" in said and "numpy 1.26.4" in said
+
+
+def test_the_markdown_comment_opens_on_the_dependency_and_tables_it(bump: Path) -> None:
+    with index() as served:
+        result = CliRunner().invoke(app, [
+            "compare", str(bump / "old.txt"), str(bump / "new.txt"), "--project", str(bump / "project"),
+            "-f", "markdown", "--index-url", served.url, "--cache-dir", str(bump / "cache")])
+    head = result.stdout.split("### In the locked dependencies")[0]
+    assert "✅" not in head and "**1 call site in locked dependencies**" in head
+    assert ("| <code>infer.py:3</code> | load\\_model\\_ensemble\\_and\\_task → load\\_checkpoint\\_to\\_cpu | "
+            "fairseq 0.12.2 <code>fairseq/checkpoint_utils.py:315</code> |") in result.stdout
