@@ -881,6 +881,10 @@ def github_command(
     harvested: Annotated[bool, typer.Option("--harvested", envvar="AUDITOR_HARVESTED", help=HarvestedHelp)] = False,
     harvest: Annotated[bool, typer.Option("--harvest/--no-harvest", envvar="AUDITOR_HARVEST", help=HarvestHelp)] = False,
     index_url: IndexUrlOption = None,
+    dependencies: Annotated[bool, typer.Option(
+        "--dependencies/--no-dependencies", envvar="AUDITOR_DEPENDENCIES",
+        help="Read the new lock's dependencies from the index (their requirements on torch, their calls to it).",
+    )] = True,
 ) -> None:
     """What the GitHub Action runs: audit the PR's lockfile changes, write the summary, outputs and comment."""
     import os
@@ -906,6 +910,7 @@ def github_command(
         confidence=fail_on_confidence.value,
         gate=gate(fail_on, fail_on_confidence, fail_on_warnings),
         fix=action.fix_mode(fix),
+        dependencies=dependency_settings(not dependencies, None, index_url, None, False),
     )
     try:
         done = action.run(env, options, knowledge(harvested=harvested, harvest=harvest, index_url=index_url))
