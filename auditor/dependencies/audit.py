@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -133,10 +133,13 @@ def _row(data: dict[str, Any]) -> _Row:
 _Key = tuple[str, str, str]  # change, file, function holding the call: what stays the same across releases
 
 
-def _calls(tree: Path, changes: Sequence[SpecChange], options: ScanOptions) -> list[tuple[_Key, Finding]]:
-    """Each finding of the tree with its key."""
-    findings, _ = scan_project(tree, changes, ScanConfig(respect_gitignore=False), options)
-    package = Package(tree)
+def _calls(tree: Path, changes: Sequence[SpecChange], options: ScanOptions,
+           only: str | None = None) -> list[tuple[_Key, Finding]]:
+    """Each finding of the tree (or of its one file `only`) with its key."""
+    findings, _ = scan_project(tree / only if only else tree, changes, ScanConfig(respect_gitignore=False), options)
+    if only:
+        findings = [replace(f, path=only) for f in findings]
+    package = Package(tree, only)
     return [((f.change, f.path, package.holding(f.path, f.line) or f"line {f.line}"), f)
             for f in sorted(findings, key=lambda f: (f.path, f.line, f.column))]
 
@@ -157,7 +160,7 @@ class _Later:
         except Unread:
             self.versions = []
         self.latest = self.versions[-1] if self.versions else None
-        self._read: dict[Version, set[_Key] | None] = {}
+        self._read: dict[tuple[Version, str], set[_Key] | None] = {}
 
     def fixed_in(self, key: _Key) -> Version | None:
         if not self.versions or self._has(self.versions[-1], key) is not False:
@@ -172,12 +175,15 @@ class _Later:
         return self.versions[high]
 
     def _has(self, version: Version, key: _Key) -> bool | None:
-        """Whether the release still has the call (None: it could not be read)."""
-        if version not in self._read:
+        """Whether the release still has the call (None: it could not be read). Only the file
+        that held it is scanned: a call that moved to another file counts as gone."""
+        read = (version, key[1])
+        if read not in self._read:
             try:
                 tree = sources(self.index, self.name, version, self.cache)
-                self._read[version] = {key for key, _ in _calls(tree, self.changes, self.options)}
+                self._read[read] = {k for k, _ in _calls(tree, self.changes, self.options, key[1])} \
+                    if (tree / key[1]).is_file() else set()
             except Unread:
-                self._read[version] = None
-        calls = self._read[version]
+                self._read[read] = None
+        calls = self._read[read]
         return None if calls is None else key in calls

@@ -33,10 +33,11 @@ class _Function:
 class Package:
     """The functions of an unpacked package and whom each calls."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, only: str | None = None) -> None:
+        """`only`: read just this file of the package (relative to `root`)."""
         self.functions: dict[str, _Function] = {}
         self.by_file: dict[str, list[_Function]] = {}
-        for file in sorted(root.rglob("*.py")):
+        for file in [root / only] if only else sorted(root.rglob("*.py")):
             relative = file.relative_to(root).as_posix()
             module = _module_name(relative)
             try:
