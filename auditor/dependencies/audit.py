@@ -28,10 +28,10 @@ from auditor.dependencies.requirements import readable
 from auditor.dependencies.sources import sources
 from auditor.lockfiles.interface import TORCH_FAMILY
 from auditor.models import Finding, InDependency, Pin, SpecChange
+from auditor.scan import scan_project
 from auditor.scan.cache import knowledge_fingerprint, scanner_fingerprint
 from auditor.scan.config import ScanConfig
 from auditor.scan.project import ScanOptions
-from auditor.scan.scanner import scan_project
 
 
 @dataclass(frozen=True, slots=True)
