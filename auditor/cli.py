@@ -15,7 +15,7 @@ from dataclasses import replace
 from enum import Enum
 from functools import wraps
 from pathlib import Path
-from typing import Annotated, Any, TextIO, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TextIO, TypeVar
 
 import typer
 
@@ -38,6 +38,9 @@ from auditor.settings import (
     run_probes,
     scan_options,
 )
+
+if TYPE_CHECKING:
+    from auditor.dependencies.stage import DependencySettings
 
 
 class Command(typer.core.TyperCommand):
@@ -113,6 +116,25 @@ WarningsHelp = "Also count findings whose only consequence is a new warning (lis
 FailOnWarningsFlag = Annotated[bool, typer.Option("--fail-on-warnings", help=WarningsHelp)]
 FailOnVendoredFlag = Annotated[bool, typer.Option(
     "--fail-on-vendored", help="Also count findings in vendored folders (third_party/, vendor/, ...; `vendored` in the settings).")]
+NoDependenciesFlag = Annotated[bool, typer.Option(
+    "--no-dependencies", envvar="AUDITOR_NO_DEPENDENCIES",
+    help="Do not read the new lock's dependencies from the package index (their requirements on torch, "
+         "and the calls to torch in those that depend on it).")]
+SitePackagesOption = Annotated[Path | None, typer.Option(
+    "--site-packages", metavar="DIR",
+    help="An environment's site-packages to read git and local dependencies from (the index has none of them).")]
+
+
+def dependency_settings(no_dependencies: bool, site_packages: Path | None, index_url: str | None,
+                        cache_dir: Path | None, no_cache: bool) -> DependencySettings:
+    """How the new lock's dependencies are read (docs/dependencies.md)."""
+    from auditor.cachefiles import default_cache_dir
+    from auditor.dependencies.stage import DependencySettings
+
+    return DependencySettings(
+        enabled=not no_dependencies, index_url=index_url, site_packages=site_packages,
+        cache=None if no_cache else (cache_dir or default_cache_dir()),
+    )
 
 
 def python_version(value: str | None) -> str | None:
@@ -235,12 +257,12 @@ def probe_options(command: F) -> F:
 
 
 def probe_settings_for(provision: Provision, cache_dir: Path | None, no_cache: bool, probe: bool = True,
-                       harvest: bool = False) -> Any:
+                       harvest: bool = False, dependencies: bool = False) -> Any:
     """The probe settings the options ask for; without --probe, a provisioning option given is a
-    mistake to say, not to ignore (but --index-url, which --harvest reads too)."""
+    mistake to say, not to ignore (but --index-url, which --harvest and the dependency audit read too)."""
     if not probe:
         given = [name for name, (_, default) in PROBE_OPTIONS.items() if provision.get(name, default) != default
-                 and not (harvest and name == "index_url")]
+                 and not ((harvest or dependencies) and name == "index_url")]
         if given:
             names = ", ".join("--" + name.replace("_", "-") for name in given)
             also = " or --harvest" if given == ["index_url"] else ""
@@ -431,11 +453,15 @@ def compare(
     harvest: HarvestFlag = False,
     cache_dir: CacheDirOption = None,
     no_cache: NoCacheOption = False,
+    no_dependencies: NoDependenciesFlag = False,
+    site_packages: SitePackagesOption = None,
     provision: Provision | None = None,
 ) -> None:
     """Read two locks, find the transitions the knowledge base knows, report affected call sites."""
     not_an_input(output, old, new, config)
-    settings = probe_settings_for(provision or {}, cache_dir, no_cache, probe, harvest)
+    settings = probe_settings_for(provision or {}, cache_dir, no_cache, probe, harvest, not no_dependencies)
+    dependencies = dependency_settings(no_dependencies, site_packages, (provision or {}).get("index_url"),
+                                       cache_dir, no_cache)
     options = scan_options(cache_dir, no_cache, fmt in (ReportFormat.text, ReportFormat.markdown))
     kb = knowledge(cache_dir, no_cache, harvested, harvest, (provision or {}).get("index_url"))
     if lockfiles is not None and git_range is None:
@@ -454,13 +480,14 @@ def compare(
             new_format=new_format, python=python, platform=platform, resolve=resolve, config=config,
             scan_options=options,
             probe=(lambda found, scanned: run_probes(found, settings, scanned)) if settings is not None else None,
+            dependencies=dependencies,
         )
     elif old is None or new is None:
         raise UsageError("compare needs OLD and NEW, or --git BASE..HEAD")
     else:
         result = pipeline.compare(
             old, new, project, kb, old_format, new_format, python, config=config,
-            platform=platform, resolve=resolve, scan_options=options,
+            platform=platform, resolve=resolve, scan_options=options, dependencies=dependencies,
         )
         if settings is not None:
             result = run_probes(result, settings, project)
@@ -855,6 +882,10 @@ def github_command(
     harvested: Annotated[bool, typer.Option("--harvested", envvar="AUDITOR_HARVESTED", help=HarvestedHelp)] = False,
     harvest: Annotated[bool, typer.Option("--harvest/--no-harvest", envvar="AUDITOR_HARVEST", help=HarvestHelp)] = False,
     index_url: IndexUrlOption = None,
+    dependencies: Annotated[bool, typer.Option(
+        "--dependencies/--no-dependencies", envvar="AUDITOR_DEPENDENCIES",
+        help="Read the new lock's dependencies from the index (their requirements on torch, their calls to it).",
+    )] = True,
 ) -> None:
     """What the GitHub Action runs: audit the PR's lockfile changes, write the summary, outputs and comment."""
     import os
@@ -880,6 +911,7 @@ def github_command(
         confidence=fail_on_confidence.value,
         gate=gate(fail_on, fail_on_confidence, fail_on_warnings),
         fix=action.fix_mode(fix),
+        dependencies=dependency_settings(not dependencies, None, index_url, None, False),
     )
     try:
         done = action.run(env, options, knowledge(harvested=harvested, harvest=harvest, index_url=index_url))

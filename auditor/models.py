@@ -115,6 +115,7 @@ class Lock:
     pins: tuple[Pin, ...]
     python: str | None = None  # requires-python or interpreter the lock was made for, when known
     notes: tuple[str, ...] = ()  # what the reader did beyond parsing (resolved ranges, ...)
+    markers: bool = True  # False: the format records no marker per pin (poetry.lock before 2.1)
 
     def unpinned(self) -> tuple[Pin, ...]:
         """Registry packages with no version: local requirements have none to pin."""
@@ -494,6 +495,28 @@ class Finding:
 
 
 @dataclass(frozen=True, slots=True)
+class Way:
+    """A project call that reaches an affected line of a dependency, and the dependency's functions
+    between (dotted names, from the one the project calls to the one holding the line)."""
+
+    path: str  # the project's file, relative to its root
+    line: int
+    chain: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class InDependency:
+    """A call site inside a locked dependency that a crossed change touches."""
+
+    package: str
+    version: Version
+    finding: Finding  # its path is inside the package
+    via: tuple[Way, ...] = ()  # the project's ways into it, where the source shows them
+    fixed_in: Version | None = None  # the first later release without this call (None: none found)
+    latest: Version | None = None  # the newest release read, when later ones were
+
+
+@dataclass(frozen=True, slots=True)
 class GoodNews:
     """A crossed change that only helps this code: a warning ends, an API becomes public.
     `sites` are the places that use what it touches, where a workaround may now go."""
@@ -602,6 +625,8 @@ class AuditResult:
     # what the audit crossed and did not check (generated changes, a package with nothing to compare
     # with), each also a note: a verdict is never a pass because of them
     unchecked: tuple[str, ...] = ()
+    dependencies: tuple[InDependency, ...] = ()  # calls in the locked dependencies the changes touch
+    dependencies_read: tuple[str, ...] = ()  # "name version" of each dependency scanned
 
     def change(self, change_id: str) -> SpecChange:
         return next(c for c in self.changes if c.id == change_id)
@@ -613,12 +638,17 @@ class AuditResult:
     def gating(self) -> tuple[Finding, ...]:
         return tuple(f for f in self.findings if self.gates(f))
 
+    def gates_dependency(self, found: InDependency) -> bool:
+        """A call in a dependency counts where the project is seen to reach it."""
+        return bool(found.via) and self.gate.counts(found.finding, self.change(found.finding.change))
+
     def fails(self) -> bool:
         """Whether the exit code fails: a gating finding, or an environment item at or above
         the gate's severity."""
         if self.gate.severity is None:
             return False
-        return bool(self.gating()) or any(rank(e.severity) >= rank(self.gate.severity) for e in self.environment)
+        return (bool(self.gating()) or any(self.gates_dependency(d) for d in self.dependencies)
+                or any(rank(e.severity) >= rank(self.gate.severity) for e in self.environment))
 
     def verdict(self) -> Verdict:
         """`fail`: the exit code fails; `unchecked`: it does not, but something crossed was not

@@ -38,6 +38,7 @@ from auditor.scan.project import ScanOptions
 from auditor.scan.rules import transition_ends
 
 if TYPE_CHECKING:
+    from auditor.dependencies.stage import DependencyAudit, DependencySettings
     from auditor.probe import ProbeSettings, Reporter
 
 # conda names the PyPI package `torch` `pytorch`
@@ -77,10 +78,13 @@ def audit(
     config: Path | None = None,
     scan_options: ScanOptions | None = None,
     notes: Iterable[str] = (),
+    locks: Sequence[tuple[str, Lock]] = (),
+    dependencies: DependencySettings | None = None,
 ) -> AuditResult:
     """`config`: the `--config` file; without it, `[tool.auditor]` of the project's pyproject.toml.
     `scan_options`: cache, processes and progress of the scan (default: no cache, silent).
-    `notes`: what was done to read the inputs, for the report."""
+    `notes`: what was done to read the inputs, for the report. `locks`: the new locks (as
+    reported) whose dependencies `dependencies` says how to audit (None: not audited)."""
     if project is not None:
         check_project(project)
     transitions = tuple(transitions)
@@ -111,6 +115,11 @@ def audit(
     unread = syntax.not_read(skipped)
     if unread is not None:  # a medium finding and a note, as a move past the knowledge's horizon
         environment, notes = (*environment, unread), (*notes, unread.message)
+    deps = _dependencies(locks, transitions, changes, dependencies, project, settings, options) \
+        if dependencies is not None and dependencies.enabled and locks else None
+    environment = (*environment, *(deps.environment if deps else ()))
+    unread_deps = _unread_dependencies(deps.unread if deps else ()) + _dependencies_off(locks, transitions, dependencies)
+    notes = (*notes, *unread_deps)
     unreviewed, horizon_notes = kb.beyond(transitions)
     unloaded_notes = kb.not_loaded(transitions)  # the generated changes crossed but not checked
     reported, folded = fold_generated(merge_stages((f for f in findings if f.change in hazards), changes), changes)
@@ -124,8 +133,50 @@ def audit(
         notes=kb.notes + tuple(notes) + tuple(dict.fromkeys(scan_notes)) + horizon_notes + unloaded_notes + ((folded,) if folded else ()),
         good_news=good_news(good, (f for f in findings if f.change not in hazards)),
         horizon=tuple(sorted(kb.horizon.items())),
-        unchecked=(*added, *unloaded_notes),
+        unchecked=(*added, *unloaded_notes, *unread_deps),
+        dependencies=deps.findings if deps else (),
+        dependencies_read=deps.scanned if deps else (),
     )
+
+
+def _dependencies(
+    locks: Sequence[tuple[str, Lock]], transitions: tuple[Transition, ...], changes: Sequence[SpecChange],
+    dependencies: DependencySettings | None, project: Path | None, settings: ScanConfig, options: ScanOptions,
+) -> DependencyAudit:
+    from auditor.dependencies.stage import (  # the index reader: only when asked
+        NOTHING,
+        audit_dependencies,
+    )
+
+    if dependencies is None:
+        return NOTHING
+    return audit_dependencies(locks, transitions, changes, dependencies, project, settings, options)
+
+
+def _dependencies_off(
+    locks: Sequence[tuple[str, Lock]], transitions: tuple[Transition, ...], dependencies: DependencySettings | None,
+) -> tuple[str, ...]:
+    """The sentence for a bump of the torch family whose locked dependencies were not read because
+    the options said so."""
+    if dependencies is None or dependencies.enabled or not locks:
+        return ()
+    if not any(t.package in REVIEWED_FAMILY and t.new is not None for t in transitions):
+        return ()
+    return (("the locked dependencies were not read (--no-dependencies): what they require of torch and "
+            "how they call it are not checked"),)
+
+
+def _unread_dependencies(unread: Sequence[str]) -> tuple[str, ...]:
+    """One note for the locked dependencies that could not be read: the audit is then not
+    verified in full."""
+    if not unread:
+        return ()
+    shown = "; ".join(unread[:5]) + (f"; and {len(unread) - 5} more" if len(unread) > 5 else "")
+    one = len(unread) == 1
+    said = (f"{len(unread)} locked dependenc{'y' if one else 'ies'} not read, so what "
+            f"{'it requires of' if one else 'they require of'} torch and how "
+            f"{'it calls' if one else 'they call'} it are not checked: {shown}")
+    return (said,)
 
 
 def _prerelease_notes(transitions: Iterable[Transition]) -> tuple[str, ...]:
@@ -204,9 +255,11 @@ def compare(
     platform: str | None = None,
     resolve: bool = False,
     scan_options: ScanOptions | None = None,
+    dependencies: DependencySettings | None = None,
 ) -> AuditResult:
     """`python` and `platform` select one environment of locks that pin several; `resolve` turns
-    unpinned inputs into pins with pip-compile."""
+    unpinned inputs into pins with pip-compile; `dependencies`: how the new lock's dependencies
+    are audited (None: they are not)."""
     locks = (read_lock(old, old_format, resolve), read_lock(new, new_format, resolve))
     diff = diff_locks(*locks, Selection(python, platform), kb.entries)
     transitions = reviewed_transitions(diff.packages, kb)
@@ -214,7 +267,7 @@ def compare(
     notes = [f"{path.name}: {note}" for path, lock in zip((old, new), locks) for note in lock.notes] + said
     return audit(
         transitions, project, kb, python, diff.environment + unpinned, config=config, scan_options=scan_options,
-        notes=notes,
+        notes=notes, locks=[(new.name, locks[1])], dependencies=dependencies,
     )
 
 
@@ -262,6 +315,7 @@ def compare_range(
     scan_options: ScanOptions | None = None,
     fallback: Iterable[tuple[Transition, str | None]] = (),
     probe: Callable[[AuditResult, Path | None], AuditResult] | None = None,
+    dependencies: DependencySettings | None = None,
 ) -> tuple[AuditResult, tuple[str, ...]]:
     """`compare --git BASE..HEAD` and the Action: every lockfile changed from base to head (None:
     the working tree), compared as `compare` compares two; the project (a folder of `repo`)
@@ -284,15 +338,14 @@ def compare_range(
         environment: dict[EnvironmentFinding, None] = dict.fromkeys(reading.environment)
         notes = list(reading.notes)
         for pair in reading.pairs:
-            old = pair.old or Lock(pair.path, pair.new.format, ())
-            diff = diff_locks(old, pair.new, selection, kb.entries)
+            # each lock named as the repository names it, never by its temporary checkout
+            old = replace(pair.old, path=pair.old_path or pair.path) if pair.old else Lock(pair.path, pair.new.format, ())
+            diff = diff_locks(old, replace(pair.new, path=pair.path), selection, kb.entries)
             moving = reviewed_transitions(diff.packages, kb)
             transitions.update((t, None) for t in moving)
             by_lock.setdefault(pair.path, []).extend(moving)
             unpinned, said = sides_without_pins(moving, (pair.old_path, pair.old), (pair.path, pair.new))
-            # a finding at a line of the lock names it as the repository does, not its checkout
-            located = (replace(e, path=pair.path) if e.path == pair.new.path else e for e in diff.environment)
-            environment.update((e, None) for e in (*located, *unpinned))
+            environment.update((e, None) for e in (*diff.environment, *unpinned))
             notes += [f"{pair.path}: {note}" for lock in (pair.old, pair.new) if lock for note in lock.notes] + said
         moved = {t.package for t in transitions}
         unscoped = []
@@ -305,7 +358,9 @@ def compare_range(
         if scanned is not None and not scanned.exists():
             raise UsageError(f"{project}: not in commit {head}, the commit scanned")
         result = audit(
-            transitions, scanned, kb, python, environment, config, scan_options, tuple(dict.fromkeys(notes))
+            transitions, scanned, kb, python, environment, config, scan_options, tuple(dict.fromkeys(notes)),
+            locks=[(pair.path, replace(pair.new, path=pair.path)) for pair in reading.pairs],
+            dependencies=dependencies,
         )
         if scanned is not None and inside is not None:
             settings = load_config(config, scanned)

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -31,6 +31,9 @@ from auditor.report import markdown, sarif
 from auditor.report.serialize import transition as transition_data
 from auditor.report.suggest import fix_command, suggestions
 from auditor.report.summary import tally
+
+if TYPE_CHECKING:
+    from auditor.dependencies.stage import DependencySettings
 
 CommentMode = Literal["always", "on-findings", "never"]
 SUMMARY_LIMIT = 1_000_000  # $GITHUB_STEP_SUMMARY takes 1 MiB per step
@@ -68,6 +71,7 @@ class ActionOptions:
     confidence: str = "medium"  # findings below it are listed apart and do not count (--fail-on-confidence)
     gate: Gate = field(default_factory=Gate)  # what counts for the exit code (the CLI's --fail-on options)
     fix: FixMode | None = None  # commit this rewrite to a bot's bump branch (fixcommit.py)
+    dependencies: DependencySettings | None = None  # how the locked dependencies are read (None: not read)
 
 
 @dataclass(frozen=True)
@@ -208,7 +212,7 @@ def run(env: ActionsEnv, options: ActionOptions, kb: KnowledgeBase) -> ActionRun
 
     result, lockfiles = pipeline.compare_range(
         repo, base, head, project, kb, patterns=options.patterns, python=options.python,
-        fallback=_bump_transitions(bumps, kb), probe=probe,
+        fallback=_bump_transitions(bumps, kb), probe=probe, dependencies=options.dependencies,
     )
     result = replace(result, gate=options.gate)
 

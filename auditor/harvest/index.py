@@ -16,7 +16,13 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+from packaging.utils import (
+    InvalidSdistFilename,
+    InvalidWheelFilename,
+    canonicalize_name,
+    parse_sdist_filename,
+    parse_wheel_filename,
+)
 from packaging.version import InvalidVersion, Version
 
 from auditor.errors import HarvestError
@@ -36,14 +42,15 @@ class IndexFile:
     size: int | None
     sha256: str | None
     yanked: bool
+    metadata: bool = False  # the index serves the wheel's METADATA beside it (PEP 658/714)
 
 
 def index_url(base: str, package: str) -> str:
     return base.rstrip("/") + "/" + canonicalize_name(package) + "/"
 
 
-def read_index(base: str, package: str) -> list[IndexFile]:
-    """Every wheel of `package` that the index lists."""
+def read_index(base: str, package: str, sdists: bool = False) -> list[IndexFile]:
+    """Every wheel of `package` that the index lists (and every source archive, with `sdists`)."""
     url = index_url(base, package)
     request = urllib.request.Request(url, headers={"Accept": _ACCEPT})
     try:
@@ -58,20 +65,25 @@ def read_index(base: str, package: str) -> list[IndexFile]:
         except (ValueError, KeyError, TypeError) as exc:
             raise HarvestError(f"{url}: not a simple-API JSON page ({exc})") from exc
         raw = [(f.get("filename", ""), urllib.parse.urljoin(url, f.get("url", "")), f.get("size"),
-                (f.get("hashes") or {}).get("sha256"), bool(f.get("yanked"))) for f in files]
+                (f.get("hashes") or {}).get("sha256"), bool(f.get("yanked")),
+                bool(f.get("core-metadata") or f.get("data-dist-info-metadata"))) for f in files]
     else:
         raw = _html_files(body.decode("utf-8", "replace"), url)
     out = []
-    for filename, href, size, sha256, yanked in raw:
-        if not filename.endswith(".whl"):
-            continue
+    for filename, href, size, sha256, yanked, metadata in raw:
         try:
-            name, version, _, _ = parse_wheel_filename(filename)
-        except (InvalidWheelFilename, InvalidVersion):
+            if filename.endswith(".whl"):
+                name, version, _, _ = parse_wheel_filename(filename)
+            elif sdists and filename.endswith((".tar.gz", ".zip")):
+                name, version = parse_sdist_filename(filename)
+            else:
+                continue
+        except (InvalidWheelFilename, InvalidSdistFilename, InvalidVersion):
             continue
         if name != canonicalize_name(package):
             continue
-        out.append(IndexFile(filename, href, version, size if isinstance(size, int) else None, sha256, yanked))
+        out.append(IndexFile(filename, href, version, size if isinstance(size, int) else None, sha256, yanked,
+                             metadata))
     return out
 
 
@@ -96,17 +108,18 @@ class _Links(HTMLParser):
             self._current = None
 
 
-def _html_files(page: str, url: str) -> list[tuple[str, str, int | None, str | None, bool]]:
+def _html_files(page: str, url: str) -> list[tuple[str, str, int | None, str | None, bool, bool]]:
     parser = _Links()
     parser.feed(page)
-    out: list[tuple[str, str, int | None, str | None, bool]] = []
+    out: list[tuple[str, str, int | None, str | None, bool, bool]] = []
     for attrs, text in parser.links:
         href = attrs.get("href") or ""
         full = urllib.parse.urljoin(url, href)
         fragment = re.search(r"#sha256=([0-9a-f]{64})", full)
         filename = text or full.split("#")[0].rsplit("/", 1)[-1]
         out.append((filename, full.split("#")[0], None, fragment.group(1) if fragment else None,
-                    "data-yanked" in attrs))
+                    "data-yanked" in attrs,
+                    attrs.get("data-core-metadata", attrs.get("data-dist-info-metadata")) not in (None, "false")))
     return out
 
 

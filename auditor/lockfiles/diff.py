@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from auditor.lockfiles.changes import PackageChange, Selection, environment_of, family_order, select
 from auditor.lockfiles.compat import check
@@ -163,6 +163,20 @@ def package_changes(
     return changes
 
 
+def _borrow_markers(blind: list[Pin], seeing: list[Pin]) -> tuple[list[Pin], list[Pin]]:
+    """A lock that records no markers (poetry.lock before 2.1) installs a package wherever the
+    project's dependencies ask for it, which the other lock's marker for the same package states:
+    each blind pin takes it, so a marker written for the first time is not read as a removal."""
+    markers: dict[str, set[str | None]] = defaultdict(set)
+    for pin in seeing:
+        markers[pin.name].add(pin.marker)
+    taken = [
+        replace(p, marker=next(iter(markers[p.name]))) if p.marker is None and len(markers[p.name]) == 1 else p
+        for p in blind
+    ]
+    return taken, seeing
+
+
 def diff_locks(
     old: Lock,
     new: Lock,
@@ -171,6 +185,8 @@ def diff_locks(
 ) -> LockDiff:
     selection = selection or Selection()
     old_pins, new_pins = select(old, selection), select(new, selection)
+    if old.markers != new.markers:  # where each pin installs is known on one side only
+        old_pins, new_pins = _borrow_markers(old_pins, new_pins) if new.markers else _borrow_markers(new_pins, old_pins)[::-1]
     grid = Grid((old, new))
     admitted = (grid.admitted(old), grid.admitted(new))
     word = "category" if new.format == PIPFILE_FORMAT else "group"

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from packaging.version import Version
+
 from auditor.errors import LockfileError
 from auditor.lockfiles.interface import (
     Fields,
@@ -52,7 +54,8 @@ def parse(path: Path, text: str) -> Lock:
         line = lines[index] if index < len(lines) else None
         pins.append(_pin(Fields(raw, f"package[{index}]", path, line)))
     return Lock(
-        path=str(path), format=FORMAT, pins=tuple(pins), python=metadata.string("python-versions")
+        path=str(path), format=FORMAT, pins=tuple(pins), python=metadata.string("python-versions"),
+        markers=Version(lock_version) >= Version("2.1"),
     )
 
 

@@ -19,6 +19,7 @@ from auditor.models import (
     EnvironmentFinding,
     Finding,
     GoodNews,
+    InDependency,
     ProbeOutcome,
     SpecChange,
     Transition,
@@ -26,7 +27,17 @@ from auditor.models import (
 )
 from auditor.report.serialize import version_label
 from auditor.report.suggest import Suggestion
-from auditor.report.summary import Group, call_sites, files, is_low, layout, not_read, short, tally
+from auditor.report.summary import (
+    Group,
+    call_sites,
+    files,
+    is_low,
+    layout,
+    not_read,
+    remedy,
+    short,
+    tally,
+)
 
 GITHUB_COMMENT_LIMIT = 65_536
 
@@ -143,6 +154,9 @@ def verdict(result: AuditResult) -> str:
             # an addition has nothing to compare with: not a green check (the notes say so)
             mark = "" if any(t.direction == "added" for t in result.transitions) else "✅ "
             line = f"{mark}**No spec change crossed.** The knowledge base records no behaviour change for {moves}."
+    elif not counts.call_sites and result.dependencies:
+        line = (f"**{_plural(len(result.changes), 'spec change')} crossed.** No line of the scanned project "
+                "calls an affected API itself; the locked dependencies below do." + low)
     elif not counts.call_sites:
         line = (
             f"✅ **{_plural(len(result.changes), 'spec change')} crossed, none touches this code.** "
@@ -189,6 +203,12 @@ def verdict(result: AuditResult) -> str:
         causes = len(result.unchecked) + result.unread()[0]
         line = (f"⚠️ {line.removeprefix('✅ ')} **Not verified in full:** "
                 f"{_plural(causes, 'thing')} this audit crossed and did not check (listed below).")
+    reached = [d for d in result.dependencies if result.gates_dependency(d)]
+    if reached:
+        worst_dep = max((result.change(d.finding.change).severity for d in reached), key=rank)
+        line = line.removeprefix("✅ ")  # no green check over a break in a dependency the code calls
+        line += (f"\n\n{ICON[worst_dep]} **{_plural(len(reached), 'call site')} in locked dependencies**, "
+                 "reached from this code (see below).")
     problems = _problems(result)
     if problems:
         worst_env = max((e.severity for e in problems), key=rank)
@@ -413,6 +433,30 @@ def _good_news(news: Sequence[GoodNews], links: Links | None) -> list[str]:
     return lines
 
 
+def _dependencies(result: AuditResult) -> list[str]:
+    """The calls in locked dependencies: a table of those the project reaches, then one line per
+    package for the rest."""
+    lines = [f"### In the locked dependencies ({_md(', '.join(result.dependencies_read))})", ""]
+    reached = [d for d in result.dependencies if d.via]
+    if reached:
+        lines += ["| | project line | way in | dependency line | change | what to do |", "|---|---|---|---|---|---|"]
+        for found in reached:
+            change, way = result.change(found.finding.change), found.via[0]
+            chain = " → ".join(name.rsplit(".", 1)[-1] for name in way.chain)
+            lines.append(f"| {ICON[change.severity]} | {_code(f'{way.path}:{way.line}')} | {_md(chain)} | "
+                         f"{_md(found.package)} {found.version} {_code(f'{found.finding.path}:{found.finding.line}')} | "
+                         f"{_md(change.title)} | {_md(remedy(found))} |")
+        lines.append("")
+    rest: dict[tuple[str, str], list[InDependency]] = {}
+    for found in result.dependencies:
+        if not found.via:
+            rest.setdefault((found.package, str(found.version)), []).append(found)
+    for (package, version), calls in rest.items():
+        lines.append(f"- {_md(package)} {version}: {_plural(len(calls), 'call')} this code is not seen to reach "
+                     f"({_md(', '.join(sorted({c.finding.change for c in calls})))}); {_md(remedy(calls[0]))}")
+    return lines
+
+
 def _problems(result: AuditResult) -> list[EnvironmentFinding]:
     """The environment items of the Compatibility table: a move the knowledge base did not
     review, and files of newer syntax not read, are said before the verdict already."""
@@ -481,6 +525,8 @@ def _document(
         parts += ["  \n".join(summary), ""]
     for group in plan.confident:
         parts += _change_section(group.change, group.sites, result, links, budget, suggested) + [""]
+    if result.dependencies:
+        parts += _dependencies(result) + [""]
     if notes or result.skipped:
         parts += _not_checked(result, notes) + [""]
     for title, groups in (("only warn: a new warning, the code keeps working (not counted unless --fail-on-warnings)",

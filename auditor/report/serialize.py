@@ -12,6 +12,7 @@ from auditor.models import (
     Finding,
     FixCheck,
     GoodNews,
+    InDependency,
     Pin,
     ProbeOutcome,
     ProbeRun,
@@ -98,6 +99,17 @@ def finding(f: Finding, result: AuditResult) -> dict[str, Any]:
     }
 
 
+def dependency(d: InDependency, result: AuditResult) -> dict[str, Any]:
+    """A call in a locked dependency: the finding (its path inside the package), the package and
+    version, `via` the project's calls that reach it, and the releases that drop it."""
+    return {
+        "package": d.package, "version": str(d.version), **finding(d.finding, result),
+        "gates": result.gates_dependency(d),
+        "via": [{"path": w.path, "line": w.line, "chain": list(w.chain)} for w in d.via],
+        "fixed_in": str(d.fixed_in) if d.fixed_in else None, "latest": str(d.latest) if d.latest else None,
+    }
+
+
 def good_news(g: GoodNews) -> dict[str, Any]:
     c = g.change
     return {
@@ -163,6 +175,8 @@ def audit_result(result: AuditResult) -> dict[str, Any]:
         transitions=[transition(t) for t in result.transitions],
         changes=[change(c) for c in result.changes],
         findings=[finding(f, result) for f in result.findings],
+        dependencies={"read": list(result.dependencies_read),
+                      "findings": [dependency(d, result) for d in result.dependencies]},
         environment=[environment(e) for e in result.environment],
         probes=[probe(p) for p in result.probes],
         skipped=[skipped(s) for s in result.skipped],

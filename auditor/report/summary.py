@@ -11,7 +11,15 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from auditor.models import CONSEQUENCES, AuditResult, Consequence, Finding, SpecChange, rank
+from auditor.models import (
+    CONSEQUENCES,
+    AuditResult,
+    Consequence,
+    Finding,
+    InDependency,
+    SpecChange,
+    rank,
+)
 
 
 def is_low(f: Finding) -> bool:
@@ -127,3 +135,12 @@ def layout(result: AuditResult) -> Layout:
     ))
     return Layout(groups(parts["confident"]), groups(parts["low"]), unused, folded,
                   groups(parts["warnings"]), groups(parts["vendored"]))
+
+
+def remedy(found: InDependency) -> str:
+    """What to do about a call in a dependency."""
+    if found.fixed_in is not None:
+        return f"{found.package} {found.fixed_in} no longer has the call"
+    newest = f" up to {found.latest}" if found.latest else ""
+    return (f"no release of {found.package}{newest} drops it: keep the old behaviour where the project "
+            f"calls in, or keep the torch pin")

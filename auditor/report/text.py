@@ -6,9 +6,17 @@ import io
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, TextIO
 
-from auditor.models import CONSEQUENCES, AuditResult, Finding, SpecChange, Transition, rank
+from auditor.models import (
+    CONSEQUENCES,
+    AuditResult,
+    Finding,
+    InDependency,
+    SpecChange,
+    Transition,
+    rank,
+)
 from auditor.report.serialize import version_label
-from auditor.report.summary import Group, call_sites, files, layout, not_read, short, tally
+from auditor.report.summary import Group, call_sites, files, layout, not_read, remedy, short, tally
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -89,6 +97,7 @@ def write(
     )
     for group in plan.confident:
         _group(console, group, result)
+    _dependencies(console, result)
     fixable = [g for g in plan.confident if _fix_modes(g.change)]
     if fixable:
         shown = fix_command or "auditor fix OLD_LOCK NEW_LOCK --project DIR --keep-old --diff"
@@ -152,6 +161,8 @@ def verdict(result: AuditResult) -> str:
                 and rank(e.severity) >= rank(result.gate.severity)]
     said = ", ".join(f"{n} {TIER[c]}" for c, n in sorted(tiers.items(), key=lambda i: CONSEQUENCES.index(i[0])))
     parts = [f"{call_sites(gating)} call site(s) need a change ({said})"] if gating else []
+    reached = [d for d in result.dependencies if result.gates_dependency(d)]
+    parts += [f"{len(reached)} call site(s) in locked dependencies, reached from this code"] if reached else []
     parts += [f"{len(problems)} environment problem(s)"] if problems else []
     counts = tally(result)
     apart = [f"{n} {what}" for n, what in ((counts.warnings, "only warn"), (counts.vendored, "in vendored code"),
@@ -196,6 +207,34 @@ def _group(console: Console, group: Group, result: AuditResult) -> None:
         option = "" if weakest == "high" else f" --min-confidence {weakest}"
         console.print(f"       fix:       `auditor fix{option}` rewrites these call sites ({_fix_modes(change)})")
     console.print(f"       see:       {escape(change.references[0])}\n")
+
+
+def _dependencies(console: Console, result: AuditResult) -> None:
+    """The calls in locked dependencies: those the project is seen to reach, each at the project's
+    line with the way through the package, then one line per package for the rest."""
+    if not result.dependencies:
+        return
+    reached = [d for d in result.dependencies if d.via]
+    console.print(f"In the locked dependencies ({escape(', '.join(result.dependencies_read))}):")
+    for found in reached:
+        change = result.change(found.finding.change)
+        way = found.via[0]
+        chain = " -> ".join(name.rsplit(".", 1)[-1] for name in way.chain)
+        more = f" (and {len(found.via) - 1} more call(s) of the project)" if len(found.via) > 1 else ""
+        console.print(f"  [{STYLE[change.severity]}]{change.severity.upper():6}[/] {escape(way.path)}:{way.line} "
+                      f"calls {escape(chain)}, which reaches {escape(found.package)} {found.version} "
+                      f"{escape(found.finding.path)}:{found.finding.line}{more}")
+        console.print(f"         {escape(change.title)}  [dim]({change.id}, {change.consequence})[/]")
+        console.print(f"         {escape(remedy(found))}")
+    rest: dict[tuple[str, str], list[InDependency]] = defaultdict(list)
+    for found in result.dependencies:
+        if not found.via:
+            rest[(found.package, str(found.version))].append(found)
+    for (package, version), calls in rest.items():
+        changes = sorted({c.finding.change for c in calls})
+        console.print(f"  {escape(package)} {version}: {len(calls)} call(s) the project's code is not seen to "
+                      f"reach ({escape(', '.join(changes))}); {escape(remedy(calls[0]))}")
+    console.print()
 
 
 def _not_checked(console: Console, result: AuditResult) -> None:

@@ -343,3 +343,18 @@ def test_the_working_tree_against_head_reads_a_requirements_folder(layout):
     (repo.path / "requirements" / "base.txt").write_text(pins("2.6.0"), "utf-8")
     result = CliRunner().invoke(app, ["compare", "--git", "HEAD..", "--project", str(repo.path), "-f", "json"])
     assert result.exit_code == 1 and moves(json.loads(result.stdout)) == [("torch", "2.4.0", "2.6.0", "upgrade")]
+
+
+# --- messages name the repository's files, never the temporary checkouts -----------------------
+
+
+def test_lock_messages_name_repository_paths_not_checkouts(layout):
+    """An unpinned requirement read on both sides, and the Python a lock is made for: each
+    message names `svc/requirements.txt`, never the temporary checkout it was read from."""
+    repo = layout({"svc/requirements.txt": "torch>=2.2\ntorchvision==0.17.0\n"},
+                  {"svc/requirements.txt": "torch>=2.6\ntorchvision==0.21.0\n"})
+    _, document = audit(repo)
+    said = json.dumps(document)
+    assert "auditor-git" not in said
+    messages = [e["message"] for e in document["environment"] if "does not pin torch " in e["message"]]
+    assert messages and all(m.startswith("svc/requirements.txt does not pin torch") for m in messages), messages

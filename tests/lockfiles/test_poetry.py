@@ -68,3 +68,34 @@ def test_a_bad_version_names_the_package_line(tmp_path) -> None:
     with pytest.raises(LockfileError) as caught:
         parse(target, target.read_text())
     assert (caught.value.line, caught.value.message) == (5, "invalid version 'one'")
+
+
+POETRY_TORCH = """[[package]]
+name = "torch"
+version = "{version}"
+description = ""
+optional = false
+python-versions = ">=3.9"
+{markers}files = []
+
+[metadata]
+lock-version = "{lock_version}"
+python-versions = "^3.9"
+content-hash = "0"
+"""
+
+
+def test_markers_written_for_the_first_time_are_not_a_removal(tmp_path) -> None:
+    """A poetry 1.8 lock (2.0) records no markers; the 2.1 lock written by poetry 2 does. Torch
+    is then not removed on macOS and Windows: the old lock installed it where the new one does."""
+    from auditor.lockfiles.diff import diff_locks
+
+    old_path, new_path = tmp_path / "old.lock", tmp_path / "new.lock"
+    old_path.write_text(POETRY_TORCH.format(version="2.4.0", markers="", lock_version="2.0"), "utf-8")
+    marker = 'markers = "extra == \\"torch\\" or sys_platform == \\"linux\\""\n'
+    new_path.write_text(POETRY_TORCH.format(version="2.6.0", markers=marker, lock_version="2.1"), "utf-8")
+    old, new = parse(old_path, old_path.read_text()), parse(new_path, new_path.read_text())
+    assert (old.markers, new.markers) == (False, True)
+    moves = {(str(t.old), str(t.new)) for t in diff_locks(old, new).packages if t.package == "torch"}
+    assert moves == {("2.4.0", "2.6.0")}
+    assert not [e for e in diff_locks(old, new).environment if e.kind == "package-removed"]
