@@ -56,27 +56,28 @@ def message_text(node: ast.expr | None, local: dict[str, ast.expr] | None = None
     inside an f-string or a concatenation."""
     if node is None:
         return ""
-    local = local or {}
+    text = " ".join(_text(node, local or {}).split())
+    return text if len(text) <= _MESSAGE_WIDTH else text[: _MESSAGE_WIDTH - 3] + "..."
+
+
+def _text(node: ast.expr, local: dict[str, ast.expr]) -> str:
     if isinstance(node, ast.Name) and node.id in local:
-        return message_text(local[node.id], _without(local, node.id))
+        return _text(local[node.id], _without(local, node.id))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
             and isinstance(node.func.value, ast.Name) and node.func.value.id in local:
-        return message_text(local[node.func.value.id], _without(local, node.func.value.id))
+        return _text(local[node.func.value.id], _without(local, node.func.value.id))
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        text = node.value
-    elif isinstance(node, ast.JoinedStr):
-        text = "".join(str(v.value) if isinstance(v, ast.Constant)
-                       else message_text(v.value, local) if _is_local(v, local)
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(str(v.value) if isinstance(v, ast.Constant)
+                       else _text(v.value, local) if _is_local(v, local)
                        else "{" + ast.unparse(v.value) + "}"
                        for v in node.values if isinstance(v, (ast.Constant, ast.FormattedValue)))
-    elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
-        text = message_text(node.left, local) + message_text(node.right, local)
-    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
-        text = message_text(node.func.value, local)
-    else:
-        text = "{" + ast.unparse(node) + "}"
-    text = " ".join(text.split())
-    return text if len(text) <= _MESSAGE_WIDTH else text[: _MESSAGE_WIDTH - 3] + "..."
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+        return _text(node.left, local) + _text(node.right, local)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        return _text(node.func.value, local)
+    return "{" + ast.unparse(node) + "}"
 
 
 def _without(local: dict[str, ast.expr], name: str) -> dict[str, ast.expr]:
