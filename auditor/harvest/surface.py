@@ -335,7 +335,7 @@ class Surface:
 
     def exported(self, module: str, seen: frozenset[str] = frozenset()) -> list[str]:
         """The names `from module import *` brings: its `__all__`, else every public name bound at
-        its top level, the names it imports and those its own star imports bring included."""
+        its top level, the names it imports (not a stub's) and those its own star imports bring."""
         ns = self.namespaces.get(module)
         if ns is None or module in seen:
             return []
@@ -345,7 +345,8 @@ class Surface:
                   if appends for n in names]
         if ns.all_names is not None:
             return ns.all_names + looped
-        names = dict.fromkeys(n for n in (*ns.defs, *ns.classes, *ns.imports, *ns.assigns) if not n.startswith("_"))
+        imported = () if ns.is_stub else ns.imports  # a stub's imports serve its annotations, not the module
+        names = dict.fromkeys(n for n in (*ns.defs, *ns.classes, *imported, *ns.assigns) if not n.startswith("_"))
         for star in ns.stars:
             names.update(dict.fromkeys(n for n in self.exported(star, seen | {module}) if not n.startswith("_")))
         if not seen:

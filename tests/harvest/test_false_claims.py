@@ -30,6 +30,14 @@ def test_a_star_import_brings_the_names_a_module_without_all_imports() -> None:
     assert removed(QUANT_OLD, gone) == {"tiny.quant.convert", "tiny.quant.quantize.convert"}
 
 
+def test_a_stubs_imports_are_not_star_exported() -> None:
+    files = {"tiny/__init__.py": "from tiny._C import *\n",
+             "tiny/_C/__init__.pyi": "from tiny.package import Exporter\n\ndef cfunc(x: Exporter) -> int: ...\n",
+             "tiny/package.py": "class Exporter:\n    pass\n"}
+    names = release(files, "1.0").by_name()
+    assert "tiny.cfunc" in names and "tiny.Exporter" not in names
+
+
 def test_names_bound_by_a_globals_loop_over_another_modules_all_are_public() -> None:
     old = {"tiny/__init__.py": "", "tiny/testing/__init__.py": "from ._core import *\n",
            "tiny/testing/_core.py": "__all__ = ['complex_types']\n\ndef complex_types():\n    return ()\n"}
