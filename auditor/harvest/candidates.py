@@ -235,9 +235,10 @@ def _same_name(old: str, new: str) -> bool:
 def same_value(old: str, new: str) -> bool:
     """Two defaults that spell one value: `1` and `1.0`, `TrainingMode.EVAL` and
     `_C_onnx.TrainingMode.EVAL` (the same enum member reached another way), `Image.NEAREST` and
-    `_pil_constants.NEAREST` (a constant re-exported by a private module of the package)."""
+    `_pil_constants.NEAREST` (a constant re-exported by a private module of the package),
+    `device('cuda')` and `'cuda'` (a device parameter takes either)."""
     try:
-        if ast.literal_eval(old) == ast.literal_eval(new):
+        if ast.literal_eval(_device_text(old)) == ast.literal_eval(_device_text(new)):
             return True
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         pass
@@ -248,6 +249,12 @@ def same_value(old: str, new: str) -> bool:
         return True
     return (a[-1] == b[-1] and a[-1].isupper() and all(part.isidentifier() for part in a + b)
             and (a[-2].startswith("_") or b[-2].startswith("_")))
+
+
+def _device_text(text: str) -> str:
+    """The string a `device('cuda')` or `torch.device('cuda')` default names, else `text`."""
+    got = re.fullmatch(r"(?:torch\.)?device\(('[^']*'|\"[^\"]*\")\)", text)
+    return got[1] if got else text
 
 
 def plain_sites(release: Release) -> list[Site]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from auditor.astnames import dotted_name
@@ -51,27 +51,42 @@ class _Call:
 
 def message_text(node: ast.expr | None, local: dict[str, ast.expr] | None = None) -> str:
     """A message's text: constants kept, formatted parts as `{...}`, concatenations joined, a
-    local name read from its assignment."""
+    name read from its assignment in `local` (the function's, then the module's strings), also
+    inside an f-string or a concatenation."""
     if node is None:
         return ""
-    if local and isinstance(node, ast.Name) and node.id in local:
-        return message_text(local[node.id])
-    if local and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-            and isinstance(node.func.value, ast.Name) and node.func.value.id in local:
-        return message_text(local[node.func.value.id])
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        text = node.value
-    elif isinstance(node, ast.JoinedStr):
-        text = "".join(str(v.value) if isinstance(v, ast.Constant) else "{" + ast.unparse(v.value) + "}"
-                       for v in node.values if isinstance(v, (ast.Constant, ast.FormattedValue)))
-    elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
-        text = message_text(node.left) + message_text(node.right)
-    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
-        text = message_text(node.func.value)
-    else:
-        text = "{" + ast.unparse(node) + "}"
-    text = " ".join(text.split())
+    text = " ".join(_text(node, local or {}).split())
     return text if len(text) <= _MESSAGE_WIDTH else text[: _MESSAGE_WIDTH - 3] + "..."
+
+
+def _text(node: ast.expr, local: dict[str, ast.expr]) -> str:
+    if isinstance(node, ast.Name) and node.id in local:
+        return _text(local[node.id], _without(local, node.id))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and isinstance(node.func.value, ast.Name) and node.func.value.id in local:
+        return _text(local[node.func.value.id], _without(local, node.func.value.id))
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(str(v.value) if isinstance(v, ast.Constant)
+                       else _text(v.value, local) if _is_local(v, local)
+                       else "{" + ast.unparse(v.value) + "}"
+                       for v in node.values if isinstance(v, (ast.Constant, ast.FormattedValue)))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+        return _text(node.left, local) + _text(node.right, local)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        return _text(node.func.value, local)
+    return "{" + ast.unparse(node) + "}"
+
+
+def _without(local: dict[str, ast.expr], name: str) -> dict[str, ast.expr]:
+    """`local` less `name`: a string built from itself (`MSG = MSG + "..."`) is read once."""
+    return {k: v for k, v in local.items() if k != name}
+
+
+def _is_local(value: ast.FormattedValue, local: dict[str, ast.expr]) -> bool:
+    return (isinstance(value.value, ast.Name) and value.value.id in local and value.conversion == -1
+            and value.format_spec is None)
 
 
 def _name(node: ast.expr) -> str:
@@ -130,7 +145,8 @@ class _Walker:
         self.imports: dict[str, str] = {}  # every import in the module, function-local ones too
         self.bases: list[tuple[str, str]] = []  # (base as qualified as the imports tell, subclass)
         self.params: dict[str, tuple[tuple[str, str | None], ...]] = {}  # function -> (param, default)
-        self.local: dict[str, ast.expr] = {}  # the current function's string assignments
+        self.constants: dict[str, ast.expr] = {}  # the module's top-level string assignments
+        self.local: dict[str, ast.expr] = {}  # those and the current function's string assignments
 
     def run(self) -> None:
         module = self.source.module
@@ -151,6 +167,8 @@ class _Walker:
         for node in self.source.tree.body:
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 self._table(node)
+        self.constants = _strings_bound(self.source.tree.body)
+        self.local = self.constants
         self._body(self.source.tree.body, module, (), [], is_module=True)
 
     def _table(self, node: ast.Assign | ast.AnnAssign) -> None:
@@ -279,9 +297,7 @@ class _Walker:
             signature = signature[1:]
         self.params[qualname] = tuple(signature)
         outer_local = self.local
-        self.local = {t.id: n.value for n in ast.walk(node) if isinstance(n, ast.Assign)
-                      for t in n.targets if isinstance(t, ast.Name)
-                      and isinstance(n.value, (ast.Constant, ast.JoinedStr, ast.BinOp))}
+        self.local = self.constants | _strings_bound(ast.walk(node))
         if node.name == "__getattr__" and not in_class:
             self._getattr_hook(node, owner)
         else:
@@ -289,7 +305,7 @@ class _Walker:
         self.local = outer_local
 
     def _decorated(self, call: ast.Call, qualname: str, line: int) -> None:
-        message = message_text(call.args[0]) if call.args else ""
+        message = message_text(call.args[0], self.local) if call.args else ""
         category = _category(call, 99, "DeprecationWarning")
         if category == "None":
             category = "DeprecationWarning"
@@ -369,6 +385,13 @@ class _Walker:
                             tuple((k.arg, ast.unparse(k.value)) for k in call.keywords if k.arg),
                             conditional,
                         ))
+
+
+def _strings_bound(nodes: Iterable[ast.AST]) -> dict[str, ast.expr]:
+    """The names assigned a string, an f-string or a concatenation among `nodes`."""
+    return {t.id: n.value for n in nodes if isinstance(n, ast.Assign)
+            for t in n.targets if isinstance(t, ast.Name)
+            and isinstance(n.value, (ast.Constant, ast.JoinedStr, ast.BinOp))}
 
 
 def _calls(root: ast.AST) -> Iterator[ast.Call]:

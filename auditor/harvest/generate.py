@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from packaging.version import Version
 
-from auditor.harvest.model import HIDDEN, RESOLVED, Candidate, Param
+from auditor.harvest.model import HIDDEN, RESOLVED, Candidate, Evidence, Param
 from auditor.harvest.related import unshown_default
 from auditor.models import HAZARD_OF_KIND, Condition, Confidence, Docs, Harvested, Match, SpecChange
 
@@ -201,7 +201,7 @@ def spec_change(c: Candidate, found: tuple[Match, ...], source: str | None = Non
             why=f"{note}; evidence: {evidence.release} {evidence.file}:{evidence.line}: {evidence.message}",
             before=f"{c.symbol}(...)" if c.symbol_kind in ("function", "class", "method") else c.symbol,
             keep_old=f"keep {c.package}=={c.before}",
-            adopt_new=f"follow {c.package} {evidence.release}'s own message: {evidence.message}",
+            adopt_new=_adopt_new(c, evidence),
         ),
         references=(f"https://pypi.org/project/{c.package}/{c.release}/",),
         source=source or f"{c.package}/harvest/{c.before}..{c.release}.toml",
@@ -209,6 +209,13 @@ def spec_change(c: Candidate, found: tuple[Match, ...], source: str | None = Non
         hazard=HAZARD_OF_KIND[_KIND[c.kind]],
         harvested=Harvested(evidence.release, evidence.file, evidence.line, evidence.message),
     )
+
+
+def _adopt_new(c: Candidate, evidence: Evidence) -> str:
+    """What to do on the new release: a removal's evidence is the old definition, no advice."""
+    if c.kind == "symbol-removed":
+        return f"stop using {c.symbol}: {c.package} {c.release} no longer defines it"
+    return f"follow {c.package} {evidence.release}'s own message: {evidence.message}"
 
 
 def generate(candidates: list[Candidate]) -> tuple[list[SpecChange], dict[str, str]]:

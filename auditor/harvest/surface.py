@@ -85,6 +85,9 @@ class _Namespace:
     assigns: dict[str, ast.Assign | ast.AnnAssign] = field(default_factory=dict)
     stars: list[str] = field(default_factory=list)
     all_names: list[str] | None = None
+    # `for name in M.__all__: globals()[name] = wrap(getattr(M, name))`: (M, the list, whether
+    # the loop also appends each name to `__all__`)
+    loops: list[tuple[str, str, bool]] = field(default_factory=list)
     paths: dict[str, str] = field(default_factory=dict)  # name -> the file that binds it
 
     def binds(self, name: str) -> bool:
@@ -132,6 +135,27 @@ def _fill(ns: _Namespace, source: Source) -> None:
                     ns.imports[local] = alias.name if alias.asname else local
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             _assignment(ns, node, bind)
+        elif isinstance(node, ast.For):
+            _loop(ns, node)
+
+
+def _loop(ns: _Namespace, node: ast.For) -> None:
+    """Record a loop that binds, through `globals()`, each name a list of another module holds."""
+    if not (isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Attribute)
+            and isinstance(node.iter.value, ast.Name) and node.iter.value.id in ns.imports):
+        return
+    name = node.target.id
+    binds = appends = False
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Assign) and any(
+                isinstance(t, ast.Subscript) and isinstance(t.value, ast.Call)
+                and dotted_name(t.value.func) == "globals" and _is_name(t.slice, name) for t in inner.targets):
+            binds = True
+        elif (isinstance(inner, ast.Call) and dotted_name(inner.func) == "__all__.append"
+              and len(inner.args) == 1 and _is_name(inner.args[0], name)):
+            appends = True
+    if binds:
+        ns.loops.append((ns.imports[node.iter.value.id], node.iter.attr, appends))
 
 
 def _assignment(ns: _Namespace, node: ast.Assign | ast.AnnAssign | ast.AugAssign, bind: object) -> None:
@@ -206,6 +230,7 @@ class Surface:
             _fill(ns, source)
         self.stubs = tuple(sorted(s.path for s in ordered if s.is_stub))
         self._cache: dict[tuple[str, str], _Def | str | None] = {}
+        self._exported: dict[str, list[str]] = {}
 
     # -- resolution -------------------------------------------------------------------------
     def resolve(self, module: str, name: str, depth: int = 0) -> _Def | str | None:
@@ -247,6 +272,9 @@ class Surface:
             return _Def(f"{module}.{name}", "attribute", path, node.lineno, source, (), (), module)
         if f"{module}.{name}" in self.namespaces:
             return f"{module}.{name}"
+        for origin, names in self.looped(module):
+            if name in names:
+                return self.resolve(origin, name, depth + 1)
         for star in ns.stars + list(VIRTUAL_STARS.get(module, ())):
             if name in self.exported(star):
                 return self.resolve(star, name, depth + 1)
@@ -305,15 +333,40 @@ class Surface:
                                 (), cls.module, resolved_nones(ordered[0], params))
         return None
 
-    def exported(self, module: str) -> list[str]:
-        """The names `from module import *` brings: its `__all__`, else its own public definitions."""
+    def exported(self, module: str, seen: frozenset[str] = frozenset()) -> list[str]:
+        """The names `from module import *` brings: its `__all__`, else every public name bound at
+        its top level, the names it imports (not a stub's) and those its own star imports bring."""
         ns = self.namespaces.get(module)
-        if ns is None:
+        if ns is None or module in seen:
             return []
+        if not seen and module in self._exported:
+            return self._exported[module]
+        looped = [n for (_, names), (_, _, appends) in zip(self.looped(module), ns.loops, strict=True)
+                  if appends for n in names]
         if ns.all_names is not None:
-            return ns.all_names
-        own = [*ns.defs, *ns.classes, *ns.assigns]
-        return [n for n in own if not n.startswith("_")]
+            return ns.all_names + looped
+        imported = () if ns.is_stub else ns.imports  # a stub's imports serve its annotations, not the module
+        names = dict.fromkeys(n for n in (*ns.defs, *ns.classes, *imported, *ns.assigns) if not n.startswith("_"))
+        for star in ns.stars:
+            names.update(dict.fromkeys(n for n in self.exported(star, seen | {module}) if not n.startswith("_")))
+        if not seen:
+            self._exported[module] = list(names)
+        return list(names)
+
+    def looped(self, module: str) -> list[tuple[str, list[str]]]:
+        """Per loop of `module` that binds names through `globals()`: the module it reads and the
+        public names of the list it walks (that module's `__all__` or another list of strings)."""
+        out = []
+        for origin, attribute, _ in self.namespaces[module].loops:
+            source = self.namespaces.get(origin)
+            names: list[str] = []
+            if source is not None and attribute == "__all__":
+                names = source.all_names or []
+            elif source is not None and attribute in source.assigns:
+                value = source.assigns[attribute].value
+                names = _strings(value) if value is not None else []
+            out.append((origin, [n for n in names if not n.startswith("_")]))
+        return out
 
     def public_names(self, module: str) -> list[str]:
         ns = self.namespaces[module]
@@ -325,6 +378,8 @@ class Surface:
             inside = target.startswith(self.package + ".")
             if not alias.startswith("_") and inside and (is_private(target) or ns.path.endswith("__init__.py")):
                 names[alias] = None
+        for _, looped in self.looped(module):
+            names.update(dict.fromkeys(looped))
         for star in ns.stars + list(VIRTUAL_STARS.get(module, ())):
             if star == self.package or star.startswith(self.package + "."):
                 names.update(dict.fromkeys(n for n in self.exported(star) if not n.startswith("_")))
@@ -348,14 +403,19 @@ class Surface:
         return found
 
     def fields(self, cls: _Def, depth: int = 0) -> list[str]:
-        """The public class-level names that are not methods (`priority: int`, `training = True`),
-        with those of private bases."""
+        """The public names that are not methods: class-level (`priority: int`, `training = True`)
+        and those `__init__` sets on the instance (`self.scale = 1.0`), with those of private bases."""
         names: dict[str, None] = {}
         for node in cls.nodes:
             for item in node.body:
                 targets = (item.targets if isinstance(item, ast.Assign)
                            else [item.target] if isinstance(item, ast.AnnAssign) else [])
                 names.update((t.id, None) for t in targets if isinstance(t, ast.Name) and not t.id.startswith("_"))
+        init = _init(cls.nodes)
+        for statement in init.body if init is not None else []:
+            for target, _ in _pairs_of_self(statement):
+                if not target.startswith("_"):
+                    names[target] = None
         if depth < 3:
             for base in self.bases(cls):
                 if is_private(base.qualname):
@@ -518,6 +578,15 @@ def _pairs(statement: ast.stmt) -> Iterator[tuple[str, ast.expr]]:
             yield from ((t.id, v) for t, v in zip(target.elts, value.elts, strict=True) if isinstance(t, ast.Name))
     elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value is not None:
         yield statement.target.id, statement.value
+
+
+def _pairs_of_self(statement: ast.stmt) -> Iterator[tuple[str, ast.expr]]:
+    """The attributes a top-level statement of `__init__` sets on `self`: `self.scale = 1.0`."""
+    if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        for target in targets:
+            if isinstance(target, ast.Attribute) and _is_name(target.value, "self"):
+                yield target.attr, statement.value
 
 
 def _none_test(test: ast.expr, op: type[ast.cmpop]) -> bool:

@@ -1,0 +1,132 @@
+"""Shapes that once made the harvest claim a change that did not happen, each on two small
+releases of a package `tiny` written as its wheel would hold them."""
+
+from auditor.harvest.candidates import compare
+from auditor.harvest.generate import spec_change
+from tests.harvest.test_candidates import release
+
+QUANT_OLD = {
+    "tiny/__init__.py": "",
+    "tiny/quant/__init__.py": "from .quantize import *\n",
+    "tiny/quant/quantize.py": "def prepare(model):\n    return model\n\ndef convert(model):\n    return model\n",
+}
+QUANT_NEW = {  # the code moved; the old module re-exports it without an `__all__`
+    "tiny/__init__.py": "",
+    "tiny/quant/__init__.py": "from .quantize import *\n",
+    "tiny/quant/quantize.py": "from tiny.ao.quantize import prepare\nfrom tiny.ao.quantize import convert, _helper\n",
+    "tiny/ao/__init__.py": "",
+    "tiny/ao/quantize.py": "def prepare(model):\n    return model\n\ndef convert(model):\n    return model\n\n"
+                           "def _helper():\n    return 0\n",
+}
+
+
+def removed(old: dict[str, str], new: dict[str, str]) -> set[str]:
+    return {c.symbol for c in compare(release(old, "1.0"), release(new, "1.1")) if c.kind == "symbol-removed"}
+
+
+def test_a_star_import_brings_the_names_a_module_without_all_imports() -> None:
+    assert removed(QUANT_OLD, QUANT_NEW) == set()
+    gone = dict(QUANT_NEW, **{"tiny/quant/quantize.py": "from tiny.ao.quantize import prepare\n"})
+    assert removed(QUANT_OLD, gone) == {"tiny.quant.convert", "tiny.quant.quantize.convert"}
+
+
+def test_a_stubs_imports_are_not_star_exported() -> None:
+    files = {"tiny/__init__.py": "from tiny._C import *\n",
+             "tiny/_C/__init__.pyi": "from tiny.package import Exporter\n\ndef cfunc(x: Exporter) -> int: ...\n",
+             "tiny/package.py": "class Exporter:\n    pass\n"}
+    names = release(files, "1.0").by_name()
+    assert "tiny.cfunc" in names and "tiny.Exporter" not in names
+
+
+def test_names_bound_by_a_globals_loop_over_another_modules_all_are_public() -> None:
+    old = {"tiny/__init__.py": "", "tiny/testing/__init__.py": "from ._core import *\n",
+           "tiny/testing/_core.py": "__all__ = ['complex_types']\n\ndef complex_types():\n    return ()\n"}
+    new = {"tiny/__init__.py": "", "tiny/testing/__init__.py": "from ._deprecated import *\n",
+           "tiny/testing/_getters.py": "__all__ = ['complex_types', '_hidden']\n\n"
+                                       "def complex_types():\n    return ()\n\ndef _hidden():\n    return 0\n",
+           "tiny/testing/_deprecated.py": '''
+import warnings
+from . import _getters
+
+__all__ = []
+
+def warn_deprecated(fn):
+    def inner(*args):
+        warnings.warn("deprecated", FutureWarning)
+        return fn(*args)
+    return inner
+
+for name in _getters.__all__:
+    if name.startswith("_"):
+        continue
+    globals()[name] = warn_deprecated(getattr(_getters, name))
+    __all__.append(name)
+'''}
+    assert removed(old, new) == set()
+    assert "tiny.testing.complex_types" in release(new, "1.1").by_name()
+    assert "tiny.testing._hidden" not in release(new, "1.1").by_name()
+
+
+def test_a_method_that_becomes_an_attribute_set_in_init_is_not_removed() -> None:
+    old = {"tiny/__init__.py": "from ._conv import Conv2d\n", "tiny/_conv.py": '''
+class _ConvNd:
+    def scale(self):
+        return 1.0
+
+class Conv2d(_ConvNd):
+    def __init__(self, channels):
+        super().__init__()
+'''}
+    new = {"tiny/__init__.py": "from ._conv import Conv2d\n", "tiny/_conv.py": '''
+class _ConvNd:
+    def __init__(self):
+        self.scale = 1.0
+
+class Conv2d(_ConvNd):
+    def __init__(self, channels):
+        super().__init__()
+'''}
+    assert removed(old, new) == set()
+    assert removed(old, {"tiny/__init__.py": "from ._conv import Conv2d\n", "tiny/_conv.py":
+                         "class Conv2d:\n    def __init__(self, channels):\n        self.channels = channels\n"}) \
+        == {"tiny.Conv2d.scale"}
+
+
+def test_a_device_default_and_its_string_are_one_value() -> None:
+    old = {"tiny/__init__.py": "def to(x, device=-1):\n    return x\n\ndef on(x, device=device('cuda')):\n    return x\n"}
+    new = {"tiny/__init__.py": "def to(x, device='cuda'):\n    return x\n\ndef on(x, device='cuda'):\n    return x\n"}
+    found = {(c.kind, c.symbol) for c in compare(release(old, "1.0"), release(new, "1.1"))}
+    assert found == {("default-changed", "tiny.to")}
+
+
+def test_a_message_held_in_module_constants_is_printed() -> None:
+    files = {"tiny/__init__.py": '''
+from typing_extensions import deprecated
+
+BASE = "this call is deprecated"
+DEPRECATION_WARNING = f"{BASE}; pass the step " + "instead"
+
+@deprecated(DEPRECATION_WARNING, category=FutureWarning)
+def step(x):
+    return x
+
+class Scheduler:
+    def step(self, epoch=None):
+        if epoch is not None:
+            warnings.warn(BASE, UserWarning)
+'''}
+    old = {"tiny/__init__.py": "def step(x):\n    return x\n\nclass Scheduler:\n    def step(self, epoch=None):\n"
+                               "        return epoch\n"}
+    messages = {c.symbol: c.evidence[-1].message for c in compare(release(old, "1.0"), release(files, "1.1"))
+                if c.kind == "deprecation-begins"}
+    assert messages["tiny.step"] == "this call is deprecated; pass the step instead"
+    assert messages["tiny.Scheduler.step"] == "this call is deprecated"
+
+
+def test_a_removal_says_what_to_do_not_where_it_was_defined() -> None:
+    gone = {"tiny/__init__.py": "def keep(x):\n    return x\n"}
+    was = {"tiny/__init__.py": "def keep(x):\n    return x\n\ndef drop(x):\n    return x\n"}
+    candidate = next(c for c in compare(release(was, "1.0"), release(gone, "1.1")) if c.symbol == "tiny.drop")
+    advice = spec_change(candidate, ()).docs.adopt_new
+    assert "defined here" not in advice
+    assert advice == "stop using tiny.drop: tiny 1.1 no longer defines it"
