@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("harvest", ("auditor.harvest",)),
     ("knowledge", ("auditor.knowledge",)),
     ("scan", ("auditor.scan",)),
+    ("dependencies", ("auditor.dependencies",)),
     ("probe", ("auditor.probe",)),
     ("fix", ("auditor.fix",)),
     ("pipeline", ("auditor.pipeline",)),
