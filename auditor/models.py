@@ -282,14 +282,17 @@ FIX_ACTIONS = (
     "set-keyword", "rename-call", "template", "replace-import", "replace-attribute", "replace-module", "map-keyword",
 )
 # The fields each action reads, besides `on`, `action`, `note`, `requires` and `symbols`.
+# the call shapes a rewrite of a call was proven on: a call outside them is left alone
+CALL_SHAPE_FIELDS = ("max_positional", "min_positional", "keyword_absent", "not_literal", "proven_keywords", "proven_values")
 ACTION_FIELDS: dict[str, tuple[str, ...]] = {
     "set-keyword": ("keyword", "value", "replace"),
-    "rename-call": ("to", "prepend", "max_positional", "min_positional", "keyword_absent", "not_literal"),
-    "template": ("template", "augmented", "max_positional", "min_positional", "keyword_absent", "not_literal"),
+    "rename-call": ("to", "prepend", *CALL_SHAPE_FIELDS),
+    "template": ("template", "augmented", *CALL_SHAPE_FIELDS),
     "replace-import": ("module", "name"),
     "replace-attribute": ("to",),
     "replace-module": ("module", "to"),
-    "map-keyword": ("keyword", "keywords", "map", "replace", "to", "max_positional", "min_positional"),
+    "map-keyword": ("keyword", "keywords", "map", "replace", "to", "max_positional", "min_positional", "proven_keywords",
+                    "proven_values"),
 }
 
 
@@ -316,6 +319,11 @@ class Transform:
     min_positional: int | None = None  # refuse a call passing fewer (another form of the call)
     keyword_absent: tuple[str, ...] = ()  # rename-call, template: refuse a call giving one of these keywords
     not_literal: tuple[int, ...] = ()  # rename-call, template: refuse a call whose positional argument N is a number literal
+    # rename-call, template, map-keyword: the keywords a call may give (None: not stated); a call
+    # giving another is left alone, and one giving a keyword of `proven_values` must give it one
+    # of those literal values (Python sources)
+    proven_keywords: tuple[str, ...] | None = None
+    proven_values: tuple[tuple[str, tuple[str, ...]], ...] = ()
     keywords: tuple[str, ...] = ()  # map-keyword: the keywords read (and dropped)
     map: tuple[KeywordRow, ...] = ()  # map-keyword: the rows tried in order
 
