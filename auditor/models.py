@@ -285,7 +285,7 @@ FIX_ACTIONS = (
 # the call shapes a rewrite of a call was proven on: a call outside them is left alone
 CALL_SHAPE_FIELDS = ("max_positional", "min_positional", "keyword_absent", "not_literal", "proven_keywords", "proven_values")
 ACTION_FIELDS: dict[str, tuple[str, ...]] = {
-    "set-keyword": ("keyword", "value", "replace"),
+    "set-keyword": ("keyword", "value", "replace", "max_positional"),
     "rename-call": ("to", "prepend", *CALL_SHAPE_FIELDS),
     "template": ("template", "augmented", *CALL_SHAPE_FIELDS),
     "replace-import": ("module", "name"),

@@ -262,6 +262,7 @@ def _uses(source: str, needs: set[str]) -> None:
 def _set_keyword(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:
     t = edit.transform
     assert isinstance(node, cst.Call) and t.keyword is not None and t.value is not None
+    _check_positional(node, edit)  # the keyword's own place given positionally: it would be given twice
     value = _expression(t.value, "value")
     given = [i for i, a in enumerate(node.args) if a.keyword is not None and a.keyword.value == t.keyword]
     if given:
