@@ -3,9 +3,10 @@ the original call did not.
 
     python benchmarks/fixfuzz.py --old ~/.cache/auditor/envs/torch-1.12.1-py3.10/bin/python
     python benchmarks/fixfuzz.py --json --entry torch-lu-deprecated
+    python benchmarks/fixfuzz.py --package numpy --old <a python with numpy 1.26>
     python benchmarks/fixfuzz.py --knowledge DIR    # another checkout's knowledge/
 
-For every torch entry with a `[fix]` and a probe, each call site the entry's matchers find in
+For every entry of the package (torch unless --package) with a `[fix]` and a probe, each call site the entry's matchers find in
 the probe is varied: each optional parameter of the original function (its signature read on
 each build that has it) given by keyword with its default and, for a bool, the other value; the
 next parameter given positionally; the last positional argument given by keyword. Each variant
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib.metadata
 import json
 import subprocess
 import sys
@@ -37,11 +39,14 @@ from auditor.models import FIX_MODES, Finding, SpecChange, release
 SIGNATURES = r"""
 import inspect, json, sys, warnings
 warnings.simplefilter("ignore")
-import torch
-overrides = torch.overrides.get_testing_overrides() if hasattr(torch, "overrides") else {}
+import importlib
+root = importlib.import_module(sys.argv[2])
+overrides = {}
+if sys.argv[2] == "torch" and hasattr(root, "overrides"):
+    overrides = root.overrides.get_testing_overrides()
 found = {}
 for symbol in json.loads(sys.argv[1]):
-    obj = torch
+    obj = root
     try:
         for part in symbol.split(".")[1:]:
             obj = getattr(obj, part)
@@ -166,8 +171,8 @@ def _replace(source: str, call: ast.Call, text: str) -> str:
     return head + text + tail
 
 
-def _signatures(python: str, symbols: list[str]) -> dict[str, list[list[str | None]]]:
-    done = subprocess.run([python, "-c", SIGNATURES, json.dumps(symbols)], check=False, capture_output=True, text=True, timeout=600)
+def _signatures(python: str, symbols: list[str], package: str) -> dict[str, list[list[str | None]]]:
+    done = subprocess.run([python, "-c", SIGNATURES, json.dumps(symbols), package], check=False, capture_output=True, text=True, timeout=600)
     return json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 else {}
 
 
@@ -194,7 +199,8 @@ def cases(entries: list[SpecChange], old: str | None) -> list[Case]:
             if call is not None:
                 sites.append((entry, f, call))
     symbols = sorted({f.symbol for _, f, _ in sites})
-    builds = [_signatures(sys.executable, symbols)] + ([_signatures(old, symbols)] if old is not None else [])
+    package = entries[0].package if entries else "torch"
+    builds = [_signatures(sys.executable, symbols, package)] + ([_signatures(old, symbols, package)] if old is not None else [])
     found: list[Case] = []
     originals: dict[str, str] = {}
     rewrites: dict[str, str] = {}
@@ -210,7 +216,7 @@ def cases(entries: list[SpecChange], old: str | None) -> list[Case]:
                 assert entry.fix is not None
                 if not entry.fix.transforms(mode):
                     continue
-                new = release(torch_version())  # a rewrite that needs another build is left alone (requires)
+                new = release(installed(entry.package))  # a rewrite that needs another build is left alone (requires)
                 done = rewrite_source(wrapped, here, [entry], mode, min_confidence="low", versions={entry.package: (new, new)})
                 if at in done.new_source:
                     kinds = sorted({x.kind for x in done.left_alone}) or ["not-matched"]  # the matcher skips this shape
@@ -235,21 +241,20 @@ def cases(entries: list[SpecChange], old: str | None) -> list[Case]:
     return result
 
 
-def torch_version() -> Version:
-    import torch
-
-    return Version(str(torch.__version__))
+def installed(package: str) -> Version:
+    return Version(importlib.metadata.version(package))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--old", help="an interpreter with an older torch (the original's side)")
+    parser.add_argument("--old", help="an interpreter with an older release of the package (the original's side)")
+    parser.add_argument("--package", default="torch")
     parser.add_argument("--entry", action="append", default=[], help="only these entries")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--knowledge", type=Path, help="another checkout's knowledge/")
     options = parser.parse_args()
     kb = KnowledgeBase.load(options.knowledge)
-    chosen = [e for e in kb.entries if e.package == "torch" and e.fix is not None and e.probe is not None and (not options.entry or e.id in options.entry)]
+    chosen = [e for e in kb.entries if e.package == options.package and e.fix is not None and e.probe is not None and (not options.entry or e.id in options.entry)]
     found = cases(chosen, options.old)
     if options.json:
         print(json.dumps([asdict(c) | {"raises": c.raises} for c in found], indent=1, sort_keys=True))
