@@ -298,23 +298,22 @@ class Action:
     fields: tuple[str, ...]
 
 
+# the call shapes a rewrite of a call was proven on: a call outside them is left alone
+CALL_SHAPE_FIELDS = ("max_positional", "min_positional", "keyword_absent", "not_literal", "proven_keywords", "proven_values")
+
 # The actions of a `[fix]` transform: the loader checks a transform against its action, and the
 # schema's `on` and `action` enums and required fields come from here.
 ACTIONS: dict[str, Action] = {
-    "set-keyword": Action(("call", "method"), ("keyword", "value"), ("keyword", "value", "replace")),
-    "rename-call": Action(
-        ("call",), ("to",), ("to", "prepend", "max_positional", "min_positional", "keyword_absent", "not_literal")
-    ),
-    "template": Action(
-        ("call", "method", "operator"), ("template",),
-        ("template", "augmented", "max_positional", "min_positional", "keyword_absent", "not_literal"),
-    ),
+    "set-keyword": Action(("call", "method"), ("keyword", "value"), ("keyword", "value", "replace", "max_positional")),
+    "rename-call": Action(("call",), ("to",), ("to", "prepend", *CALL_SHAPE_FIELDS)),
+    "template": Action(("call", "method", "operator"), ("template",), ("template", "augmented", *CALL_SHAPE_FIELDS)),
     "replace-import": Action(("import",), ("module",), ("module", "name")),
     "replace-attribute": Action(("attribute",), ("to",), ("to",)),
     "replace-module": Action(("call", "attribute", "import"), ("module", "to"), ("module", "to")),
     "map-keyword": Action(
         ("call", "method"), ("keyword", "keywords", "map"),
-        ("keyword", "keywords", "map", "replace", "to", "max_positional", "min_positional"),
+        ("keyword", "keywords", "map", "replace", "to", "max_positional", "min_positional", "proven_keywords",
+         "proven_values"),
     ),
 }
 
@@ -342,6 +341,11 @@ class Transform:
     min_positional: int | None = None  # refuse a call passing fewer (another form of the call)
     keyword_absent: tuple[str, ...] = ()  # rename-call, template: refuse a call giving one of these keywords
     not_literal: tuple[int, ...] = ()  # rename-call, template: refuse a call whose positional argument N is a number literal
+    # rename-call, template, map-keyword: the keywords a call may give (None: not stated); a call
+    # giving another is left alone, and one giving a keyword of `proven_values` must give it one
+    # of those literal values (Python sources)
+    proven_keywords: tuple[str, ...] | None = None
+    proven_values: tuple[tuple[str, tuple[str, ...]], ...] = ()
     keywords: tuple[str, ...] = ()  # map-keyword: the keywords read (and dropped)
     map: tuple[KeywordRow, ...] = ()  # map-keyword: the rows tried in order
 

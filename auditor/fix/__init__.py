@@ -26,9 +26,12 @@ Template placeholders (docs/knowledge.md): {receiver}, {args}, {arg0}.., {left},
 in-place one such as floor_divide_), {kw:NAME} (the value given to keyword NAME; the site is
 left alone when it is not given), {args:-NAME} (the arguments without keyword NAME) and
 {kwargs} (the keyword arguments and ** spreads as written). An empty {args}/{kwargs} takes its
-comma with it. A transform may name the `symbols` it rewrites and bound the call's positional
-arguments (`min_positional`, `max_positional`); a transform the call site refuses gives way to
-the next one of the mode that fits, and a template writing a non-plain argument twice is refused.
+comma with it. A transform may name the `symbols` it rewrites and states the call shapes it was
+proven on: the positional arguments (`min_positional`, `max_positional`), the keywords a call
+may give (`proven_keywords`) and, where the value matters, their literal values
+(`proven_values`); a call outside them is left alone ("unproven-shape", "positional"). A
+transform the call site refuses gives way to the next one of the mode that fits, and a template
+writing a non-plain argument twice is refused.
 
 Two more actions: `replace-module` (moves.py: a name that moved to another module; the import
 line the site reaches it through is rewritten, or the site's dotted name) and `map-keyword`

@@ -13,7 +13,7 @@ from auditor.models import AuditResult, Finding, FixMode, ProbeRun, Transform
 LeftAloneKind = Literal[
     "no-fix", "below-confidence", "requires", "keyword-given", "kwargs-spread", "args-spread",
     "missing-argument", "not-found", "unparsable", "import-form", "overlap", "positional",
-    "double-evaluation", "unknown-value",
+    "double-evaluation", "unknown-value", "unproven-shape",
 ]
 
 

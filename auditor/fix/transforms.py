@@ -262,6 +262,7 @@ def _uses(source: str, needs: set[str]) -> None:
 def _set_keyword(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:
     t = edit.transform
     assert isinstance(node, cst.Call) and t.keyword is not None and t.value is not None
+    _check_positional(node, edit)  # the keyword's own place given positionally: it would be given twice
     value = _expression(t.value, "value")
     given = [i for i, a in enumerate(node.args) if a.keyword is not None and a.keyword.value == t.keyword]
     if given:
@@ -312,6 +313,7 @@ def _check_positional(node: cst.Call, edit: Edit) -> None:
     for name in edit.transform.keyword_absent:
         if name in given_keywords:
             raise Refused("keyword-given", f"the call gives {name}=, which this rewrite does not keep")
+    _check_proven(node, edit.transform)
     positional = [a for a in node.args if a.keyword is None and not a.star]
     for index in edit.transform.not_literal:
         value = positional[index].value if index < len(positional) else None
@@ -329,6 +331,37 @@ def _check_positional(node: cst.Call, edit: Edit) -> None:
         raise Refused("positional", f"{given} positional arguments given, at most {limit} keep their place: positional arguments would move")
     if least is not None and given < least:
         raise Refused("positional", f"{given} positional arguments given: the rewrite is for the form with at least {least}")
+
+
+def _check_proven(node: cst.Call, t: Transform) -> None:
+    """Refuse a call outside the shapes the rewrite was proven on: a keyword not among
+    `proven_keywords`, or one of `proven_values` given another value than those listed."""
+    if t.proven_keywords is None:
+        return
+    values = dict(t.proven_values)
+    for arg in node.args:
+        if arg.star == "**":
+            raise Refused("kwargs-spread", "a **kwargs spread: which keywords the call gives is not known")
+        if arg.keyword is None:
+            continue
+        name = arg.keyword.value
+        if name not in t.proven_keywords:
+            proven = ", ".join(f"{k}=" for k in t.proven_keywords) or "none"
+            raise Refused("unproven-shape", f"the call gives {name}=, which the rewrite was not proven with (proven: {proven})")
+        if name in values and not _literal_in(_literal_value(arg.value), values[name]):
+            raise Refused("unproven-shape", (
+                f"the call gives {name}={code(arg.value)}; the rewrite was proven with {name}= "
+                f"{' or '.join(values[name])} only"))
+
+
+def _literal_value(node: cst.BaseExpression) -> object:
+    try:
+        return ast.literal_eval(code(node))
+    except (ValueError, SyntaxError, TypeError):
+        return _NOT_LITERAL
+
+
+_NOT_LITERAL = object()
 
 
 def _rename_call(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:

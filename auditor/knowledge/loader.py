@@ -21,6 +21,7 @@ from auditor.errors import KnowledgeError
 from auditor.knowledge import conditions, horizon
 from auditor.models import (
     ACTIONS,
+    CALL_SHAPE_FIELDS,
     CONSEQUENCES,
     HAZARD_OF_KIND,
     KINDS,
@@ -248,6 +249,8 @@ def _fix(raw: dict[str, Any]) -> Fix:
             min_positional=t.get("min_positional"), keywords=tuple(t.get("keywords", ())),
             keyword_absent=tuple(t.get("keyword_absent", ())), not_literal=tuple(t.get("not_literal", ())),
             map=tuple(_row(r) for r in t.get("map", ())),
+            proven_keywords=tuple(t["proven_keywords"]) if "proven_keywords" in t else None,
+            proven_values=tuple((k, tuple(v)) for k, v in sorted(t.get("proven_values", {}).items())),
         )
 
     return Fix(
@@ -318,9 +321,13 @@ def _transform_problems(t: dict[str, Any]) -> list[tuple[str, str]]:
         found.append((key, f"not a field of {action} (it reads: {', '.join(reads)})"))
     if on not in shapes:
         found.append(("on", f"{action} cannot rewrite a {on} (it rewrites: {', '.join(shapes)})"))
-    for key in ("max_positional", "min_positional", "keyword_absent", "not_literal"):
+    for key in CALL_SHAPE_FIELDS:
         if key in t and on not in ("call", "method"):
-            found.append((key, f"counts a call's positional arguments; a {on} has none"))
+            found.append((key, f"states the shape of a call; a {on} is not one"))
+    for key, values in t.get("proven_values", {}).items():
+        if key not in t.get("proven_keywords", ()):
+            found.append(("proven_values", f"{key} is not one of proven_keywords"))
+        found += [("proven_values", f"{key}: {problem}") for v in values if (problem := _literal(v))]
     if "requires" in t:
         try:
             SpecifierSet(t["requires"])

@@ -79,6 +79,8 @@ def transform(t: Transform) -> dict[str, Any]:
         value = getattr(t, name)
         if name == "map":  # map-keyword rows as written: {KEYWORD: [literal, ...], ..., "to": source}
             value = [{**{k: list(v) for k, v in row.when}, "to": row.value} for row in value]
+        elif name == "proven_values":
+            value = {k: list(v) for k, v in value}
         fields[name] = list(value) if isinstance(value, tuple) else value
     return fields
 

@@ -120,6 +120,6 @@ def test_kb_show_gives_the_transforms_in_text_and_json() -> None:
     assert "## Mechanical fix (`auditor fix`)\n- keep-old, call: set-keyword (keyword=`weights_only`, value=`False`); needs torch>=1.13: only for files you trust" in text
     shown = CliRunner().invoke(app, ["kb", "show", "torch-load-weights-only-default-true", "-f", "json"]).output
     assert json.loads(shown)["entry"]["fix_transforms"] == {"keep_old": [{
-        "on": "call", "action": "set-keyword", "keyword": "weights_only", "value": "False", "replace": False,
+        "on": "call", "action": "set-keyword", "keyword": "weights_only", "value": "False", "replace": False, "max_positional": None,
         "requires": ">=1.13", "note": "only for files you trust: unpickling runs arbitrary code",
     }], "adopt_new": []}

@@ -75,3 +75,13 @@ def test_the_shipped_absences_load(tmp_path: Path) -> None:
     shutil.copy(FX, tmp_path / "fx.toml")
     (entry,) = load_entries(tmp_path)
     assert entry.probe is not None and entry.probe.absent_on == ("1.9.1",)
+
+
+
+def test_every_probed_entry_is_pinned_on_both_sides_of_its_boundary(kb: KnowledgeBase, boundaries: ModuleType) -> None:
+    rows = {e.id: boundaries.boundaries(e) for e in kb.for_package("torch") if e.probe and not e.probe.skip}
+    unpinned = [
+        f"{b.id} {b.edge}: {b.before}{'' if b.before_pinned else ' (not run)'} | {b.after}{'' if b.after_pinned else ' (not run)'}"
+        for found in rows.values() for b in found if not b.pinned
+    ]
+    assert len(rows) >= 229 and not unpinned, unpinned
