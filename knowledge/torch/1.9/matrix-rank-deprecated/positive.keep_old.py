@@ -1,0 +1,13 @@
+import torch
+import torch as th
+from torch import matrix_rank as legacy_matrix_rank
+
+
+def analyse(A: torch.Tensor, B: torch.Tensor):
+    first = torch.linalg.matrix_rank(A, symmetric=True)  # expect
+    second = A.matrix_rank()  # expect
+    third = torch.linalg.matrix_rank(A, A)  # expect
+    fourth = torch.linalg.matrix_rank(A, A)  # expect
+    op = torch.matrix_rank
+    fifth = torch.linalg.matrix_rank(B, A)  # expect
+    return first, second, third, fourth, fifth
