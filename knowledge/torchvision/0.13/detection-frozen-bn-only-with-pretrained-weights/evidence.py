@@ -1,4 +1,4 @@
-"""The check behind knowledge/torchvision/0.13/detection-frozen-bn-only-with-pretrained-weights.toml:
+"""The check behind the entry beside this file (change.toml):
 the norm layers of the detection builders' backbones when no backbone weights are loaded
 (0.12: pretrained_backbone=False; 0.13: weights_backbone=None, and the old keyword, deprecated and
 mapped to it). Nothing is downloaded. Run with torchvision 0.12.0 (torch 1.11.0) and 0.13.0
