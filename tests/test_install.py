@@ -45,11 +45,12 @@ def test_wheel_installed_outside_the_repo_finds_every_knowledge_file(tmp_path: P
     code = (
         "import auditor, pathlib; from auditor.knowledge import default_directory, load_entries;"
         "d = default_directory(); print(d); print(len(load_entries()));"
-        "print(len(list(d.rglob('*.toml'))))"
+        "print(len(list(d.rglob('*.toml')))); print(len(list(d.rglob('*.py'))) + len(list(d.rglob('*.ipynb'))))"
     )
     done = subprocess.run([str(python), "-c", code], capture_output=True, text=True, cwd=tmp_path, env=isolated)
     assert done.returncode == 0, done.stderr
-    where, loaded, files = done.stdout.split()
+    where, loaded, files, scripts = done.stdout.split()
+    assert scripts == "0", "the wheel ships a change's fixtures, snapshots or evidence"
     assert str(env_dir) in where and "_knowledge" in where
     shipped = list((ROOT / "knowledge").rglob("*.toml"))
     harvest = [p for p in shipped if "harvest" in p.relative_to(ROOT / "knowledge").parts]

@@ -19,6 +19,7 @@ from packaging.version import InvalidVersion, Version
 
 from auditor.errors import KnowledgeError
 from auditor.knowledge import conditions, horizon
+from auditor.knowledge.folders import CHANGE, folder_id
 from auditor.models import (
     ACTIONS,
     CALL_SHAPE_FIELDS,
@@ -47,6 +48,7 @@ else:  # pragma: no cover
 
 
 HARVEST_DIRECTORY = "harvest"  # knowledge/<package>/harvest/: candidates and waivers, not entries
+FILL_IN = "FILL_IN"  # begins a value `kb new` leaves to its author: the loader refuses it
 
 
 def default_directory() -> Path:
@@ -147,6 +149,9 @@ def _match(raw: dict[str, Any]) -> Match:
 def parse_entry(raw: dict[str, Any], source: str, text: str | None = None) -> tuple[SpecChange | None, list[str]]:
     """Validate one entry's data; return it typed, or None and every problem found. With the
     file's `text`, a problem in the `[fix]` table names its line (`source:line: ...`)."""
+    unfilled = [f"{source}: {_where(path)}: still to fill in ({value})" for path, value in _unfilled(raw, [])]
+    if unfilled:
+        return None, unfilled
     problems = [
         f"{_at(source, text, list(err.absolute_path))}: {_where(err.absolute_path)}: {err.message}"
         for err in schema_problems(raw)
@@ -172,6 +177,18 @@ def parse_entry(raw: dict[str, Any], source: str, text: str | None = None) -> tu
     if problems or introduced is None:
         return None, problems
     return build_entry(raw, source), []
+
+
+def _unfilled(value: Any, path: list[Any]) -> Iterable[tuple[list[Any], str]]:
+    """(where, value) of each string of `value` that `kb new` left to fill in."""
+    if isinstance(value, str) and value.startswith(FILL_IN):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _unfilled(item, [*path, key])
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _unfilled(item, [*path, index])
 
 
 def build_entry(raw: dict[str, Any], source: str) -> SpecChange:
@@ -458,7 +475,9 @@ def knowledge_files(root: Path) -> list[Path]:
 
 
 def read_knowledge(directory: Path | None = None) -> Knowledge:
-    """Every file under `directory` read and checked; a KnowledgeError lists every problem."""
+    """Every file under `directory` read and checked; a KnowledgeError lists every problem. An
+    entry in a change's folder (`<package>/<version>/<stem>/change.toml`) has the id
+    `<package>-<stem>`."""
     root = directory or default_directory()
     files = knowledge_files(root)
     if not files:
@@ -487,6 +506,11 @@ def read_knowledge(directory: Path | None = None) -> Knowledge:
         problems += errors
         if entry is None:
             continue
+        if file.name == CHANGE and entry.id != (named := folder_id(file.parent)):
+            problems.append(
+                f"{root.name}/{source}: id: {entry.id!r} is not {named!r}, the id its folder gives"
+                " (<package>-<stem>): rename the folder or the id"
+            )
         if entry.id in seen:
             problems.append(f"{root.name}/{source}: id: {entry.id!r} is also the id of {seen[entry.id]}")
         seen[entry.id] = source

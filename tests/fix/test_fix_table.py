@@ -10,7 +10,7 @@ from auditor.errors import KnowledgeError
 from auditor.knowledge import default_directory, load_entries
 from auditor.models import Fix, Transform
 
-SEED = default_directory() / "torch" / "1.13" / "floor-divide-rounds-toward-floor.toml"
+SEED = default_directory() / "torch" / "1.13" / "floor-divide-rounds-toward-floor" / "change.toml"
 BASE = SEED.read_text().split("\n[[fix.")[0]  # the entry without its shipped fix
 
 GOOD = """

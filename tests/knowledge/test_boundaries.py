@@ -16,7 +16,7 @@ from auditor.errors import KnowledgeError
 from auditor.knowledge import KnowledgeBase, default_directory, load_entries
 
 ROOT = Path(__file__).resolve().parents[2]
-FX = default_directory() / "torch" / "1.10" / "fx-multipledispatch-ordering-deprecated.toml"
+FX = default_directory() / "torch" / "1.10" / "fx-multipledispatch-ordering-deprecated" / "change.toml"
 
 
 @pytest.fixture(scope="module")

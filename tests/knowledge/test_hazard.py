@@ -12,7 +12,7 @@ from auditor.errors import KnowledgeError
 from auditor.knowledge import KnowledgeBase, default_directory, load_entries, parse_entry
 from auditor.models import HAZARD_OF_KIND, KINDS, SpecChange, Transition
 
-SEED = default_directory() / "torch" / "1.13" / "floor-divide-rounds-toward-floor.toml"
+SEED = default_directory() / "torch" / "1.13" / "floor-divide-rounds-toward-floor" / "change.toml"
 UP = Transition("torch", Version("1.12.1"), Version("1.13.0"))
 DOWN = Transition("torch", Version("1.13.0"), Version("1.12.1"))
 

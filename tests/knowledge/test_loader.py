@@ -9,7 +9,7 @@ import pytest
 from auditor.errors import KnowledgeError
 from auditor.knowledge import KnowledgeBase, default_directory, load_entries
 
-SEED = default_directory() / "torch" / "1.13" / "floor-divide-rounds-toward-floor.toml"
+SEED = default_directory() / "torch" / "1.13" / "floor-divide-rounds-toward-floor" / "change.toml"
 
 
 def test_shipped_knowledge_loads_and_every_entry_is_complete(kb: KnowledgeBase) -> None:
@@ -64,9 +64,9 @@ def test_empty_directory_is_an_error(tmp_path: Path) -> None:
 
 
 def test_each_symbol_is_one_matcher_per_symbol(tmp_path):
-    entry = tmp_path / "torch" / "2.2" / "verbose.toml"
+    entry = tmp_path / "torch" / "2.2" / "lr-scheduler-verbose-deprecated" / "change.toml"
     entry.parent.mkdir(parents=True)
-    source = (default_directory() / "torch" / "2.2" / "lr-scheduler-verbose-deprecated.toml").read_text("utf-8")
+    source = (default_directory() / "torch" / "2.2" / "lr-scheduler-verbose-deprecated" / "change.toml").read_text("utf-8")
     source = re.sub(r"^related = .*\n", "", source, flags=re.MULTILINE)  # alone here: its related entries are not
     entry.write_text(source, "utf-8")
     (change,) = load_entries(tmp_path)
@@ -76,3 +76,25 @@ def test_each_symbol_is_one_matcher_per_symbol(tmp_path):
     entry.write_text(source.replace("each_symbol = true", 'each_symbol = true\ncall = "torch.optim.SGD"'), "utf-8")
     with pytest.raises(KnowledgeError, match="match"):
         load_entries(tmp_path)
+
+
+def test_an_entry_in_a_change_folder_has_the_id_the_folder_gives(tmp_path):
+    folder = tmp_path / "torch" / "1.13" / "floor-divide"
+    folder.mkdir(parents=True)
+    shutil.copy(SEED, folder / "change.toml")
+    with pytest.raises(KnowledgeError) as caught:
+        load_entries(tmp_path)
+    says = (f"{tmp_path.name}/torch/1.13/floor-divide/change.toml: id: 'torch-floor-divide-rounds-toward-floor' is not"
+            " 'torch-floor-divide', the id its folder gives (<package>-<stem>): rename the folder or the id")
+    assert caught.value.problems == [says]
+    folder.rename(folder.with_name("floor-divide-rounds-toward-floor"))
+    assert [e.id for e in load_entries(tmp_path)] == ["torch-floor-divide-rounds-toward-floor"]
+
+
+def test_every_shipped_entry_is_in_its_own_folder():
+    root = default_directory()
+    entries = load_entries(root)
+    assert sorted(e.source for e in entries) == sorted(
+        f"{e.package}/{e.introduced.major}.{e.introduced.minor}/{e.id.removeprefix(e.package + '-')}/change.toml"
+        for e in entries
+    )

@@ -77,7 +77,7 @@ def test_every_entry_cites_a_primary_source_first() -> None:
 
 
 def test_offenders_name_the_file_of_a_third_party_first_entry(tmp_path: Path) -> None:
-    seed = default_directory() / "torch" / "2.6" / "load-weights-only-default-true.toml"
+    seed = default_directory() / "torch" / "2.6" / "load-weights-only-default-true" / "change.toml"
     # alone in the folder, the entry cannot name the earlier stage it follows nor related entries
     text = re.sub(r"^(follows|related) = .*\n", "", seed.read_text("utf-8"), flags=re.MULTILINE)
     wild = "https://github.com/ARM-software/Tool-Solutions/pull/303"

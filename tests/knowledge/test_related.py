@@ -10,7 +10,7 @@ import pytest
 from auditor.errors import KnowledgeError
 from auditor.knowledge import KnowledgeBase, default_directory, load_entries
 
-SEED = default_directory() / "torch" / "1.13" / "floor-divide-rounds-toward-floor.toml"
+SEED = default_directory() / "torch" / "1.13" / "floor-divide-rounds-toward-floor" / "change.toml"
 SEED_ID = "torch-floor-divide-rounds-toward-floor"
 
 

@@ -15,7 +15,7 @@ from auditor.knowledge import loader
 from auditor.models import ACTIONS, CONSEQUENCES, KINDS, Severity
 
 SCHEMA = Path(loader.__file__).with_name("entry.schema.json")
-ENTRY = SCHEMA.parents[2] / "knowledge" / "torch" / "2.4" / "load-weights-only-default-warns.toml"
+ENTRY = SCHEMA.parents[2] / "knowledge" / "torch" / "2.4" / "load-weights-only-default-warns" / "change.toml"
 
 
 def test_the_shipped_schema_file_is_the_schema_the_loader_checks_with() -> None:

@@ -54,7 +54,7 @@ def test_a_second_load_reads_the_stored_entries(knowledge: Path, tmp_path: Path)
 def test_an_edited_entry_is_read_again(knowledge: Path, tmp_path: Path) -> None:
     loader = CountingLoader()
     before, _ = load_stored(knowledge, tmp_path / "cache", loader)
-    entry = knowledge / "torch" / "1.13" / "floor-divide-rounds-toward-floor.toml"
+    entry = knowledge / "torch" / "1.13" / "floor-divide-rounds-toward-floor" / "change.toml"
     entry.write_text(entry.read_text("utf-8").replace('severity = "high"', 'severity = "medium"', 1), "utf-8")
     after, _ = load_stored(knowledge, tmp_path / "cache", loader)
     assert loader.calls == 2
@@ -98,7 +98,7 @@ def test_a_shipped_base_is_read_instead_of_the_files_while_they_are_its_own(know
 
 def test_an_entry_edited_after_shipping_is_read_from_its_file(knowledge: Path) -> None:
     ship(knowledge, knowledge / SHIPPED)
-    entry = knowledge / "torch" / "1.13" / "floor-divide-rounds-toward-floor.toml"
+    entry = knowledge / "torch" / "1.13" / "floor-divide-rounds-toward-floor" / "change.toml"
     entry.write_text(entry.read_text("utf-8").replace('severity = "high"', 'severity = "medium"', 1), "utf-8")
     loader = CountingLoader()
     after, _ = load_stored(knowledge, None, loader)

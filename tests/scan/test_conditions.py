@@ -21,7 +21,7 @@ from auditor.scan.rules import RuleIndex
 from auditor.scan.scanner import scan_source
 
 ROOT = Path(__file__).resolve().parents[2]
-ENTRY = ROOT / "knowledge" / "torch" / "2.4" / "load-weights-only-default-warns.toml"
+ENTRY = ROOT / "knowledge" / "torch" / "2.4" / "load-weights-only-default-warns" / "change.toml"
 SCHEMA = ROOT / "auditor" / "knowledge" / "entry.schema.json"
 
 

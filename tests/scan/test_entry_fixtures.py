@@ -1,7 +1,8 @@
 """Every knowledge entry's scanner fixtures, collected automatically (the torchfix habit).
 
-tests/fixtures/scan/<entry id>/positive*.py (or .ipynb): each line ending in `# expect` must be
-reported for that entry, and no other line. negative*.py: nothing may be reported.
+knowledge/<package>/<version>/<stem>/positive*.py (or .ipynb), beside the entry: each line ending
+in `# expect` must be reported for that entry, and no other line. negative*.py: nothing may be
+reported. The fix snapshots beside them (positive.keep_old.py, ...) are not fixtures.
 """
 
 import re
@@ -9,23 +10,32 @@ from pathlib import Path
 
 import pytest
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge import KnowledgeBase, load_entries
+from auditor.knowledge.folders import fixtures
 from auditor.scan import scan_project
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "scan"
+KNOWLEDGE = Path(__file__).resolve().parents[2] / "knowledge"
 EXPECT = re.compile(r"#\s*expect\b")
-ENTRY_IDS = sorted(e.id for e in KnowledgeBase.load().entries if e.matches)
+
+
+def fixture_folders(root: Path) -> dict[str, Path]:
+    """Each entry with matchers, by id, and the folder its fixtures are read from."""
+    return {e.id: root / e.source.rpartition("/")[0] for e in load_entries(root) if e.matches}
+
+
+FOLDERS = fixture_folders(KNOWLEDGE)
+ENTRY_IDS = sorted(FOLDERS)
 
 
 def _cases(kind: str) -> list:
     return [
         pytest.param(entry_id, path, id=f"{entry_id}/{path.name}")
         for entry_id in ENTRY_IDS
-        for path in sorted((FIXTURES / entry_id).glob(f"{kind}*"))
+        for path in fixtures(FOLDERS[entry_id], kind)
     ]
 
 
-def _expected_lines(path: Path) -> set[tuple[int | None, int]]:
+def expected_lines(path: Path) -> set[tuple[int | None, int]]:
     if path.suffix == ".ipynb":
         import nbformat
 
@@ -42,9 +52,9 @@ def _expected_lines(path: Path) -> set[tuple[int | None, int]]:
 
 @pytest.mark.parametrize("entry_id", ENTRY_IDS)
 def test_every_entry_has_positive_and_negative_fixtures(entry_id: str) -> None:
-    folder = FIXTURES / entry_id
-    assert list(folder.glob("positive*")), f"{entry_id} has no positive scanner fixture"
-    assert list(folder.glob("negative*")), f"{entry_id} has no negative scanner fixture"
+    folder = FOLDERS[entry_id]
+    assert fixtures(folder, "positive"), f"{entry_id} has no positive scanner fixture in {folder}"
+    assert fixtures(folder, "negative"), f"{entry_id} has no negative scanner fixture in {folder}"
 
 
 @pytest.mark.parametrize(("entry_id", "path"), _cases("positive"))
@@ -52,7 +62,7 @@ def test_positive_fixture(kb: KnowledgeBase, entry_id: str, path: Path) -> None:
     findings, skipped = scan_project(path, [kb.get(entry_id)])
     assert not skipped
     found = {(f.cell, f.line) for f in findings}
-    assert found == _expected_lines(path)
+    assert found == expected_lines(path)
 
 
 @pytest.mark.parametrize(("entry_id", "path"), _cases("negative"))

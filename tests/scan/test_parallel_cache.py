@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from auditor.cli import app
 from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.folders import change_folders, fixtures, folder_id
 from auditor.models import Finding, Skipped, SpecChange
 from auditor.progress import RichProgressBar
 from auditor.scan import RuleIndex, scan_file, scan_project
@@ -28,7 +29,11 @@ from auditor.scan.project import ScanOptions
 from auditor.scan.walk import FastVisitor
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = ROOT / "tests" / "fixtures" / "scan"
+FIXTURES = [
+    (folder_id(folder), source)
+    for folder in change_folders(ROOT / "knowledge")
+    for source in fixtures(folder, "positive") + fixtures(folder, "negative")
+]
 EXAMPLE = ROOT / "examples" / "project"
 FLOOR = "torch-floor-divide-rounds-toward-floor"
 
@@ -61,8 +66,8 @@ def tree(tmp_path: Path) -> Path:
     """Every scanner fixture (a few hundred files), the example project, the same module under
     two names, and files that are skipped: bad syntax, not UTF-8, a broken notebook."""
     root = tmp_path / "tree"
-    for number, source in enumerate(sorted(FIXTURES.glob("*/*"))):
-        target = root / f"pkg{number % 7}" / source.parent.name / source.name
+    for number, (change_id, source) in enumerate(sorted(FIXTURES)):
+        target = root / f"pkg{number % 7}" / change_id / source.name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
     shutil.copytree(EXAMPLE, root / "example")

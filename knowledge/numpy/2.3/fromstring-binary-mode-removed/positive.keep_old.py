@@ -1,0 +1,6 @@
+import numpy
+import numpy as np
+
+
+def parse(payload):
+    return numpy.frombuffer(payload, dtype=np.uint8).copy()  # expect

@@ -1,0 +1,16 @@
+import torch
+from torch.cuda.amp import autocast
+
+
+def train_step(model, x):
+    with torch.amp.autocast('cuda'):  # expect
+        y = model(x)
+    with torch.amp.autocast('cuda', dtype=torch.float16):  # expect
+        z = model(y)
+    with torch.amp.autocast('cpu', dtype=torch.bfloat16):  # expect
+        return model(z)
+
+
+@torch.amp.autocast('cuda')  # expect
+def infer(model, x):
+    return model(x)

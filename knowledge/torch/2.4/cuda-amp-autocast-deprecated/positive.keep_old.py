@@ -1,0 +1,16 @@
+import torch
+from torch.cuda.amp import autocast
+
+
+def train_step(model, x):
+    with torch.autocast('cuda'):  # expect
+        y = model(x)
+    with torch.autocast('cuda', dtype=torch.float16):  # expect
+        z = model(y)
+    with torch.autocast('cpu', dtype=torch.bfloat16):  # expect
+        return model(z)
+
+
+@torch.autocast('cuda')  # expect
+def infer(model, x):
+    return model(x)

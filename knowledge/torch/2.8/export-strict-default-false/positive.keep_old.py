@@ -1,0 +1,8 @@
+import torch
+from torch.export import export
+
+
+def capture(model: torch.nn.Module, x: torch.Tensor):
+    a = torch.export.export(model, (x,), strict=True)  # expect
+    b = export(model, (x,), dynamic_shapes={"x": {0: torch.export.Dim("batch")}}, strict=True)  # expect
+    return a, b
