@@ -18,7 +18,7 @@ from auditor.cli.common import (
     handles_errors,
 )
 from auditor.cli.output import emit
-from auditor.cli.provision import Provision, probe_options, probe_settings_for
+from auditor.cli.provision import Provision, probe_options, provisioned
 from auditor.errors import ExitCode
 from auditor.settings import knowledge, progress_reporter
 
@@ -42,7 +42,7 @@ def probe_command(
     """
     from auditor.report import probe as probe_report
 
-    settings = probe_settings_for(provision or {}, cache_dir, no_cache)
+    settings = provisioned(provision or {}, cache_dir, no_cache)
     result = pipeline.probe(knowledge(), package, from_version, to_version, settings, progress_reporter())
     emit(probe_report.render(result, fmt.value), output)
     failed = any(p.status == "not-reproduced" for p in result.probes)

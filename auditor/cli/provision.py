@@ -7,13 +7,16 @@ import inspect
 from enum import Enum
 from functools import wraps
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from auditor.cli.common import F
 from auditor.errors import UsageError
 from auditor.settings import probe_settings
+
+if TYPE_CHECKING:
+    from auditor.probe import ProbeSettings
 
 
 class Installer(str, Enum):
@@ -82,8 +85,8 @@ def probe_options(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def probe_settings_for(provision: Provision, cache_dir: Path | None, no_cache: bool, probe: bool = True,
-                       harvest: bool = False) -> Any:
+def probe_settings_for(provision: Provision, cache_dir: Path | None, no_cache: bool, probe: bool,
+                       harvest: bool = False) -> ProbeSettings | None:
     """The probe settings the options ask for; without --probe, a provisioning option given is a
     mistake to say, not to ignore (but --index-url, which --harvest reads too)."""
     if not probe:
@@ -94,6 +97,11 @@ def probe_settings_for(provision: Provision, cache_dir: Path | None, no_cache: b
             also = " or --harvest" if given == ["index_url"] else ""
             raise UsageError(f"{names}: only used with --probe{also}")
         return None
+    return provisioned(provision, cache_dir, no_cache)
+
+
+def provisioned(provision: Provision, cache_dir: Path | None, no_cache: bool) -> ProbeSettings:
+    """The probe settings of the provisioning options given."""
     values = dict(provision)
     values["installer"] = Installer(values["installer"]).value
     return probe_settings(cache_dir=cache_dir, no_cache=no_cache, **values)
