@@ -32,6 +32,7 @@ from auditor.models import (
     final_release,
     release,
 )
+from auditor.requests import AuditRequest, GitRange, LockPair, Probing
 from auditor.scan import scan_project, syntax
 from auditor.scan.config import ScanConfig, load_config
 from auditor.scan.project import ScanOptions
@@ -456,3 +457,36 @@ def probe(
         transitions=(transition,), changes=kb.crossed([transition]), findings=(), notes=kb.notes + kb.beyond([transition])[1]
     )
     return with_probes(result, settings, reporter)
+
+
+def prober(probing: Probing) -> Callable[[AuditResult, Path | None], AuditResult]:
+    """The probe stage for a result and the tree it was scanned in: the one wiring of `--probe`,
+    on every command and in the GitHub Action."""
+    return lambda result, scanned: with_probes(result, probing.settings, probing.reporter, scanned)
+
+
+def run(request: AuditRequest, kb: KnowledgeBase) -> AuditResult:
+    """compare, compare --git and scan: read the inputs, scan, probe, and set the gate."""
+    inputs, env, project = request.inputs, request.environment, request.project
+    probe = None if request.probe is None else prober(request.probe)
+    if isinstance(inputs, GitRange):
+        # a repository is given: scan it unless the project names a part of it
+        result, _ = compare_range(
+            inputs.repo, inputs.base, inputs.head, project or inputs.repo, kb, patterns=inputs.patterns,
+            old_format=inputs.old_format, new_format=inputs.new_format, python=env.python, platform=env.platform,
+            resolve=env.resolve, config=request.config, scan_options=request.scan, probe=probe,
+        )
+        return replace(result, gate=request.gate)
+    if isinstance(inputs, LockPair):
+        result = compare(
+            inputs.old, inputs.new, project, kb, inputs.old_format, inputs.new_format, env.python,
+            config=request.config, platform=env.platform, resolve=env.resolve, scan_options=request.scan,
+        )
+    elif project is None:
+        raise UsageError("a transition given by its versions needs a project to scan")
+    else:
+        result = scan(project, inputs.old, inputs.new, kb, inputs.package, env.python, config=request.config,
+                      scan_options=request.scan)
+    if probe is not None:
+        result = probe(result, project)
+    return replace(result, gate=request.gate)

@@ -10,9 +10,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from auditor import pipeline
-from auditor.models import AuditResult
-
 if TYPE_CHECKING:  # loaded when a builder runs, so that --help stays quick
     from auditor.knowledge import KnowledgeBase
     from auditor.probe import ProbeSettings
@@ -123,8 +120,3 @@ def probe_settings(
             ("memory_limit", "cuda_memory_limit"), int(memory_limit * (1 << 20)) if memory_limit else None)),
     )
 
-
-def run_probes(result: AuditResult, settings: ProbeSettings, project: Path | None = None) -> AuditResult:
-    """`--probe` on compare/scan: with the scanned `project`, its literal-only flagged expressions
-    are evaluated too."""
-    return pipeline.with_probes(result, settings, progress_reporter(), project)

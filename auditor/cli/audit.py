@@ -38,9 +38,10 @@ from auditor.cli.common import (
     handles_errors,
 )
 from auditor.cli.output import emit, not_an_input, render
-from auditor.cli.provision import Provision, probe_options, probe_settings_for
+from auditor.cli.provision import Provision, probe_options, probe_settings_for, probing
 from auditor.errors import UsageError
-from auditor.settings import knowledge, progress_reporter, run_probes, scan_options
+from auditor.requests import AuditRequest, EnvironmentChoice, GitRange, LockPair, VersionPair
+from auditor.settings import knowledge, progress_reporter, scan_options
 
 
 @app.command(cls=Command)
@@ -83,6 +84,7 @@ def compare(
     kb = knowledge(cache_dir, no_cache, harvested, harvest, (provision or {}).get("index_url"))
     if lockfiles is not None and git_range is None:
         raise UsageError("--lockfiles: only used with --git")
+    inputs: LockPair | GitRange
     if git_range is not None:
         if old is not None or new is not None:
             raise UsageError("--git replaces OLD and NEW: give one or the other")
@@ -91,23 +93,15 @@ def compare(
 
         base, head = parse_range(git_range)
         repo = root(project if project is not None and project.is_dir() else Path.cwd())
-        # a repository is given: scan it unless --project names a part of it
-        result, _ = pipeline.compare_range(
-            repo, base, head, project or repo, kb, patterns=split_patterns(lockfiles), old_format=old_format,
-            new_format=new_format, python=python, platform=platform, resolve=resolve, config=config,
-            scan_options=options,
-            probe=(lambda found, scanned: run_probes(found, settings, scanned)) if settings is not None else None,
-        )
+        inputs = GitRange(repo, base, head, split_patterns(lockfiles), old_format, new_format)
     elif old is None or new is None:
         raise UsageError("compare needs OLD and NEW, or --git BASE..HEAD")
     else:
-        result = pipeline.compare(
-            old, new, project, kb, old_format, new_format, python, config=config,
-            platform=platform, resolve=resolve, scan_options=options,
-        )
-        if settings is not None:
-            result = run_probes(result, settings, project)
-    result = replace(result, gate=gate(fail_on, fail_on_confidence, fail_on_warnings, fail_on_vendored))
+        inputs = LockPair(old, new, old_format, new_format)
+    result = pipeline.run(AuditRequest(
+        inputs, project, EnvironmentChoice(python, platform, resolve), config, options, probing(settings),
+        gate(fail_on, fail_on_confidence, fail_on_warnings, fail_on_vendored),
+    ), kb)
     render(result, fmt, output, project, (old, new) if old is not None and new is not None else None)
     raise typer.Exit(exit_code(result))
 
@@ -139,13 +133,11 @@ def scan(
     not_an_input(output, path, config)
     settings = probe_settings_for(provision or {}, cache_dir, no_cache, probe, harvest)
     kb = knowledge(cache_dir, no_cache, harvested, harvest, (provision or {}).get("index_url"))
-    result = pipeline.scan(
-        path, from_version, to_version, kb, package, python, config=config,
-        scan_options=scan_options(cache_dir, no_cache, fmt in (ReportFormat.text, ReportFormat.markdown)),
-    )
-    if settings is not None:
-        result = run_probes(result, settings, path)
-    result = replace(result, gate=gate(fail_on, fail_on_confidence, fail_on_warnings, fail_on_vendored))
+    result = pipeline.run(AuditRequest(
+        VersionPair(package, from_version, to_version), path, EnvironmentChoice(python), config,
+        scan_options(cache_dir, no_cache, fmt in (ReportFormat.text, ReportFormat.markdown)), probing(settings),
+        gate(fail_on, fail_on_confidence, fail_on_warnings, fail_on_vendored),
+    ), kb)
     render(result, fmt, output, path if path.is_dir() else None)
     raise typer.Exit(exit_code(result))
 

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from auditor import pipeline
 from auditor.cli.common import (
     Command,
     Confidence,
@@ -26,7 +27,8 @@ from auditor.cli.common import (
 )
 from auditor.errors import AuditorError
 from auditor.report.summary import tally
-from auditor.settings import knowledge, probe_settings, run_probes
+from auditor.requests import Probing
+from auditor.settings import knowledge, probe_settings, progress_reporter
 
 
 @app.command("github", cls=Command)
@@ -77,7 +79,8 @@ def github_command(
         head=head or None,
         sarif=sarif_file,
         metadata=from_metadata(dependency_names or "", previous_version or "", new_version or ""),
-        probe=(lambda result, scanned: run_probes(result, probe_settings(cache_dir=None, no_cache=False), scanned))
+        probe=(lambda result, scanned: pipeline.prober(  # provisioned only when a PR moves a package
+            Probing(probe_settings(cache_dir=None, no_cache=False), progress_reporter()))(result, scanned))
         if probe else None,
         confidence=fail_on_confidence.value,
         gate=gate(fail_on, fail_on_confidence, fail_on_warnings),

@@ -13,7 +13,8 @@ import typer
 
 from auditor.cli.common import F
 from auditor.errors import UsageError
-from auditor.settings import probe_settings
+from auditor.requests import Probing
+from auditor.settings import probe_settings, progress_reporter
 
 if TYPE_CHECKING:
     from auditor.probe import ProbeSettings
@@ -106,3 +107,8 @@ def provisioned(provision: Provision, cache_dir: Path | None, no_cache: bool) ->
     values["installer"] = Installer(values["installer"]).value
     return probe_settings(cache_dir=cache_dir, no_cache=no_cache, **values)
 
+
+
+def probing(settings: ProbeSettings | None) -> Probing | None:
+    """`--probe`'s settings with the progress of its steps on stderr; None without --probe."""
+    return None if settings is None else Probing(settings, progress_reporter())
