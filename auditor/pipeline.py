@@ -25,6 +25,7 @@ from auditor.models import (
     Docs,
     EnvironmentFinding,
     Finding,
+    FixMode,
     Lock,
     Match,
     SpecChange,
@@ -40,6 +41,7 @@ from auditor.scan.rules import transition_ends
 
 if TYPE_CHECKING:
     from auditor.probe import ProbeSettings, Reporter
+    from auditor.report.suggest import Suggestion
 
 # conda names the PyPI package `torch` `pytorch`
 ALIASES = {"pytorch": "torch"}
@@ -490,3 +492,29 @@ def run(request: AuditRequest, kb: KnowledgeBase) -> AuditResult:
     if probe is not None:
         result = probe(result, project)
     return replace(result, gate=request.gate)
+
+
+def suggestions(
+    result: AuditResult,
+    root: Path,
+    mode: FixMode = "keep-old",
+    min_confidence: str = "high",
+    command: str | None = None,
+) -> dict[str, Suggestion]:
+    """The fixes a report suggests: per crossed change with at least one call site the fix
+    rewrites, its own diff (only its call sites rewritten, so each block applies alone)."""
+    from auditor.fix import fix_project, unified_diff
+    from auditor.report.suggest import Suggestion, fix_command
+
+    found: dict[str, Suggestion] = {}
+    each = [f for site in result.findings for f in site.each()]
+    for change in dict.fromkeys(f.change for f in each):
+        alone = replace(result, findings=tuple(f for f in each if f.change == change))
+        fixed = fix_project(alone, root, mode, min_confidence)
+        if not fixed.applied:
+            continue
+        found[change] = Suggestion(
+            change, mode, unified_diff(fixed), len(fixed.applied), len(fixed.left_alone),
+            command or fix_command(result, str(root), mode),
+        )
+    return found

@@ -11,6 +11,7 @@ from typing import Any, TextIO
 
 import typer
 
+from auditor import pipeline
 from auditor.cli.common import ReportFormat
 from auditor.errors import UsageError
 from auditor.models import AuditResult
@@ -88,9 +89,9 @@ def render(
 
             options["fixes"] = fix_project(result, project, "keep-old")
         elif fmt is ReportFormat.markdown:
-            from auditor.report.suggest import fix_command, suggestions
+            from auditor.report.suggest import fix_command
 
-            options["suggested"] = suggestions(result, project, "keep-old",
+            options["suggested"] = pipeline.suggestions(result, project, "keep-old",
                                                command=fix_command(result, str(project), "keep-old", shown))
     with destination(output) as out:
         WRITERS[fmt.value](result, out, **options)

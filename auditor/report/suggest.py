@@ -1,21 +1,21 @@
-"""Suggested fixes for reviewers (issue 15): the engine's rewrite of a report's findings, per
-change (the Markdown comment's "Suggested fix" blocks) and per call site (SARIF `fixes`).
+"""Suggested fixes for reviewers, as a report shows them: per change (the Markdown comment's
+"Suggested fix" blocks, made by `pipeline.suggestions`) and per call site (SARIF `fixes`), each
+with the command that applies it.
 
-Nothing is written: the rewrite is made in memory from the project's files, as `auditor fix
---diff` makes it, and shown with the command that applies it.
+Nothing here runs the fix engine: the rewrites come made, in memory, as `auditor fix --diff`
+makes them.
 """
 
 from __future__ import annotations
 
 import difflib
 import shlex
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from auditor.models import AuditResult, FixMode
 
-if TYPE_CHECKING:  # the fix engine (libcst, a tenth of a second) is loaded when a suggestion is made
+if TYPE_CHECKING:
     from auditor.fix.model import FileRewrite, FixResult
 
 
@@ -47,31 +47,6 @@ def fix_command(
     t = moved[0]
     package = "" if t.package == "torch" else f" --package {t.package}"
     return f"auditor fix --from {t.old} --to {t.new}{package} {shlex.quote(project)} {flag}"
-
-
-def suggestions(
-    result: AuditResult,
-    root: Path,
-    mode: FixMode = "keep-old",
-    min_confidence: str = "high",
-    command: str | None = None,
-) -> dict[str, Suggestion]:
-    """Per crossed change with at least one call site the fix rewrites: its own diff (only its
-    call sites rewritten, so each block applies alone)."""
-    from auditor.fix import fix_project, unified_diff
-
-    found: dict[str, Suggestion] = {}
-    each = [f for site in result.findings for f in site.each()]
-    for change in dict.fromkeys(f.change for f in each):
-        alone = replace(result, findings=tuple(f for f in each if f.change == change))
-        fixed = fix_project(alone, root, mode, min_confidence)
-        if not fixed.applied:
-            continue
-        found[change] = Suggestion(
-            change, mode, unified_diff(fixed), len(fixed.applied), len(fixed.left_alone),
-            command or fix_command(result, str(root), mode),
-        )
-    return found
 
 
 @dataclass(frozen=True, slots=True)
