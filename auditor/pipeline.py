@@ -25,6 +25,7 @@ from auditor.models import (
     Docs,
     EnvironmentFinding,
     Finding,
+    FixMode,
     Lock,
     Match,
     SpecChange,
@@ -32,6 +33,7 @@ from auditor.models import (
     final_release,
     release,
 )
+from auditor.requests import AuditRequest, GitRange, LockPair, Probing
 from auditor.scan import scan_project, syntax
 from auditor.scan.config import ScanConfig, load_config
 from auditor.scan.project import ScanOptions
@@ -40,6 +42,7 @@ from auditor.scan.rules import transition_ends
 if TYPE_CHECKING:
     from auditor.dependencies.stage import DependencyAudit, DependencySettings
     from auditor.probe import ProbeSettings, Reporter
+    from auditor.suggestion import Suggestion
 
 # conda names the PyPI package `torch` `pytorch`
 ALIASES = {"pytorch": "torch"}
@@ -511,3 +514,64 @@ def probe(
         transitions=(transition,), changes=kb.crossed([transition]), findings=(), notes=kb.notes + kb.beyond([transition])[1]
     )
     return with_probes(result, settings, reporter)
+
+
+def prober(probing: Probing) -> Callable[[AuditResult, Path | None], AuditResult]:
+    """The probe stage for a result and the tree it was scanned in: the one wiring of `--probe`,
+    on every command and in the GitHub Action."""
+    return lambda result, scanned: with_probes(result, probing.settings, probing.reporter, scanned)
+
+
+def run(request: AuditRequest, kb: KnowledgeBase) -> AuditResult:
+    """compare, compare --git and scan: read the inputs, scan, probe, and set the gate."""
+    inputs, env, project = request.inputs, request.environment, request.project
+    probe = None if request.probe is None else prober(request.probe)
+    if isinstance(inputs, GitRange):
+        # a repository is given: scan it unless the project names a part of it
+        result, _ = compare_range(
+            inputs.repo, inputs.base, inputs.head, project or inputs.repo, kb, patterns=inputs.patterns,
+            old_format=inputs.old_format, new_format=inputs.new_format, python=env.python, platform=env.platform,
+            resolve=env.resolve, config=request.config, scan_options=request.scan, probe=probe,
+            dependencies=request.dependencies,
+        )
+        return replace(result, gate=request.gate)
+    if isinstance(inputs, LockPair):
+        result = compare(
+            inputs.old, inputs.new, project, kb, inputs.old_format, inputs.new_format, env.python,
+            config=request.config, platform=env.platform, resolve=env.resolve, scan_options=request.scan,
+            dependencies=request.dependencies,
+        )
+    elif project is None:
+        raise UsageError("a transition given by its versions needs a project to scan")
+    else:
+        result = scan(project, inputs.old, inputs.new, kb, inputs.package, env.python, config=request.config,
+                      scan_options=request.scan)
+    if probe is not None:
+        result = probe(result, project)
+    return replace(result, gate=request.gate)
+
+
+def suggestions(
+    result: AuditResult,
+    root: Path,
+    mode: FixMode = "keep-old",
+    min_confidence: str = "high",
+    command: str | None = None,
+) -> dict[str, Suggestion]:
+    """The fixes a report suggests: per crossed change with at least one call site the fix
+    rewrites, its own diff (only its call sites rewritten, so each block applies alone)."""
+    from auditor.fix import fix_project, unified_diff
+    from auditor.suggestion import Suggestion, fix_command
+
+    found: dict[str, Suggestion] = {}
+    each = [f for site in result.findings for f in site.each()]
+    for change in dict.fromkeys(f.change for f in each):
+        alone = replace(result, findings=tuple(f for f in each if f.change == change))
+        fixed = fix_project(alone, root, mode, min_confidence)
+        if not fixed.applied:
+            continue
+        found[change] = Suggestion(
+            change, mode, unified_diff(fixed), len(fixed.applied), len(fixed.left_alone),
+            command or fix_command(result, str(root), mode),
+        )
+    return found

@@ -1,6 +1,6 @@
 """From command-line options to the stages' settings: caches, progress, probes, report links.
 
-Kept out of cli.py so the command functions stay one call into the pipeline each.
+Kept out of auditor/cli/ so the command functions stay one call into the pipeline each.
 """
 
 from __future__ import annotations
@@ -8,10 +8,14 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from auditor import pipeline
-from auditor.models import AuditResult
+if TYPE_CHECKING:  # loaded when a builder runs, so that --help stays quick
+    from auditor.knowledge import KnowledgeBase
+    from auditor.probe import ProbeSettings
+    from auditor.progress import Reporter
+    from auditor.report.markdown import Links
+    from auditor.scan.project import ScanOptions
 
 
 def repository_prefix(project: Path | None) -> str:
@@ -25,7 +29,7 @@ def repository_prefix(project: Path | None) -> str:
     return "" if rel == "." else rel + "/"
 
 
-def actions_links(project: Path | None) -> Any:
+def actions_links(project: Path | None) -> Links | None:
     """Inside GitHub Actions, Markdown links each call site to the commit being checked."""
     from auditor.report.markdown import Links
 
@@ -37,7 +41,7 @@ def actions_links(project: Path | None) -> Any:
 
 
 def knowledge(cache_dir: Path | None = None, no_cache: bool = False, harvested: bool = False,
-              harvest: bool = False, index_url: str | None = None) -> Any:
+              harvest: bool = False, index_url: str | None = None) -> KnowledgeBase:
     """The knowledge base, kept parsed and checked under `<cache dir>/knowledge` between runs; with
     `harvested`, also the changes generated from the shipped harvest (`--harvested`); with
     `harvest`, set to harvest the releases past the shipped harvest from `index_url` (`--harvest`),
@@ -55,7 +59,7 @@ def knowledge(cache_dir: Path | None = None, no_cache: bool = False, harvested: 
     return KnowledgeBase.load(cache_dir=root, harvested=harvested, fly=fly)
 
 
-def scan_options(cache_dir: Path | None, no_cache: bool, watched_format: bool) -> Any:
+def scan_options(cache_dir: Path | None, no_cache: bool, watched_format: bool) -> ScanOptions:
     """The scan's cache (`<cache dir>/scan`) and a progress bar when a person watches a text report."""
     from auditor.cachefiles import default_cache_dir  # one cache root for scans and probes
     from auditor.progress import SILENT, RichProgressBar
@@ -66,7 +70,7 @@ def scan_options(cache_dir: Path | None, no_cache: bool, watched_format: bool) -
     return ScanOptions(cache_dir=directory, progress=RichProgressBar() if watched else SILENT)
 
 
-def progress_reporter() -> Any:
+def progress_reporter() -> Reporter:
     """Progress of the probes' steps on stderr: a spinner per step on a terminal, a line per step
     elsewhere (CI logs), so that minutes of provisioning are never silent."""
     from auditor.progress import LineReporter, RichReporter
@@ -92,7 +96,7 @@ def probe_settings(
     timeout: float = 900,
     probe_timeout: float = 120,
     memory_limit: float | None = None,
-) -> Any:
+) -> ProbeSettings:
     """The probe options of `probe`, `compare --probe` and `scan --probe`, as settings: pip's
     configuration under the options, PyTorch's CPU index unless `torch_index` says otherwise."""
     from dataclasses import replace
@@ -117,8 +121,3 @@ def probe_settings(
             ("memory_limit", "cuda_memory_limit"), int(memory_limit * (1 << 20)) if memory_limit else None)),
     )
 
-
-def run_probes(result: AuditResult, settings: Any, project: Path | None = None) -> AuditResult:
-    """`--probe` on compare/scan: with the scanned `project`, its literal-only flagged expressions
-    are evaluated too."""
-    return pipeline.with_probes(result, settings, progress_reporter(), project)

@@ -20,7 +20,7 @@ PACKAGE = ROOT / "auditor"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("auditor", "auditor.astnames", "auditor.cachefiles", "auditor.errors", "auditor.progress",
                     "auditor.pythons", "auditor.tomlread")),
-    ("models", ("auditor.models", "auditor.findings")),
+    ("models", ("auditor.models", "auditor.findings", "auditor.suggestion")),
     ("locks", ("auditor.lockfiles", "auditor.locklayout", "auditor.gitrange")),
     ("harvest", ("auditor.harvest",)),
     ("knowledge", ("auditor.knowledge",)),
@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dependencies", ("auditor.dependencies",)),
     ("probe", ("auditor.probe",)),
     ("fix", ("auditor.fix",)),
-    ("pipeline", ("auditor.pipeline",)),
+    ("pipeline", ("auditor.pipeline", "auditor.requests")),
     ("report", ("auditor.report", "auditor.plan")),
     ("github", ("auditor.github",)),
     ("cli", ("auditor.cli", "auditor.settings", "auditor.__main__")),

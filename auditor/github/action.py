@@ -29,8 +29,8 @@ from auditor.knowledge import KnowledgeBase
 from auditor.models import AuditResult, FixMode, Gate, Transition
 from auditor.report import markdown, sarif
 from auditor.report.serialize import transition as transition_data
-from auditor.report.suggest import fix_command, suggestions
 from auditor.report.summary import tally
+from auditor.suggestion import fix_command
 
 if TYPE_CHECKING:
     from auditor.dependencies.stage import DependencySettings
@@ -225,7 +225,7 @@ def run(env: ActionsEnv, options: ActionOptions, kb: KnowledgeBase) -> ActionRun
     # what the rewrite would be, read before a fix commit changes the files
     mode: FixMode = options.fix or "keep-old"
     shown = options.project.as_posix()
-    suggested = suggestions(result, project, mode, command=fix_command(result, shown, mode)) if result.findings else {}
+    suggested = pipeline.suggestions(result, project, mode, command=fix_command(result, shown, mode)) if result.findings else {}
     sarif_fixes = fix_project(result, project, mode) if options.sarif is not None and result.findings else None
     client = GitHubClient(env.api_url, env.token) if env.token and env.repository else None
     committed: FixCommit | None = None

@@ -26,7 +26,6 @@ from auditor.models import (
     rank,
 )
 from auditor.report.serialize import version_label
-from auditor.report.suggest import Suggestion
 from auditor.report.summary import (
     Group,
     call_sites,
@@ -38,6 +37,7 @@ from auditor.report.summary import (
     short,
     tally,
 )
+from auditor.suggestion import Suggestion
 
 GITHUB_COMMENT_LIMIT = 65_536
 

@@ -1,77 +1,19 @@
-"""Suggested fixes for reviewers: the engine's rewrite of a report's findings, per
-change (the Markdown comment's "Suggested fix" blocks) and per call site (SARIF `fixes`).
+"""Suggested fixes for reviewers, as a report shows them: per change (the Markdown comment's
+"Suggested fix" blocks, made by `pipeline.suggestions`) and per call site (SARIF `fixes`), each
+with the command that applies it.
 
-Nothing is written: the rewrite is made in memory from the project's files, as `auditor fix
---diff` makes it, and shown with the command that applies it.
+Nothing here runs the fix engine: the rewrites come made, in memory, as `auditor fix --diff`
+makes them.
 """
 
 from __future__ import annotations
 
 import difflib
-import shlex
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from auditor.models import AuditResult, FixMode
-
-if TYPE_CHECKING:  # the fix engine (libcst, a tenth of a second) is loaded when a suggestion is made
+if TYPE_CHECKING:
     from auditor.fix.model import FileRewrite, FixResult
-
-
-@dataclass(frozen=True, slots=True)
-class Suggestion:
-    """One change's rewrite in one mode: the diff, how many call sites it rewrites, and how
-    many it leaves alone."""
-
-    change: str
-    mode: FixMode
-    diff: str
-    rewritten: int
-    left_alone: int
-    command: str  # the `auditor fix ... --write` that applies it locally
-
-
-def fix_command(
-    result: AuditResult, project: str, mode: FixMode, locks: tuple[str, str] | None = None, action: str = "--write",
-) -> str:
-    """The command that makes this rewrite (`action="--diff"`: that shows it): with the locks
-    when the report compared two, else the transition's versions (`--from/--to`, one package)."""
-    flag = f"--{mode} {action}"
-    if locks is not None:
-        old, new = (shlex.quote(p) for p in locks)
-        return f"auditor fix {old} {new} --project {shlex.quote(project)} {flag}"
-    moved = [t for t in result.transitions if t.old is not None and t.new is not None]
-    if not moved:
-        return f"auditor fix OLD_LOCK NEW_LOCK --project {shlex.quote(project)} {flag}"
-    t = moved[0]
-    package = "" if t.package == "torch" else f" --package {t.package}"
-    return f"auditor fix --from {t.old} --to {t.new}{package} {shlex.quote(project)} {flag}"
-
-
-def suggestions(
-    result: AuditResult,
-    root: Path,
-    mode: FixMode = "keep-old",
-    min_confidence: str = "high",
-    command: str | None = None,
-) -> dict[str, Suggestion]:
-    """Per crossed change with at least one call site the fix rewrites: its own diff (only its
-    call sites rewritten, so each block applies alone)."""
-    from auditor.fix import fix_project, unified_diff
-
-    found: dict[str, Suggestion] = {}
-    each = [f for site in result.findings for f in site.each()]
-    for change in dict.fromkeys(f.change for f in each):
-        alone = replace(result, findings=tuple(f for f in each if f.change == change))
-        fixed = fix_project(alone, root, mode, min_confidence)
-        if not fixed.applied:
-            continue
-        found[change] = Suggestion(
-            change, mode, unified_diff(fixed), len(fixed.applied), len(fixed.left_alone),
-            command or fix_command(result, str(root), mode),
-        )
-    return found
 
 
 @dataclass(frozen=True, slots=True)

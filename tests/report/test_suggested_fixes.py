@@ -15,8 +15,9 @@ from auditor import pipeline
 from auditor.cli import app
 from auditor.fix import fix_project
 from auditor.knowledge import KnowledgeBase
+from auditor.pipeline import suggestions
 from auditor.report import markdown, sarif
-from auditor.report.suggest import Replacement, replacements, suggestions
+from auditor.report.suggest import Replacement, replacements
 
 SCHEMA = Path(__file__).resolve().parents[1] / "fixtures" / "report" / "sarif-schema-2.1.0.json"
 
