@@ -5,8 +5,8 @@ beside a wheel (PEP 658/714) is read where the index offers one; otherwise the w
 `METADATA` is read with HTTP range requests (the zip's central directory, then that one member),
 so a 200 MB wheel costs a few kilobytes. A release with only a source archive is downloaded and
 its `PKG-INFO` read (or, when that names no requirement, its `*.egg-info/requires.txt`). Answers are
-cached under `<cache>/dependencies/<name>/<version>.json`, keyed by the wheel's sha256, and a
-package's listing for a day.
+cached under `<cache>/dependencies/<name>/<version>.json` with the index and the file they were
+read from (an index does not change a release's files), and a package's listing for a day.
 """
 
 from __future__ import annotations
@@ -66,14 +66,14 @@ class Index:
     def release(self, name: str, version: Version) -> Release:
         """What `name` at `version` requires. Raises Unread."""
         name = canonicalize_name(name)
+        kept = self._kept(name, version)
+        if kept is not None:  # a release's files do not change on an index: its listing is not read again
+            return kept
         files = sorted((f for f in self.files(name) if f.version == version and not f.yanked),
                        key=lambda f: (not f.filename.endswith(".whl"), not f.metadata, f.filename))
         if not files:
             raise Unread("the index lists no file of it")
         wheel = files[0]
-        kept = self._kept(name, version, wheel)
-        if kept is not None:
-            return kept
         if not wheel.filename.endswith(".whl"):
             requires = _requires_in_sdist(wheel)
         else:
@@ -101,20 +101,21 @@ class Index:
             _write(path, json.dumps(data).encode())
         return files
 
-    def _kept(self, name: str, version: Version, wheel: IndexFile) -> Release | None:
+    def _kept(self, name: str, version: Version) -> Release | None:
         if self.cache is None:
             return None
         try:
             data = json.loads((self.cache / name / f"{version}.json").read_bytes())
-        except (OSError, ValueError):
+            if data.get("index") != self.url:
+                return None
+            return Release(name, version, tuple(data["requires"]), str(data["file"]))
+        except (OSError, ValueError, KeyError, TypeError):
             return None
-        if data.get("sha256") != wheel.sha256 or data.get("file") != wheel.filename:
-            return None
-        return Release(name, version, tuple(data["requires"]), wheel.filename)
 
     def _keep(self, release: Release, wheel: IndexFile) -> None:
         if self.cache is not None:
-            data = {"file": wheel.filename, "sha256": wheel.sha256, "requires": list(release.requires)}
+            data = {"index": self.url, "file": wheel.filename, "sha256": wheel.sha256,
+                    "requires": list(release.requires)}
             _write(self.cache / release.name / f"{release.version}.json", json.dumps(data).encode())
 
 

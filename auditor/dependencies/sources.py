@@ -21,6 +21,9 @@ from auditor.harvest.index import IndexFile, download
 
 def sources(index: Index, name: str, version: Version, cache: Path) -> Path:
     """The folder of the release's sources. Raises Unread."""
+    done = sorted((cache / "dependencies" / "sources").glob(f"{name}-{version}-*/.complete"))
+    if done:  # unpacked before: the listing is not read again
+        return done[0].parent
     files = [f for f in index.files(name) if f.version == version and not f.yanked]
     if not files:
         raise Unread("the index lists no file of it")
