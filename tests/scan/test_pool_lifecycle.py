@@ -75,6 +75,12 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 METHODS = {"fork": 2, "forkserver": 4}
 
 
+def _interruptible() -> None:
+    """A scan started from a background job or a test worker inherits SIGINT ignored (as POSIX
+    has it), and Python then never raises KeyboardInterrupt: a user's terminal does not."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @contextmanager
 def _scan(tree: Path, tmp_path: Path, method: str) -> Iterator[tuple[subprocess.Popen[bytes], set[int]]]:
     """A cold scan started, with this multiprocessing start method, and its processes once they
@@ -87,6 +93,7 @@ def _scan(tree: Path, tmp_path: Path, method: str) -> Iterator[tuple[subprocess.
         [sys.executable, "-c", command, method, "scan", str(tree), "--from", "1.12.1", "--to", "1.13.0", "--no-cache",
          "--format", "json", "--output", str(tmp_path / "report.json")],
         stdout=subprocess.DEVNULL, stderr=errors, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=_interruptible,
     )
     workers: set[int] = set()
     try:
