@@ -23,18 +23,18 @@ class Installed:
     dist_info: Path
 
 
-def find(site_packages: Path, name: str) -> Installed | None:
-    """The distribution `name` installed in `site_packages`, if it is."""
+def installed_in(site_packages: Path) -> dict[str, Installed]:
+    """Every distribution installed in `site_packages`, by canonical name (read once per audit)."""
+    found: dict[str, Installed] = {}
     for dist_info in sorted(site_packages.glob("*.dist-info")):
         try:
             headers = HeaderParser().parsestr((dist_info / "METADATA").read_text("utf-8", "replace"))
-            if canonicalize_name(headers.get("Name", "")) != name:
-                continue
-            return Installed(name, Version(headers.get("Version", "")), tuple(headers.get_all("Requires-Dist") or ()),
-                             dist_info)
+            name = canonicalize_name(headers.get("Name", ""))
+            found.setdefault(name, Installed(name, Version(headers.get("Version", "")),
+                                             tuple(headers.get_all("Requires-Dist") or ()), dist_info))
         except (OSError, InvalidVersion):
             continue
-    return None
+    return found
 
 
 def sources(found: Installed, cache: Path) -> Path:

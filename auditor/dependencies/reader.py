@@ -3,7 +3,10 @@ requirements (or a release installed at the locked version), else the package in
 
 from __future__ import annotations
 
+from functools import cached_property
 from pathlib import Path
+
+from packaging.version import Version
 
 from auditor.dependencies import installed, sources
 from auditor.dependencies.installed import Installed
@@ -17,21 +20,29 @@ class Reader:
 
     def __init__(self, index: Index, cache: Path, site_packages: Path | None = None) -> None:
         self.index, self.cache, self.site_packages = index, cache, site_packages
+        # the requirements check and the dependency scan both ask for each pin's: read once
+        self._requires: dict[tuple[str, Version | None], tuple[str, ...]] = {}
+
+    @cached_property
+    def _installed(self) -> dict[str, Installed]:
+        return installed.installed_in(self.site_packages) if self.site_packages is not None else {}
 
     def installed(self, pin: Pin) -> Installed | None:
-        if self.site_packages is None:
-            return None
-        found = installed.find(self.site_packages, pin.name)
+        found = self._installed.get(pin.name)
         return found if found is not None and (pin.version is None or found.version == pin.version) else None
 
     def requires(self, pin: Pin) -> tuple[str, ...]:
         """Raises Unread."""
-        found = self.installed(pin)
-        if found is not None:
-            return found.requires
-        if pin.version is None:
-            raise Unread(_not_on_index(pin))
-        return self.index.release(pin.name, pin.version).requires
+        key = (pin.name, pin.version)
+        if key not in self._requires:
+            found = self.installed(pin)
+            if found is not None:
+                self._requires[key] = found.requires
+            elif pin.version is None:
+                raise Unread(_not_on_index(pin))
+            else:
+                self._requires[key] = self.index.release(pin.name, pin.version).requires
+        return self._requires[key]
 
     def sources(self, pin: Pin) -> Path:
         """Raises Unread."""
