@@ -27,6 +27,7 @@ from auditor.lockfiles.detect import detect, read_lock, read_text
 from auditor.lockfiles.interface import REVIEWED_FAMILY
 from auditor.lockfiles.requirements import included_files
 from auditor.locklayout import (
+    DECLARATIONS,
     DECLARED,
     LOCKISH_SUFFIXES,
     PINNED_LIST,
@@ -295,6 +296,11 @@ class _Reader:
                 format_name = _detected(file) or name.fallback
             return read_lock(file, format_name, self.resolve, root=side.tree)
         except LockfileError as exc:  # the file or one it includes
+            if name.kind == DECLARED and file.name in _UNREAD_DECLARATIONS and side.format is None:
+                if not quiet:  # its torch lines are checked apart (`_unread_declarations`)
+                    self.notes.append(f"{path}: not read ({_label(side)}): {exc.message}"
+                                      + (f" (line {exc.line})" if exc.line else ""))
+                return None
             if (name.fallback or name.by_content) and side.format is None:
                 if quiet:
                     return None
@@ -431,10 +437,10 @@ def _through_links(
 
 
 def _pyprojects(changed: Sequence[str], head: _Side, notes: list[str]) -> dict[str, LockName]:
-    """The changed pyproject.toml files that no lock beside them pins."""
+    """The changed pyproject.toml, setup.py and setup.cfg files that no lock beside them pins."""
     found = {}
     for path in changed:
-        if PurePosixPath(path).name != "pyproject.toml":
+        if PurePosixPath(path).name not in DECLARATIONS:
             continue
         folder = _folder(path)
         pinned_by = next((p for p in sorted(head.locks) if _folder(p) == folder and _PYPROJECT_LOCKS.match(p)), None)
@@ -445,31 +451,47 @@ def _pyprojects(changed: Sequence[str], head: _Side, notes: list[str]) -> dict[s
     return found
 
 
-# files that declare dependencies in a way no reader here understands
-_UNREAD_DECLARATIONS = ("setup.py", "setup.cfg", "Pipfile")
+# files that declare dependencies where no reader here understands them: a Pipfile always, a
+# setup.py or setup.cfg whose requirements are computed (`open("requirements.txt")`, `file:`)
+_UNREAD_DECLARATIONS = ("Pipfile", "setup.py", "setup.cfg")
 _FAMILY_NAME = re.compile(r"(?<![\w.-])(" + "|".join(REVIEWED_FAMILY) + r"|pytorch)(?![\w-])", re.IGNORECASE)
 
 
 def _unread_declarations(changed: Sequence[str], base: _Side, head: _Side) -> list[EnvironmentFinding]:
-    """A changed setup.py, setup.cfg or Pipfile whose lines naming a torch-family package
-    changed: what it asks for is not read, so the change is not checked (a medium finding)."""
+    """A changed Pipfile, or setup.py or setup.cfg that does not read, whose lines naming a
+    torch-family package changed: what it asks for is not read, so the change is not checked (a
+    medium finding)."""
     findings = []
     for path in changed:
         if PurePosixPath(path).name not in _UNREAD_DECLARATIONS:
             continue
-        sides = []
+        sides, read = [], []
         for side in (base, head):
             file = _inside(side.tree, path)
             try:
                 text = read_text(file) if file is not None else ""
             except LockfileError:
                 text = ""
+            read.append(file is None or _reads(file))
             sides.append({line.strip() for line in text.splitlines() if _FAMILY_NAME.search(line)})
+        if all(read):
+            continue
         if sides[0] != sides[1]:
             message = (f"{path}: lines naming a torch-family package changed, and auditor does not read "
                        f"{PurePosixPath(path).name}: the change is not checked")
             findings.append(EnvironmentFinding("dependencies-not-read", "medium", message))
     return findings
+
+
+def _reads(file: Path) -> bool:
+    """Whether a reader here reads the declaration (never a Pipfile)."""
+    if file.name == "Pipfile":
+        return False
+    try:
+        read_lock(file)
+    except LockfileError:
+        return False
+    return True
 
 
 def _folder(path: str) -> str:
@@ -513,9 +535,10 @@ _DEPENDENCY_TABLES = (
 
 
 def _dependency_tables(side: _Side, path: str) -> dict[str, object]:
-    """Every table of a pyproject.toml that can declare dependencies, as written."""
+    """Every table of a pyproject.toml that can declare dependencies, as written (a setup.py or
+    setup.cfg: none beyond what its reader reads)."""
     file = _inside(side.tree, path)
-    if file is None:
+    if file is None or file.name != "pyproject.toml":
         return {}
     document: object = tomlread.loads(read_text(file), file, LockfileError)
     found: dict[str, object] = {}
@@ -550,6 +573,8 @@ def _pairs(
         if old is None and path in base.files and (base.tree / path).is_symlink():
             notes.append(f"{path}: a link out of the repository in {_label(base)}, not read there")
         missing = _family(new) - _family(old)
+        if name.kind == DECLARED and not any(p.version for p in new.pins if p.name in missing):
+            missing = set()  # a declaration that asks for ranges moves no pin: not paired with a lock
         if missing and (found := _best(base, head.layout.project_folder(path), missing, read, notes)):
             old_path, old = found
         if old_path is not None and old_path != path:

@@ -17,7 +17,6 @@ from auditor.lockfiles.pdm import PDM
 from auditor.lockfiles.pipfile import PIPFILE
 from auditor.lockfiles.poetry import POETRY
 from auditor.lockfiles.pylock import PYLOCK
-from auditor.lockfiles.pyproject import PYPROJECT
 from auditor.lockfiles.requirements import REQUIREMENTS
 from auditor.lockfiles.uv import UV
 
@@ -25,6 +24,7 @@ from auditor.lockfiles.uv import UV
 REQUIREMENT_FOLDERS = frozenset({"requirements", "requirement", "reqs", "req", "deps", "dependencies", "constraints"})
 _REQUIREMENT_NAMES = re.compile(r"^(deps|dependencies|pins)\.(txt|in)$|^requirements[^/]*\.lock$", re.IGNORECASE)
 PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py")
+DECLARATIONS = PROJECT_MARKERS  # the files that declare a project's dependencies (format name = file name)
 CODE_SUFFIXES = (".py", ".ipynb")
 # suffixes of files that could be a lock under a name no rule knows: read to find out
 LOCKISH_SUFFIXES = (".txt", ".in", ".lock", ".toml", ".yml", ".yaml")
@@ -46,7 +46,7 @@ class LockName:
 def lock_name(path: str) -> LockName | None:
     """The lock a path names by its file name or its folder, or None."""
     pure = PurePosixPath(path)
-    if pure.name == "pyproject.toml":
+    if pure.name in DECLARATIONS:
         return LockName(DECLARED)
     score, best = max((fmt.claims(Path(pure.name), ""), -n) for n, fmt in enumerate(FORMATS))
     if score >= 2:  # the surest claim, the earlier format on a tie (as detection decides)
@@ -59,7 +59,7 @@ def lock_name(path: str) -> LockName | None:
 
 def kind_of(format_name: str) -> int:
     """The kind of source a file read as `format_name` is."""
-    if format_name == PYPROJECT.name:
+    if format_name in DECLARATIONS:
         return DECLARED
     return LOCK if format_name in LOCK_FORMATS else PINNED_LIST
 

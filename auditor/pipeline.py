@@ -350,10 +350,12 @@ def compare_range(
             unpinned, said = sides_without_pins(moving, (pair.old_path, pair.old), (pair.path, pair.new))
             environment.update((e, None) for e in (*diff.environment, *unpinned))
             notes += [f"{pair.path}: {note}" for lock in (pair.old, pair.new) if lock for note in lock.notes] + said
-        moved = {t.package for t in transitions}
+        # a package only declared by ranges on both sides moves no version: a PR's named bump tells more
+        moved = {t.package for t in transitions if t.old is not None or t.new is not None}
         unscoped = []
         for transition, note in fallback:
             if transition.package not in moved:
+                transitions = {t: None for t in transitions if t.package != transition.package}
                 transitions[transition] = None
                 unscoped.append(transition)
                 notes += [note] if note else []

@@ -13,6 +13,7 @@ from auditor.locklayout import DECLARED, LOCK, PINNED_LIST, Scopes, Tree, lock_n
     ("requirements/base.txt", PINNED_LIST, "requirements.txt"), ("svc/reqs/prod.txt", PINNED_LIST, "requirements.txt"),
     ("requirements/ci/gpu.in", PINNED_LIST, "requirements.txt"), ("deps.txt", PINNED_LIST, "requirements.txt"),
     ("requirements-dev.lock", PINNED_LIST, "requirements.txt"), ("pyproject.toml", DECLARED, None),
+    ("setup.py", DECLARED, None), ("pkg/setup.cfg", DECLARED, None),
 ])
 def test_lock_names(path, kind, fallback):
     found = lock_name(path)
@@ -20,7 +21,7 @@ def test_lock_names(path, kind, fallback):
 
 
 @pytest.mark.parametrize("path", ["README.md", "docs/notes.txt", "version.txt", "Cargo.lock", "requirements/README.md",
-                                  "setup.py", "train.py"])
+                                  "setup.pyc", "train.py"])
 def test_not_lock_names(path):
     assert lock_name(path) is None
 

@@ -69,8 +69,9 @@ class Index:
         kept = self._kept(name, version)
         if kept is not None:  # a release's files do not change on an index: its listing is not read again
             return kept
-        files = sorted((f for f in self.files(name) if f.version == version and not f.yanked),
-                       key=lambda f: (not f.filename.endswith(".whl"), not f.metadata, f.filename))
+        # a yanked release pinned exactly is still installed (PEP 592): its files are read
+        files = sorted((f for f in self.files(name) if f.version == version),
+                       key=lambda f: (f.yanked, not f.filename.endswith(".whl"), not f.metadata, f.filename))
         if not files:
             raise Unread("the index lists no file of it")
         wheel = files[0]

@@ -24,7 +24,7 @@ def sources(index: Index, name: str, version: Version, cache: Path) -> Path:
     done = sorted((cache / "dependencies" / "sources").glob(f"{name}-{version}-*/.complete"))
     if done:  # unpacked before: the listing is not read again
         return done[0].parent
-    files = [f for f in index.files(name) if f.version == version and not f.yanked]
+    files = [f for f in index.files(name) if f.version == version]  # yanked ones too (PEP 592)
     if not files:
         raise Unread("the index lists no file of it")
     chosen = min(files, key=_rank)

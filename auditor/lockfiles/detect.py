@@ -18,6 +18,8 @@ from auditor.lockfiles.pyproject import PYPROJECT
 from auditor.lockfiles.requirements import REQUIREMENTS
 from auditor.lockfiles.requirements import parse as parse_requirements
 from auditor.lockfiles.resolve import resolve as resolve_lock
+from auditor.lockfiles.setupcfg import SETUP_CFG
+from auditor.lockfiles.setuppy import SETUP_PY
 from auditor.lockfiles.uv import UV
 from auditor.models import Lock
 
@@ -36,6 +38,8 @@ FORMATS: tuple[LockFormat, ...] = (
     CONDA_LIST_EXPORT,
     CONDA_EXPLICIT,
     PYPROJECT,
+    SETUP_PY,
+    SETUP_CFG,
 )
 
 __all__ = ["FORMATS", "detect", "format_names", "parse_lock", "read_lock", "read_text"]

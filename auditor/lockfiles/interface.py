@@ -62,6 +62,13 @@ def normal_marker(text: str | None) -> str | None:
         return text
 
 
+def in_extra(pin: Pin, extra: str, condition: str | None = None) -> Pin:
+    """A pin of an extra holds only where the extra is asked for, as its `Requires-Dist` says;
+    `condition`: a marker of its own (setuptools' `"extra:marker"` keys; `""` for no extra)."""
+    parts = [f"({m})" for m in (pin.marker, condition) if m] + ([f'extra == "{extra}"'] if extra else [])
+    return replace(pin, marker=normal_marker(" and ".join(parts)) if parts else None)
+
+
 # --- one pin per package and environment --------------------------------------------------------
 
 

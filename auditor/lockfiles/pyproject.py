@@ -8,7 +8,6 @@ is present, conda-lock reads poetry's tables as conda packages: `pytorch` is tor
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from auditor.lockfiles.interface import (
     LockFormat,
     archive_version,
     canonical,
+    in_extra,
     load_toml,
     normal_marker,
     unique_pins,
@@ -77,7 +77,7 @@ def parse(path: Path, text: str) -> Lock:
         for item in items:
             if isinstance(item, str):  # `{include-group = "test"}` entries add no requirement
                 pin = _string_pin(item, path, lines.requirement(table, item), group)
-                pins.append(_in_extra(pin, group) if table == "project.optional-dependencies" else pin)
+                pins.append(in_extra(pin, group) if table == "project.optional-dependencies" else pin)
     poetry = Fields(tool.table("poetry"), "tool.poetry", path)
     python = project.string("requires-python")
     conda = "conda-lock" in tool.data
@@ -115,12 +115,6 @@ def _requirement_lists(
     uv = Fields(tool.table("uv"), "tool.uv", path)
     found.append(("dev", uv.array("dev-dependencies"), "tool.uv"))
     return found
-
-
-def _in_extra(pin: Pin, extra: str) -> Pin:
-    """A pin of an extra holds only where the extra is asked for, as its `Requires-Dist` says."""
-    marker = f'({pin.marker}) and extra == "{extra}"' if pin.marker else f'extra == "{extra}"'
-    return replace(pin, marker=normal_marker(marker))
 
 
 def _string_pin(text: str, path: Path, line: int | None, group: str) -> Pin:

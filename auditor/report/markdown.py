@@ -527,6 +527,9 @@ def _document(
         parts += _change_section(group.change, group.sites, result, links, budget, suggested) + [""]
     if result.dependencies:
         parts += _dependencies(result) + [""]
+    elif result.dependencies_read:  # read and clean is not the same as not read
+        parts += [(f"In the locked dependencies ({_md(', '.join(result.dependencies_read))}): "
+                   "no call the crossed changes touch."), ""]
     if notes or result.skipped:
         parts += _not_checked(result, notes) + [""]
     for title, groups in (("only warn: a new warning, the code keeps working (not counted unless --fail-on-warnings)",

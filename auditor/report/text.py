@@ -211,8 +211,12 @@ def _group(console: Console, group: Group, result: AuditResult) -> None:
 
 def _dependencies(console: Console, result: AuditResult) -> None:
     """The calls in locked dependencies: those the project is seen to reach, each at the project's
-    line with the way through the package, then one line per package for the rest."""
+    line with the way through the package, then one line per package for the rest; one line when
+    they were read and hold none (read and clean is not the same as not read)."""
     if not result.dependencies:
+        if result.dependencies_read:
+            console.print(f"In the locked dependencies ({escape(', '.join(result.dependencies_read))}): "
+                          "no call the crossed changes touch.\n")
         return
     reached = [d for d in result.dependencies if d.via]
     console.print(f"In the locked dependencies ({escape(', '.join(result.dependencies_read))}):")

@@ -46,10 +46,11 @@ def _wheel(filename: str, metadata: str, sources: Path | None = None) -> bytes:
 @contextmanager
 def index(
     pep658: bool = False, extra: dict[str, list[tuple[str, str]]] | None = None,
-    sdists: dict[str, list[tuple[str, dict[str, str]]]] | None = None,
+    sdists: dict[str, list[tuple[str, dict[str, str]]]] | None = None, yanked: frozenset[str] = frozenset(),
 ) -> Iterator[Served]:
     """`extra`: more releases, name -> [(version, METADATA text)]; `sdists`: releases with only a
-    source archive, name -> [(version, {member under name-version/: text})]."""
+    source archive, name -> [(version, {member under name-version/: text})]; `yanked`: the file
+    names listed as yanked (PEP 592)."""
     files: dict[str, list[dict[str, object]]] = {}
     bodies: dict[str, bytes] = {}
     entries = [(f["name"], f["wheel"], (RECORDED / f"{f['name']}-{f['version']}.METADATA").read_text(),
@@ -64,6 +65,7 @@ def index(
         files.setdefault(name, []).append({
             "filename": wheel, "url": f"/files/{wheel}", "hashes": {"sha256": hashlib.sha256(bodies[f"/files/{wheel}"]).hexdigest()},
             "core-metadata": pep658, "size": len(bodies[f"/files/{wheel}"]),
+            **({"yanked": "a reason"} if wheel in yanked else {}),
         })
     for name, version, members in [(n, v, m) for n, releases in (sdists or {}).items() for v, m in releases]:
         archive = f"{name}-{version}.tar.gz"

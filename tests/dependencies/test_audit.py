@@ -71,6 +71,14 @@ def test_a_dependency_not_on_the_index_is_named_unread(tmp_path: Path, changes) 
     assert [u.split(":")[0] for u in scan.unread] == ["private-lib 1.0"]
 
 
+def test_a_yanked_release_pinned_exactly_is_read(tmp_path: Path, changes) -> None:
+    metadata = "Metadata-Version: 2.1\nName: oldlib\nVersion: 1.0\nRequires-Dist: torch\n"
+    with index(extra={"oldlib": [("1.0", metadata)]}, yanked=frozenset({"oldlib-1.0-py3-none-any.whl"})) as served:
+        scan = scan_dependencies([*PINS, Pin("oldlib", Version("1.0"), line=4)],
+                                 Reader(Index(served.url, tmp_path), tmp_path / "cache"), changes)
+    assert "oldlib 1.0" in scan.scanned and scan.unread == ()
+
+
 @pytest.mark.network
 def test_the_real_fairseq_wheel(tmp_path: Path, changes) -> None:
     scan = scan_dependencies(PINS[:2], Reader(Index(cache=tmp_path), tmp_path / "cache"), changes, project(tmp_path))

@@ -87,3 +87,15 @@ def test_the_markdown_comment_opens_on_the_dependency_and_tables_it(bump: Path) 
     assert "✅" not in head and "**1 call site in locked dependencies**" in head
     assert ("| <code>infer.py:3</code> | load\\_model\\_ensemble\\_and\\_task → load\\_checkpoint\\_to\\_cpu | "
             "fairseq 0.12.2 <code>fairseq/checkpoint_utils.py:315</code> |") in result.stdout
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_dependencies_read_and_clean_say_so(bump: Path, fmt: str) -> None:
+    for side, torch in (("old", "2.5.1"), ("new", "2.6.0")):
+        (bump / f"{side}.txt").write_text(f"torch=={torch}\ncleanlib==1.0\n", "utf-8")
+    metadata = "Metadata-Version: 2.1\nName: cleanlib\nVersion: 1.0\nRequires-Dist: torch\n"
+    with index(extra={"cleanlib": [("1.0", metadata)]}) as served:
+        result = CliRunner().invoke(app, [
+            "compare", str(bump / "old.txt"), str(bump / "new.txt"), "--project", str(bump / "project"),
+            "-f", fmt, "--index-url", served.url, "--cache-dir", str(bump / "cache")])
+    assert "In the locked dependencies (cleanlib 1.0): no call the crossed changes touch." in result.stdout

@@ -157,8 +157,8 @@ def test_manifest_only_bump_is_read_from_the_title(make_repo, github_api, action
     body = "Bumps [torch](https://github.com/pytorch/pytorch) from 1.12.1 to 1.13.0.\n"
     result = run(actions_env(repo, github_api.url, body=body))
     assert result.exit_code == 1
-    assert "No lockfile changed" in github_api.comments[0]["body"]
-    assert "torch 1.12.1 -> 1.13.0" in result.output
+    assert "setup.cfg does not pin torch (it asks for &lt;1.14,>=1.13)" in github_api.comments[0]["body"]
+    assert "torch 1.12.1 -> 1.13.0" in result.output  # the setup.cfg's range moves no version: the PR's bump
 
 
 def test_a_requirement_update_is_read_as_the_newest_versions_its_ranges_allow(make_repo, github_api, actions_env):

@@ -249,14 +249,32 @@ def test_a_pyproject_change_outside_its_dependencies_is_said(layout):
 
 
 @pytest.mark.parametrize(("name", "before", "after"), [
-    ("setup.py", 'setup(install_requires=["torch==2.4.0"])\n', 'setup(install_requires=["torch==2.6.0"])\n'),
-    ("setup.cfg", "[options]\ninstall_requires =\n    torch==2.4.0\n", "[options]\ninstall_requires =\n    torch==2.6.0\n"),
-    ("Pipfile", '[packages]\ntorch = "==2.4.0"\n', '[packages]\ntorch = "==2.6.0"\n'),
-], ids=["setup.py", "setup.cfg", "Pipfile"])
-def test_a_declaration_no_reader_understands_is_not_green_when_torch_lines_move(layout, name, before, after):
+    ("setup.py", 'from setuptools import setup\n\nsetup(install_requires=["numpy", "torch==2.4.0"])\n',
+     'from setuptools import setup\n\nsetup(install_requires=["numpy", "torch==2.6.0"])\n'),
+    ("setup.cfg", "[metadata]\nname = p\n\n[options]\ninstall_requires =\n    numpy\n    torch==2.4.0\n",
+     "[metadata]\nname = p\n\n[options]\ninstall_requires =\n    numpy\n    torch==2.6.0\n"),
+], ids=["setup.py", "setup.cfg"])
+def test_a_setup_py_or_cfg_pin_is_read_as_the_transition(layout, name, before, after):
     code, document = audit(layout({name: before}, {name: after}))
+    assert [(t["package"], t["from"], t["to"]) for t in document["transitions"]] == [("torch", "2.4.0", "2.6.0")]
+    assert code == 1 and [(f["path"], f["line"]) for f in document["findings"]] == [("train.py", 3)]
+
+
+def test_a_setup_py_that_computes_its_requirements_is_not_read_and_not_green(layout):
+    computed = 'from setuptools import setup\n\nsetup(install_requires=open("reqs.txt").read().split())  # {}\n'
+    code, document = audit(layout({"setup.py": computed.format("torch==2.4.0")},
+                                  {"setup.py": computed.format("torch==2.6.0")}))
+    said = [n for n in document["notes"] if "setup.py: not read" in n]
+    assert len(said) == 2 and all("computed when setup.py runs" in n and n.endswith("(line 3)") for n in said)
+    assert code == 1 and document["verdict"] != "pass"
+    assert [e["kind"] for e in document["environment"]] == ["dependencies-not-read"]
+
+
+def test_a_pipfile_is_not_green_when_torch_lines_move(layout):
+    code, document = audit(layout({"Pipfile": '[packages]\ntorch = "==2.4.0"\n'},
+                                  {"Pipfile": '[packages]\ntorch = "==2.6.0"\n'}))
     unread = [e for e in document["environment"] if e["kind"] == "dependencies-not-read"]
-    assert code == 1 and unread and unread[0]["message"].startswith(f"{name}: lines naming a torch-family package changed")
+    assert code == 1 and unread and unread[0]["message"].startswith("Pipfile: lines naming a torch-family package changed")
 
 
 def test_a_setup_py_change_away_from_torch_lines_says_nothing(layout):

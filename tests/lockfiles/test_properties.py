@@ -29,7 +29,16 @@ SAMPLES = {
     "conda-explicit": "conda/explicit/conda-linux-64.lock",
 }
 SAMPLES["pyproject.toml"] = None  # type: ignore[assignment]
-PYPROJECT = '[project]\nname = "app"\ndependencies = ["torch>=2.1", "numpy==1.26.4"]\n'
+SAMPLES["setup.py"] = None  # type: ignore[assignment]
+SAMPLES["setup.cfg"] = None  # type: ignore[assignment]
+WRITTEN = {
+    "pyproject.toml": '[project]\nname = "app"\ndependencies = ["torch>=2.1", "numpy==1.26.4"]\n',
+    "setup.py": ('from setuptools import setup\n\nBASE = ["numpy==1.26.4"]\nextras = {}\n'
+                 'extras["gpu"] = ["torch==2.5.1"]\nsetup(install_requires=BASE + ["torch>=2.1"], '
+                 'extras_require=extras)\n'),
+    "setup.cfg": "[options]\ninstall_requires =\n    torch>=2.1\n    numpy==1.26.4\n"
+                 "[options.extras_require]\ngpu = torch==2.5.1\n",
+}
 FORMAT_NAMES = [f.name for f in FORMATS]
 SETTINGS = settings(
     max_examples=int(__import__("os").environ.get("LOCK_FUZZ_EXAMPLES", "60")),
@@ -41,7 +50,7 @@ SETTINGS = settings(
 def sample(name: str) -> tuple[Path, str]:
     relative = SAMPLES[name]
     if relative is None:
-        return LOCKS / "pyproject.toml", PYPROJECT
+        return LOCKS / name, WRITTEN[name]
     return LOCKS / relative, (LOCKS / relative).read_text()
 
 

@@ -146,9 +146,9 @@ def test_sites_that_would_compute_too_much_are_left_unprobed_with_a_reason(tmp_p
         Finding(floor, "torch.floor_divide", "hostile.py", line, 1, None, "high", "message.", "")
         for line in range(5, 16)
     ]
-    start = time.monotonic()
+    start = time.process_time()  # CPU: a guard against unbounded evaluation, not a speed figure
     sites, unprobed = find_sites(findings, kb.entries, tmp_path)
-    assert time.monotonic() - start < 1
+    assert time.process_time() - start < 1
     assert {s.finding.line for s in sites} == {14, 15}  # bounded: a tensor times a literal, a small range
     reasons = {int(note.split(":")[1]): note for note in unprobed}
     assert set(reasons) == set(range(5, 14))
