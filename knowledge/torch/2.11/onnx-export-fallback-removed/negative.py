@@ -1,0 +1,5 @@
+import torch
+
+
+def export(model, args, path):
+    torch.onnx.export(model, args, path, dynamo=True)

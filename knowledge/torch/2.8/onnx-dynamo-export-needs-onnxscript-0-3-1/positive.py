@@ -1,0 +1,5 @@
+import torch
+
+
+def export(model, x, path):
+    torch.onnx.export(model, (x,), path, dynamo=True)  # expect

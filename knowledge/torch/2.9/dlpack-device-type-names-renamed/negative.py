@@ -1,0 +1,5 @@
+from torch.utils.dlpack import DLDeviceType
+
+
+def is_gpu(device):
+    return device[0] in (DLDeviceType.kDLCUDA, DLDeviceType.kDLCUDAHost)
