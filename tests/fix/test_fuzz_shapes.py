@@ -23,8 +23,8 @@ def _old(package: str) -> str | None:
 
 
 @pytest.mark.parametrize(("package", "least", "names"), [
-    ("torch", 300, {"torch-eig-removed", "torch-lu-deprecated"}),
-    ("numpy", 50, {"numpy-in1d-deprecated", "numpy-lstsq-rcond-default-changed"}),
+    ("torch", 300, {"torch-eig-removed", "torch-lu-deprecated"}),  # 876 with 1.12.1 as the old side
+    ("numpy", 50, {"numpy-in1d-deprecated", "numpy-lstsq-rcond-default-changed"}),  # 176 with 1.26.4
 ])
 def test_no_claimed_shape_raises_where_the_original_ran(kb: KnowledgeBase, package: str, least: int, names: set[str]) -> None:
     entries = [e for e in kb.entries if e.package == package and e.fix is not None and e.probe is not None]
