@@ -22,7 +22,9 @@ from auditor.knowledge import conditions, horizon
 from auditor.knowledge.folders import CHANGE, folder_id
 from auditor.models import (
     ACTIONS,
+    CALL_REWRITES,
     CALL_SHAPE_FIELDS,
+    CALL_SHAPE_STATED,
     CONSEQUENCES,
     HAZARD_OF_KIND,
     KINDS,
@@ -382,6 +384,20 @@ def _fix_problems(raw: dict[str, Any], source: str, text: str | None) -> list[st
     return problems
 
 
+def _unstated_shapes(raw: dict[str, Any], source: str, text: str) -> list[str]:
+    """A knowledge folder's rule: each transform rewriting a call states the call shapes it was
+    proven on (`CALL_SHAPE_STATED`), so that a call outside them is left alone."""
+    problems = []
+    for mode in ("keep_old", "adopt_new"):
+        for index, t in enumerate(raw.get(mode, ())):
+            missing = [k for k in CALL_SHAPE_STATED if k not in t]
+            if t["action"] in CALL_REWRITES and t["on"] in ("call", "method") and missing:
+                path = ["fix", mode, index]
+                problems.append(f"{_at(source, text, path)}: {_where(path)}: a rewrite of a call states the call shapes it was "
+                                f"proven on: {' and '.join(missing)} missing (benchmarks/fixfuzz.py --shapes shows those that ran)")
+    return problems
+
+
 def _at(source: str, text: str | None, path: list[Any]) -> str:
     """`source:line` for a problem inside the `[fix]` table when the text shows where; else
     `source`. Other problems keep their dotted path alone, as before."""
@@ -502,6 +518,8 @@ def read_knowledge(directory: Path | None = None) -> Knowledge:
             raw_horizon = raw
             continue
         entry, errors = parse_entry(raw, source, text)
+        if entry is not None:
+            errors += _unstated_shapes(raw.get("fix", {}), source, text)
         errors = [f"{root.name}/{e}" for e in errors]
         problems += errors
         if entry is None:

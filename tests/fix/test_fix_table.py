@@ -24,6 +24,8 @@ keyword = "rounding_mode"
 value = "'trunc'"
 requires = ">=1.8"
 note = "keeps truncation"
+max_positional = 2
+proven_keywords = ["out"]
 
 [[fix.keep_old]]
 on = "operator"
@@ -36,6 +38,8 @@ on = "call"
 action = "rename-call"
 to = "torch.div"
 prepend = ["1"]
+max_positional = 1
+proven_keywords = []
 """
 
 
@@ -52,14 +56,29 @@ def test_a_good_fix_table_loads_typed(tmp_path: Path) -> None:
     assert entry.fix == Fix(
         keep_old=(
             Transform(on="call", action="set-keyword", keyword="rounding_mode", value="'trunc'",
-                      requires=SpecifierSet(">=1.8"), note="keeps truncation"),
+                      requires=SpecifierSet(">=1.8"), note="keeps truncation", max_positional=2, proven_keywords=("out",)),
             Transform(on="operator", action="template",
                       template="torch.div({left}, {right}, rounding_mode='trunc')",
                       augmented="{left}.div_({right}, rounding_mode='trunc')"),
         ),
-        adopt_new=(Transform(on="call", action="rename-call", to="torch.div", prepend=("1",)),),
+        adopt_new=(Transform(on="call", action="rename-call", to="torch.div", prepend=("1",), max_positional=1, proven_keywords=()),),
     )
     assert entry.fix.transforms("adopt-new") == entry.fix.adopt_new
+
+
+@pytest.mark.parametrize("field", ["max_positional", "proven_keywords"])
+def test_a_call_rewrite_without_its_proven_shapes_is_refused(tmp_path: Path, field: str) -> None:
+    line = next(n for n in GOOD.splitlines() if n.startswith(field))
+    problems = _load(tmp_path, GOOD.replace(line + "\n", "", 1))
+    table = (BASE + GOOD).splitlines().index("[[fix.keep_old]]") + 1
+    assert problems == [(f"{tmp_path.name}/entry.toml:{table}: fix.keep_old[0]: a rewrite of a call states the call shapes it was "
+                         f"proven on: {field} missing (benchmarks/fixfuzz.py --shapes shows those that ran)")]
+
+
+def test_an_operator_template_states_no_call_shape(tmp_path: Path) -> None:
+    (tmp_path / "entry.toml").write_text(BASE + GOOD)
+    [entry] = load_entries(tmp_path)
+    assert entry.fix is not None and entry.fix.keep_old[1].max_positional is None  # `a // b` has no arguments to bound
 
 
 def test_an_entry_without_fix_has_none(tmp_path: Path) -> None:
@@ -117,9 +136,11 @@ def test_kb_show_gives_the_transforms_in_text_and_json() -> None:
     from auditor.cli import app
 
     text = CliRunner().invoke(app, ["kb", "show", "torch-load-weights-only-default-true"]).output
-    assert "## Mechanical fix (`auditor fix`)\n- keep-old, call: set-keyword (keyword=`weights_only`, value=`False`); needs torch>=1.13: only for files you trust" in text
+    assert ("## Mechanical fix (`auditor fix`)\n- keep-old, call: set-keyword (keyword=`weights_only`, value=`False`, max_positional=`2`, "
+            "proven_keywords=`['f', 'map_location']`); needs torch>=1.13: only for files you trust") in text
     shown = CliRunner().invoke(app, ["kb", "show", "torch-load-weights-only-default-true", "-f", "json"]).output
     assert json.loads(shown)["entry"]["fix_transforms"] == {"keep_old": [{
-        "on": "call", "action": "set-keyword", "keyword": "weights_only", "value": "False", "replace": False, "max_positional": None,
+        "on": "call", "action": "set-keyword", "keyword": "weights_only", "value": "False", "replace": False, "max_positional": 2,
+        "proven_keywords": ["f", "map_location"],
         "requires": ">=1.13", "note": "only for files you trust: unpickling runs arbitrary code",
     }], "adopt_new": []}

@@ -179,11 +179,14 @@ def test_keyword_placeholder_missing_is_left_alone(kb: KnowledgeBase) -> None:
     overflow = kb.get("torch-tensor-int-overflow-raises")
     done = rewrite('''
         import torch
-        a = torch.tensor(300, dtype=torch.int8, device="cpu")  # wraps
+        a = torch.tensor(300, dtype=torch.int8)  # wraps
         b = torch.tensor([1, 300], dtype=torch.uint8)
+        c = torch.tensor(300, dtype=torch.int8, device="cpu")
     ''', [overflow])
-    assert 'a = torch.tensor(300, device="cpu").to(torch.int8)  # wraps' in done.new_source
+    assert "a = torch.tensor(300).to(torch.int8)  # wraps" in done.new_source
     assert "b = torch.tensor([1, 300]).to(torch.uint8)" in done.new_source
+    assert 'c = torch.tensor(300, dtype=torch.int8, device="cpu")' in done.new_source  # device= is not a proven shape
+    assert [x.kind for x in done.left_alone] == ["unproven-shape"]
 
 
 def test_a_column_after_non_ascii_text_is_found(kb: KnowledgeBase) -> None:

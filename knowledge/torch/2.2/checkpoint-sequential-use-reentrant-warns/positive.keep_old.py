@@ -6,4 +6,4 @@ import torch.utils.checkpoint as cp
 class Net(torch.nn.Module):
     def forward(self, x):
         y = checkpoint_sequential(self.layers, 2, x, use_reentrant=True)  # expect
-        return cp.checkpoint_sequential(self.layers, 4, y, preserve_rng_state=False, use_reentrant=True)  # expect
+        return cp.checkpoint_sequential(self.layers, 4, y, preserve_rng_state=False)  # expect

@@ -5,9 +5,9 @@ from torch.cuda.amp import autocast
 def train_step(model, x):
     with torch.autocast('cuda'):  # expect
         y = model(x)
-    with torch.autocast('cuda', dtype=torch.float16):  # expect
+    with autocast(dtype=torch.float16):  # expect
         z = model(y)
-    with torch.autocast('cpu', dtype=torch.bfloat16):  # expect
+    with torch.cpu.amp.autocast(dtype=torch.bfloat16):  # expect
         return model(z)
 
 
