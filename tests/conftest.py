@@ -34,6 +34,16 @@ def examples() -> Path:
 
 
 @pytest.fixture(scope="session")
+def kept_knowledge(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The knowledge base and its generated changes as a run keeps them (`<cache dir>/knowledge`),
+    made once a session: a test whose command gets a new cache directory, and is not about the
+    kept knowledge, starts from a copy instead of reading the TOML again (seconds a command)."""
+    cache = tmp_path_factory.mktemp("kept")
+    KnowledgeBase.load(cache_dir=cache, harvested=True)
+    return cache / "knowledge"
+
+
+@pytest.fixture(scope="session")
 def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel of this checkout, built once a session (`pip wheel`: an isolated build
     environment with hatchling and the build hook's dependencies) from a copy of it, so that the

@@ -4,6 +4,7 @@ serves recorded metadata of real wheels and fairseq's stand-in sources."""
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 from pathlib import Path
 
@@ -20,8 +21,9 @@ models, cfg, task = checkpoint_utils.load_model_ensemble_and_task(["hubert_base.
 
 
 @pytest.fixture
-def bump(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def bump(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept_knowledge: Path) -> Path:
     monkeypatch.delenv("AUDITOR_NO_DEPENDENCIES", raising=False)
+    shutil.copytree(kept_knowledge, tmp_path / "cache" / "knowledge")
     (tmp_path / "old.txt").write_text("torch==2.5.1\nfairseq==0.12.2\nnumpy==1.26.4\n", "utf-8")
     (tmp_path / "new.txt").write_text("torch==2.6.0\nfairseq==0.12.2\nnumpy==1.26.4\n", "utf-8")
     (tmp_path / "project").mkdir()

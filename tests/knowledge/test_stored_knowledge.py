@@ -36,6 +36,22 @@ def knowledge(tmp_path: Path) -> Path:
     return copy
 
 
+@pytest.fixture(scope="module")
+def shipped_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the knowledge with its base shipped (`ship` reads the harvest too: seconds), made
+    once for the tests that start from a shipped base."""
+    copy = tmp_path_factory.mktemp("shipped") / "knowledge"
+    shutil.copytree(default_directory(), copy, ignore=shutil.ignore_patterns(SHIPPED))
+    ship(copy, copy / SHIPPED)
+    return copy
+
+
+@pytest.fixture
+def shipped(shipped_once: Path, tmp_path: Path) -> Path:
+    """A knowledge directory of this test's own that ships its base, as a wheel's does."""
+    return Path(shutil.copytree(shipped_once, tmp_path / "knowledge"))
+
+
 def kept(cache: Path) -> list[Path]:
     return list((cache / SUBDIRECTORY).glob("*.json"))
 
@@ -85,19 +101,20 @@ def test_a_broken_entry_is_reported_and_never_stored(knowledge: Path, tmp_path: 
     assert not list((tmp_path / "cache").rglob("*.json"))
 
 
-def test_a_shipped_base_is_read_instead_of_the_files_while_they_are_its_own(knowledge: Path, tmp_path: Path) -> None:
-    ship(knowledge, knowledge / SHIPPED)
+def test_a_shipped_base_is_read_instead_of_the_files_while_they_are_its_own(shipped: Path, tmp_path: Path) -> None:
+    knowledge = shipped
     loader = CountingLoader()
     uncached, notes = load_stored(knowledge, None, loader)
     cached, again = load_stored(knowledge, tmp_path / "cache", loader)
     assert loader.calls == 0 and notes == again == ()
-    assert uncached.entries == cached.entries == load_entries(knowledge)
-    assert cached.horizon == read_knowledge(knowledge).horizon
+    files = read_knowledge(knowledge)
+    assert uncached.entries == cached.entries == files.entries
+    assert cached.horizon == files.horizon
     assert not (tmp_path / "cache").exists()  # nothing to keep: the wheel has it
 
 
-def test_an_entry_edited_after_shipping_is_read_from_its_file(knowledge: Path) -> None:
-    ship(knowledge, knowledge / SHIPPED)
+def test_an_entry_edited_after_shipping_is_read_from_its_file(shipped: Path) -> None:
+    knowledge = shipped
     entry = knowledge / "torch" / "1.13" / "floor-divide-rounds-toward-floor" / "change.toml"
     entry.write_text(entry.read_text("utf-8").replace('severity = "high"', 'severity = "medium"', 1), "utf-8")
     loader = CountingLoader()
@@ -107,8 +124,8 @@ def test_an_entry_edited_after_shipping_is_read_from_its_file(knowledge: Path) -
 
 
 @pytest.mark.parametrize("content", [b"", b"not json", b'{"key": 1}', b'{"key": "%s", "base": {"entries": 3}}'])
-def test_a_damaged_shipped_base_is_passed_over(knowledge: Path, content: bytes) -> None:
-    ship(knowledge, knowledge / SHIPPED)
+def test_a_damaged_shipped_base_is_passed_over(shipped: Path, content: bytes) -> None:
+    knowledge = shipped
     key = json.loads((knowledge / SHIPPED).read_bytes())["key"]
     (knowledge / SHIPPED).write_bytes(content.replace(b"%s", key.encode()))
     loader = CountingLoader()
@@ -163,12 +180,12 @@ class RunsCode:
 )
 def test_a_damaged_store_is_read_again_and_said_once(knowledge: Path, tmp_path: Path, content: bytes | str) -> None:
     loader = CountingLoader()
-    load_stored(knowledge, tmp_path / "cache", loader)
+    first, _ = load_stored(knowledge, tmp_path / "cache", loader)
     (stored,) = kept(tmp_path / "cache")
     marker = tmp_path / "code-ran"
     stored.write_bytes(pickle.dumps(RunsCode(marker)) if content == "pickle" else content)
     again, notes = load_stored(knowledge, tmp_path / "cache", loader)
-    assert again.entries == load_entries(knowledge) and loader.calls == 2
+    assert again.entries == first.entries and loader.calls == 2
     assert not marker.exists()
     (note,) = notes
     assert str(stored) in note and "damaged" in note
@@ -176,12 +193,12 @@ def test_a_damaged_store_is_read_again_and_said_once(knowledge: Path, tmp_path: 
 
 
 def test_a_store_that_cannot_be_read_is_said(knowledge: Path, tmp_path: Path) -> None:
-    load_stored(knowledge, tmp_path / "cache", read_knowledge)
+    first, _ = load_stored(knowledge, tmp_path / "cache", read_knowledge)
     (stored,) = kept(tmp_path / "cache")
     stored.unlink()
     stored.mkdir()  # reading it fails, and so does writing it
     again, notes = load_stored(knowledge, tmp_path / "cache", read_knowledge)
-    assert again.entries == load_entries(knowledge)
+    assert again.entries == first.entries and again is not first
     (note,) = notes
     assert "cannot be read" in note and str(stored) in note
 
