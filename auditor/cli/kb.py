@@ -1,4 +1,4 @@
-"""The knowledge base commands: list, show, verify, harvest and coverage."""
+"""The knowledge base commands: list, show, verify, harvest, cxx and coverage."""
 
 from __future__ import annotations
 
@@ -147,15 +147,15 @@ def kb_harvest(
     emit(harvest_report.render(result, fmt.value), output)
 
 
-@kb_app.command("harvest-cxx", cls=Command)
+@kb_app.command("cxx", cls=Command)
 @handles_errors
-def kb_harvest_cxx(
+def kb_cxx(
     from_version: Annotated[str, typer.Option("--from", help="The first release to read.")] = "1.0.0",
     to_version: Annotated[str, typer.Option("--to", help="The last release to read.")] = "2.13.0",
     index_url: Annotated[str | None, typer.Option(help="The simple index to read (default: PyPI's).")] = None,
     cache_dir: Annotated[Path | None, typer.Option(
         help="Where each release's messages are kept (default: <user cache>/auditor/harvest).")] = None,
-    no_cache: NoCacheOption = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Read every release again; keep nothing.")] = False,
     ship: Annotated[Path | None, typer.Option(
         help="Also write one TOML per release pair under DIR/torch/harvest/cxx/ (the knowledge directory).",
     )] = None,
