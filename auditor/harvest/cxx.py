@@ -37,6 +37,7 @@ else:  # pragma: no cover
 FORMAT = 1  # raise when messages are read or chosen differently: old cache files are then ignored
 DIRECTORY = "cxx"  # under knowledge/<package>/harvest/
 STATES = ("covered", "waived", "open")
+KINDS = ("message-added", "message-removed")
 # The libraries holding torch's C++ and its Python bindings, across the releases' layouts: one
 # libtorch (up to 1.4) or libtorch_cpu (1.5 on), libtorch_python, and the extension module.
 LIBRARY = re.compile(r"torch/(lib/lib(torch_cpu|torch_python|torch|caffe2)\.so(\.\d+)*|_C(\.[^/]*)?\.so)")
@@ -77,13 +78,15 @@ class CxxCandidate:
 
 @dataclass(frozen=True, slots=True)
 class Review:
-    """A reviewed group of messages (`match`, fnmatch-style on the message): covered by a
-    curated entry, or waived with why; `symbol` names what a user calls to see it."""
+    """A reviewed group of messages (`match`, fnmatch-style on the message; `kind`, when given,
+    only candidates of that kind): covered by a curated entry, or waived with why; `symbol` names
+    what a user calls to see it."""
 
     match: str
     entry: str | None
     waived: str | None
     symbol: str
+    kind: str | None = None  # message-added or message-removed
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,7 +284,10 @@ def read_review(knowledge: Path, package: str) -> list[Review]:
         if not ok or (raw.get("entry") is None) == (raw.get("waived") is None):
             problems.append(f"{path}: message[{index}]: needs `match`, `symbol`, and one of `entry` or `waived`")
             continue
-        out.append(Review(raw["match"], raw.get("entry"), raw.get("waived"), raw["symbol"]))
+        if raw.get("kind") not in (None, *KINDS):
+            problems.append(f"{path}: message[{index}]: kind: {raw['kind']!r} is not one of {', '.join(KINDS)}")
+            continue
+        out.append(Review(raw["match"], raw.get("entry"), raw.get("waived"), raw["symbol"], raw.get("kind")))
     if problems:
         raise KnowledgeError(problems)
     return out
@@ -290,7 +296,7 @@ def read_review(knowledge: Path, package: str) -> list[Review]:
 def stand(c: CxxCandidate, reviews: list[Review], entries: set[str]) -> CxxStanding:
     """The first review whose pattern takes the message decides; none: open."""
     for r in reviews:
-        if not fnmatch.fnmatchcase(c.message, r.match):
+        if r.kind not in (None, c.kind) or not fnmatch.fnmatchcase(c.message, r.match):
             continue
         if r.waived is not None:
             return CxxStanding(c, "waived", r.waived)
@@ -363,7 +369,8 @@ def summary(h: CxxHarvest) -> str:
         added = sum(c.kind == "message-added" for c in found)
         lines.append(f"{old.version} -> {new.version}: {added} added, {len(found) - added} removed")
         lines += [f"  {c.kind:15} {c.message}" for c in found]
-    lines.append(f"read {len(h.releases)} releases of {h.package}, {len(h.candidates)} candidates, "
-                 f"{h.fetched} bytes downloaded")
+    kept = sum(r.fetched == 0 for r in h.releases)
+    lines.append(f"read {len(h.releases)} releases of {h.package} ({kept} from the cache), "
+                 f"{len(h.candidates)} candidates, {h.fetched} bytes downloaded")
     lines += [f"note: {n}" for n in h.notes]
     return "\n".join(lines) + "\n"
