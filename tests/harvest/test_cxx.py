@@ -3,6 +3,7 @@ server answering range requests), compared release to release, shipped, reviewed
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import http.server
 import json
@@ -251,3 +252,24 @@ def test_the_shipped_cxx_candidates_of_torch_are_all_reviewed(shipped_coverage: 
     assert torch["cxx"]["totals"]["candidates"] > 0
     assert torch["cxx"]["open"] == []
     assert torch["cxx"]["totals"]["covered"] + torch["cxx"]["totals"]["waived"] == torch["cxx"]["totals"]["candidates"]
+
+
+def test_a_review_may_take_only_the_removals(tmp_path: Path) -> None:
+    review = REVIEW.replace('match = "volatile was removed*"', 'match = "volatile was removed*"\nkind = "message-added"')
+    root = shipped(tmp_path, review)
+    volatile = next(s for s in coverage(root, "torch", KnowledgeBase.load(root).entries, witnessed=True).cxx
+                    if s.candidate.message.startswith("volatile"))
+    assert (volatile.candidate.kind, volatile.state) == ("message-removed", "open")  # the review takes additions only
+    root = shipped(tmp_path / "bad", review.replace('kind = "message-added"', 'kind = "added"'))
+    with pytest.raises(KnowledgeError, match=r"message\[1\]: kind: 'added' is not one of message-added, message-removed"):
+        cxx.read_review(root, "torch")
+
+
+def test_every_shipped_review_takes_a_candidate() -> None:
+    from auditor.knowledge.loader import default_directory
+
+    root = default_directory()
+    candidates = cxx.read_candidates(root, "torch")
+    stale = [r.match for r in cxx.read_review(root, "torch")
+             if not any(r.kind in (None, c.kind) and fnmatch.fnmatchcase(c.message, r.match) for c in candidates)]
+    assert candidates and stale == []
