@@ -51,15 +51,17 @@ class RangeFile(io.RawIOBase):
         if end <= self.position:
             return 0
         try:
-            response = self.session.get(self.url, headers={"Range": f"bytes={self.position}-{end - 1}"},
-                                        timeout=_TIMEOUT)
-            response.raise_for_status()
+            with self.session.get(self.url, headers={"Range": f"bytes={self.position}-{end - 1}"},
+                                  timeout=_TIMEOUT, stream=True) as response:
+                response.raise_for_status()
+                if response.status_code != 206:  # the whole file would follow: not read
+                    raise HarvestError(f"{self.url}: the server does not answer range requests "
+                                       f"(status {response.status_code})")
+                data = response.content
         except requests.RequestException as exc:
             raise HarvestError(f"{self.url}: range {self.position}-{end - 1} failed ({exc})") from exc
-        data = response.content
-        if response.status_code != 206 or len(data) != end - self.position:
-            raise HarvestError(f"{self.url}: the server does not answer range requests "
-                               f"(status {response.status_code}, {len(data)} bytes)")
+        if len(data) != end - self.position:
+            raise HarvestError(f"{self.url}: range {self.position}-{end - 1} gave {len(data)} bytes")
         view[:len(data)] = data
         self.position += len(data)
         self.fetched += len(data)

@@ -18,7 +18,7 @@ from packaging.version import Version
 from typer.testing import CliRunner, Result
 
 from auditor.cli import app
-from auditor.errors import KnowledgeError
+from auditor.errors import HarvestError, KnowledgeError
 from auditor.harvest import cxx
 from auditor.harvest.coverage import coverage
 from auditor.harvest.index import IndexFile
@@ -273,3 +273,28 @@ def test_every_shipped_review_takes_a_candidate() -> None:
     stale = [r.match for r in cxx.read_review(root, "torch")
              if not any(r.kind in (None, c.kind) and fnmatch.fnmatchcase(c.message, r.match) for c in candidates)]
     assert candidates and stale == []
+
+
+class _Whole(_Ranges):
+    """A server that ignores Range and answers 200 with the whole file."""
+
+    def do_GET(self) -> None:
+        data = Path(self.translate_path(self.path)).read_bytes()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def test_a_server_without_range_requests_is_a_clear_error(tmp_path: Path) -> None:
+    path = wheel(tmp_path / "torch-2.4.0-cp310-cp310-manylinux1_x86_64.whl", NEW_WARNINGS[:1], NEW_WARNINGS[1:])
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Whole, directory=str(tmp_path)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/{path.name}"
+        file = IndexFile(path.name, url, Version("2.4.0"), path.stat().st_size, None, False)
+        with pytest.raises(HarvestError, match="does not answer range requests .status 200."):
+            cxx.read_remote(file)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
