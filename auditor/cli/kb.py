@@ -175,6 +175,8 @@ def kb_cxx(
         low, high = Version(from_version), Version(to_version)
     except InvalidVersion as exc:
         raise UsageError(f"--from/--to: {exc}") from exc
+    if low > high:
+        raise UsageError(f"--from {from_version} is newer than --to {to_version}")
     kept = None if no_cache else (cache_dir or default_cache_dir() / "harvest")
     bar = RichProgressBar() if sys.stderr.isatty() else SilentProgress()
     result = cxx.harvest("torch", low, high, index_url or DEFAULT_INDEX, kept, bar)

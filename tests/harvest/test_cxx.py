@@ -298,3 +298,12 @@ def test_a_server_without_range_requests_is_a_clear_error(tmp_path: Path) -> Non
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--from", "2.13.0", "--to", "2.4.0"], "--from 2.13.0 is newer than --to 2.4.0"),
+    (["--from", "two"], "Invalid version: 'two'"),
+])
+def test_kb_cxx_refuses_a_bad_range_before_reading_anything(args: list[str], says: str) -> None:
+    out = CliRunner().invoke(app, ["kb", "cxx", *args])
+    assert out.exit_code == 2 and says in out.output and "Traceback" not in out.output
