@@ -1,4 +1,4 @@
-"""The knowledge base commands: list, show, verify, harvest and coverage."""
+"""The knowledge base commands: list, show, verify, harvest, cxx and coverage."""
 
 from __future__ import annotations
 
@@ -145,6 +145,47 @@ def kb_harvest(
         except OSError as exc:
             raise UsageError(f"cannot write: {exc.strerror or exc}", ship) from exc
     emit(harvest_report.render(result, fmt.value), output)
+
+
+@kb_app.command("cxx", cls=Command)
+@handles_errors
+def kb_cxx(
+    from_version: Annotated[str, typer.Option("--from", help="The first release to read.")] = "1.0.0",
+    to_version: Annotated[str, typer.Option("--to", help="The last release to read.")] = "2.13.0",
+    index_url: Annotated[str | None, typer.Option(help="The simple index to read (default: PyPI's).")] = None,
+    cache_dir: Annotated[Path | None, typer.Option(
+        help="Where each release's messages are kept (default: <user cache>/auditor/harvest).")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Read every release again; keep nothing.")] = False,
+    ship: Annotated[Path | None, typer.Option(
+        help="Also write one TOML per release pair under DIR/torch/harvest/cxx/ (the knowledge directory).",
+    )] = None,
+    output: OutputOption = None,
+) -> None:
+    """Read the deprecation, removal and behaviour-change messages compiled into torch's C++
+    libraries, one wheel per minor release (only the libraries are downloaded, through range
+    requests; nothing is installed or run), and list the messages that appear or disappear."""
+    from packaging.version import InvalidVersion, Version
+
+    from auditor.cachefiles import default_cache_dir
+    from auditor.harvest import cxx
+    from auditor.harvest.index import DEFAULT_INDEX
+    from auditor.progress import RichProgressBar, SilentProgress
+
+    try:
+        low, high = Version(from_version), Version(to_version)
+    except InvalidVersion as exc:
+        raise UsageError(f"--from/--to: {exc}") from exc
+    if low > high:
+        raise UsageError(f"--from {from_version} is newer than --to {to_version}")
+    kept = None if no_cache else (cache_dir or default_cache_dir() / "harvest")
+    bar = RichProgressBar() if sys.stderr.isatty() else SilentProgress()
+    result = cxx.harvest("torch", low, high, index_url or DEFAULT_INDEX, kept, bar)
+    if ship is not None:
+        try:
+            cxx.ship("torch", list(result.releases), list(result.candidates), ship)
+        except OSError as exc:
+            raise UsageError(f"cannot write: {exc.strerror or exc}", ship) from exc
+    emit(cxx.summary(result), output)
 
 
 @kb_app.command("coverage", cls=Command)

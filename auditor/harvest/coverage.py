@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from auditor.harvest.cxx import CxxStanding, standings
 from auditor.harvest.generate import Open, matches, spec_change
 from auditor.harvest.model import Candidate
 from auditor.harvest.related import relate
@@ -29,6 +30,7 @@ class Coverage:
     package: str
     standings: tuple[Standing, ...]
     witness: Witness | None = None  # the curated entries' releases against the candidates
+    cxx: tuple[CxxStanding, ...] = ()  # the messages of the C++ libraries (`cxx`), reviewed or open
 
     def per_release(self) -> list[tuple[str, str, dict[str, int]]]:
         """(from, to, counts per state) for each release pair, oldest first."""
@@ -58,12 +60,14 @@ def stand(c: Candidate, covering: dict[str, str], waivers: list[Waiver]) -> Stan
 
 def coverage(knowledge: Path, package: str, entries: tuple[SpecChange, ...], witnessed: bool = False) -> Coverage:
     """Where each candidate stands; with `witnessed`, also the curated entries' releases against
-    the candidates (`kb coverage`; the loader's generated changes do not need it)."""
+    the candidates and where each C++ message candidate stands (`kb coverage`; the loader's
+    generated changes need neither)."""
     covering = {cid: e.id for e in entries for cid in e.covers}
     waivers = read_waivers(knowledge, package)
     candidates = relate(read_candidates(knowledge, package))
     found = witness(knowledge, package, entries, candidates, oldest_release(candidates)) if witnessed else None
-    return Coverage(package, tuple(stand(c, covering, waivers) for c in candidates), found)
+    cxx = standings(knowledge, package, {e.id for e in entries}) if witnessed else ()
+    return Coverage(package, tuple(stand(c, covering, waivers) for c in candidates), found, cxx)
 
 
 def generated_candidates(knowledge: Path, entries: tuple[SpecChange, ...]) -> tuple[Candidate, ...]:

@@ -7,6 +7,8 @@ from typing import Any
 
 from auditor.harvest.candidates import KINDS
 from auditor.harvest.coverage import STATES, Coverage
+from auditor.harvest.cxx import STATES as CXX_STATES
+from auditor.harvest.cxx import CxxStanding
 from auditor.harvest.model import Candidate, Harvest
 from auditor.harvest.witness import FILE as WITNESS_FILE
 from auditor.harvest.witness import STATES as WITNESS_STATES
@@ -106,6 +108,36 @@ def _witness_text(w: Witness, verbose: bool) -> list[str]:
     return lines
 
 
+def _cxx_releases(standings: tuple[CxxStanding, ...]) -> list[tuple[str, str, dict[str, int]]]:
+    pairs: dict[tuple[str, str], dict[str, int]] = {}
+    for s in standings:
+        pairs.setdefault((s.candidate.before, s.candidate.release), dict.fromkeys(CXX_STATES, 0))[s.state] += 1
+    return [(a, b, counts) for (a, b), counts in pairs.items()]
+
+
+def _cxx_json(standings: tuple[CxxStanding, ...]) -> dict[str, Any]:
+    return {
+        "releases": [{"from": a, "to": b, "candidates": sum(n.values()), **n} for a, b, n in _cxx_releases(standings)],
+        "totals": {"candidates": len(standings), **{s: sum(x.state == s for x in standings) for s in CXX_STATES}},
+        "open": [{"id": s.candidate.id, "message": s.candidate.message, "reason": s.why}
+                 for s in standings if s.state == "open"],
+    }
+
+
+def _cxx_text(standings: tuple[CxxStanding, ...], verbose: bool) -> list[str]:
+    if not standings:
+        return []
+    lines = [f"  C++ messages: {'from':>9} -> {'to':9} {'candidates':>10} " + " ".join(f"{s:>9}" for s in CXX_STATES)]
+    for a, b, counts in _cxx_releases(standings):
+        lines.append(f"  {'':13} {a:>9} -> {b:9} {sum(counts.values()):>10} "
+                     + " ".join(f"{counts[s]:>9}" for s in CXX_STATES))
+    lines.append(f"  {'':13} {'total':>22} {len(standings):>10} "
+                 + " ".join(f"{sum(x.state == s for x in standings):>9}" for s in CXX_STATES))
+    if verbose:
+        lines += [f"  open {s.candidate.id}: {s.candidate.message!r}: {s.why}" for s in standings if s.state == "open"]
+    return lines
+
+
 def coverage(results: list[Coverage], fmt: str, verbose: bool = False) -> str:
     if fmt == "json":
         return dumps(envelope(packages=[{
@@ -114,6 +146,7 @@ def coverage(results: list[Coverage], fmt: str, verbose: bool = False) -> str:
             "totals": {"candidates": len(c.standings), **c.totals()},
             "open": [{"id": s.candidate.id, "reason": s.why} for s in c.standings if s.state == "open"],
             "witness": _witness_json(c.witness),
+            "cxx": _cxx_json(c.cxx),
         } for c in results]))
     lines = []
     for c in results:
@@ -128,6 +161,7 @@ def coverage(results: list[Coverage], fmt: str, verbose: bool = False) -> str:
             lines += [f"  open {s.candidate.id}: {s.why}" for s in c.standings if s.state == "open"]
         if c.witness is not None:
             lines += _witness_text(c.witness, verbose)
+        lines += _cxx_text(c.cxx, verbose)
     if not results:
         lines.append("no harvested candidates are shipped")
     return "\n".join(lines) + "\n"
