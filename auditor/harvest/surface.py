@@ -46,6 +46,14 @@ def params_of(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> tup
     return tuple(params)
 
 
+def _input_for_self(params: tuple[Param, ...]) -> tuple[Param, ...]:
+    """A stub's module-level C function whose first parameter is `self` (`def argmax(self: Tensor,
+    ...)`): Python calls name it `input`, as the signatures compiled into the library say."""
+    if params and params[0].name == "self":
+        return (replace(params[0], name="input"), *params[1:])
+    return params
+
+
 def _default(node: ast.expr | None) -> str | None:
     if node is None:
         return None
@@ -119,6 +127,9 @@ def _fill(ns: _Namespace, source: Source) -> None:
             if bind(node.name):
                 ns.defs.setdefault(node.name, []).append(node)
         elif isinstance(node, ast.ClassDef):
+            # a stub annotates a class its module's source defines: the members are the source's
+            if source.is_stub and ns.paths.get(node.name, "").endswith(".py"):
+                continue
             if node.name in ns.classes or bind(node.name):
                 ns.classes.setdefault(node.name, []).append(node)
         elif isinstance(node, ast.ImportFrom):
@@ -260,6 +271,8 @@ class Surface:
         if name in ns.defs:
             nodes_ = sorted(ns.defs[name], key=_is_overload)  # the implementation's defaults first
             params = merge_overloads(params_of(n, method=False) for n in nodes_)
+            if source != "py":
+                params = _input_for_self(params)
             return _Def(f"{module}.{name}", "function", path, nodes_[0].lineno, source, params, (), module,
                         resolved_nones(nodes_[0], params))
         if name in ns.imports:
@@ -299,14 +312,14 @@ class Surface:
         return None
 
     def _assigned_callable(self, module: str, node: ast.Assign | ast.AnnAssign, depth: int) -> _Def | None:
-        """`gelu = _add_docstr(torch._C._nn.gelu, ...)`, `solve = _linalg.linalg_solve`: the C function."""
+        """`gelu = _add_docstr(torch._C._nn.gelu, ...)`, `solve = _linalg.linalg_solve`: the C function.
+        What a call returns is never the function it calls: `lu = boolean_dispatch(...)` builds a new
+        function, whose parameters are not `boolean_dispatch`'s."""
         if node.value is None:
             return None
         value = node.value
-        candidates = [value]
-        if isinstance(value, ast.Call):  # a docstring or decorator factory applied to the C function
-            candidates = value.args[:1] if (dotted_name(value.func) or "").endswith("_add_docstr") else [
-                *value.args[:1], value.func]
+        # a docstring or decorator applied to the function it returns
+        candidates = value.args[:1] if isinstance(value, ast.Call) else [value]
         for expr in candidates:
             dotted = dotted_name(expr)
             if dotted is None:
@@ -521,10 +534,12 @@ def _symbol(name: str, d: _Def) -> Symbol:
 
 
 def _init(nodes: tuple[ast.ClassDef, ...]) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    for node in nodes:
-        for item in node.body:
-            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "__init__":
-                return item
+    """The constructor a call of the class runs: its `__init__`, else its `__new__`."""
+    for constructor in ("__init__", "__new__"):
+        for node in nodes:
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == constructor:
+                    return item
     return None
 
 
