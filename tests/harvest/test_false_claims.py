@@ -175,3 +175,24 @@ def test_a_stubs_self_of_a_module_function_is_called_input() -> None:
            "tiny/_C/__init__.pyi": "def argmax(self: int, dim: int = None) -> int: ...\n"}
     assert compare(release(old, "1.0"), release(new, "1.1")) == []
     assert [p.name for p in release(new, "1.1").by_name()["tiny.argmax"].params] == ["input", "dim"]
+
+
+def test_a_stub_that_leaves_out_a_factorys_tensor_options_removes_nothing() -> None:
+    old = {"tiny/__init__.py": "from ._C import *\n", "tiny/_C/__init__.pyi":
+           "def linspace(start: int, end: int, *, dtype: int = None, layout: int = strided, device: str = None,\n"
+           "             pin_memory: bool = False, scale: int = 1) -> int: ...\n"}
+    new = {"tiny/__init__.py": "from ._C import *\n", "tiny/_C/__init__.pyi":
+           "def linspace(start: int, end: int, *, dtype: int = None, device: str = None) -> int: ...\n"}
+    found = {c.id for c in compare(release(old, "1.0"), release(new, "1.1"))}
+    assert found == {"tiny@1.1:parameter-removed:tiny.linspace:scale"}
+
+
+def test_a_function_and_its_name_are_one_default() -> None:
+    old = {"tiny/__init__.py": "class Layer:\n    def __init__(self, activation='relu', mode='sum'):\n"
+                               "        self.activation = activation\n"}
+    new = {"tiny/__init__.py": "import tiny.functional as F\n\nclass Layer:\n"
+                               "    def __init__(self, activation=F.relu, mode='mean'):\n"
+                               "        self.activation = activation\n",
+           "tiny/functional.py": "def relu(x):\n    return x\n"}
+    found = {c.id for c in compare(release(old, "1.0"), release(new, "1.1"))}
+    assert found == {"tiny@1.1:default-changed:tiny.Layer:mode"}
