@@ -155,8 +155,8 @@ def _parameters(old: Release, new: Release, before: dict[str, Symbol], after: di
                 renamed = None
                 if index < len(b.params):
                     r = b.params[index]
-                    if r.name not in old_names and r.kind == p.kind:
-                        renamed = r.name
+                    if r.name not in old_names and r.kind == p.kind and not r.name.startswith("_"):
+                        renamed = r.name  # a private parameter in its place is no new name for it
                 kind = "parameter-renamed" if renamed else "parameter-removed"
                 detail = f"{p.name} renamed to {renamed}" if renamed else f"parameter {p.name} removed"
                 out.append(Candidate(

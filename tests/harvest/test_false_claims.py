@@ -196,3 +196,12 @@ def test_a_function_and_its_name_are_one_default() -> None:
            "tiny/functional.py": "def relu(x):\n    return x\n"}
     found = {c.id for c in compare(release(old, "1.0"), release(new, "1.1"))}
     assert found == {"tiny@1.1:default-changed:tiny.Layer:mode"}
+
+
+def test_a_private_parameter_in_a_removed_ones_place_is_not_its_new_name() -> None:
+    old = {"tiny/__init__.py": "class Traced:\n    def __init__(self, orig, id_set=None, optimize=True):\n"
+                               "        self.orig = orig\n"}
+    new = {"tiny/__init__.py": "class Traced:\n    def __init__(self, orig, id_set=None, _unit=None):\n"
+                               "        self.orig = orig\n"}
+    found = {c.id for c in compare(release(old, "1.0"), release(new, "1.1"))}
+    assert found == {"tiny@1.1:parameter-removed:tiny.Traced:optimize"}
