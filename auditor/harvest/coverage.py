@@ -18,7 +18,6 @@ from auditor.models import SpecChange, Unloaded
 
 STATES = ("covered", "generated", "waived", "open")
 _WARNS = ("deprecation-begins", "warning-category-changed")
-_GONE = ("symbol-removed", "removal-stub-added")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,25 +49,16 @@ class Coverage:
 
     def live(self, release: str) -> dict[str, str]:
         """The deprecation surface of `release`: each symbol a deprecation candidate up to it marks
-        and no removal since takes away (nor a later release restores), with the state it stands
-        in: `covered` when a curated entry covers one of its candidates, `waived` when waivers
-        take them all, else `generated`, else `open`."""
+        that has not ended by it (its `until`: the symbol, the parameter or the warning gone), with
+        the state it stands in: `covered` when a curated entry covers one of its candidates,
+        `waived` when waivers take them all, else `generated`, else `open`."""
         at = Version(release)
-        crossed = [s for s in self.standings if Version(s.candidate.release) <= at]
-        gone: dict[str, list[Version]] = {}
-        for s in crossed:
-            if s.candidate.kind in _GONE and (s.candidate.until is None or Version(s.candidate.until) > at):
-                gone.setdefault(s.candidate.symbol, []).append(Version(s.candidate.release))
         states: dict[str, set[str]] = {}
-        for s in crossed:
+        for s in self.standings:
             c = s.candidate
-            if c.kind not in _WARNS or (c.until is not None and Version(c.until) <= at):
-                continue
-            parts = c.symbol.split(".")
-            owners = (".".join(parts[:n]) for n in range(2, len(parts) + 1))
-            if any(v > Version(c.release) for owner in owners for v in gone.get(owner, ())):
-                continue
-            states.setdefault(c.symbol, set()).add(s.state)
+            if (c.kind in _WARNS and Version(c.release) <= at
+                    and (c.until is None or Version(c.until) > at)):
+                states.setdefault(c.symbol, set()).add(s.state)
         return {symbol: next(state for state in ("covered", "generated", "open", "waived") if state in found)
                 for symbol, found in sorted(states.items())}
 

@@ -431,11 +431,9 @@ def test_the_deprecation_surface_is_what_the_newest_release_still_marks(tmp_path
                          until=until)
 
     candidates = [
-        at("deprecation-begins", "tiny.gone", "1.0", "1.1"),  # removed in 1.2: not on the surface
+        at("deprecation-begins", "tiny.gone", "1.0", "1.1", until="1.2"),  # removed in 1.2: not on the surface
         at("symbol-removed", "tiny.gone", "1.1", "1.2"),
-        at("deprecation-begins", "tiny.Old.step", "1.0", "1.1"),  # its class is removed
-        at("symbol-removed", "tiny.Old", "1.1", "1.2"),
-        at("deprecation-begins", "tiny.back", "1.1", "1.2"),  # removed, then restored: still marked
+        at("deprecation-begins", "tiny.back", "1.1", "1.2"),  # removed, then restored: marked again
         at("symbol-removed", "tiny.back", "1.0", "1.1", until="1.2"),
         at("deprecation-begins", "tiny.kept", "1.0", "1.1"),
         at("deprecation-begins", "tiny.internal", "1.1", "1.2"),
@@ -465,3 +463,16 @@ def runner_coverage(root: Path) -> str:
     result = CliRunner().invoke(app, ["kb", "coverage", "--knowledge", str(root), "-f", "json"])
     assert result.exit_code == 0, result.output
     return result.stdout
+
+
+def test_a_deprecation_ends_where_the_code_stops_warning() -> None:
+    from auditor.harvest.candidates import compare
+    from auditor.harvest.related import restored
+
+    warns = {"tiny/__init__.py": "import warnings\n\ndef step(x, verbose=None):\n    if verbose is not None:\n"
+                                 "        warnings.warn('verbose is deprecated', FutureWarning)\n    return x\n"}
+    quiet = {"tiny/__init__.py": "def step(x, verbose=None):\n    return x\n"}
+    releases = [release(quiet, "1.0"), release(warns, "1.1"), release(warns, "1.2"), release(quiet, "1.3")]
+    found = restored([c for a, b in zip(releases, releases[1:]) for c in compare(a, b)], releases)
+    (begins,) = [c for c in found if c.kind == "deprecation-begins"]
+    assert (begins.release, begins.until) == ("1.1", "1.3")
