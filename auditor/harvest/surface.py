@@ -359,7 +359,8 @@ class Surface:
         if ns.all_names is not None:
             return ns.all_names + looped
         imported = () if ns.is_stub else ns.imports  # a stub's imports serve its annotations, not the module
-        names = dict.fromkeys(n for n in (*ns.defs, *ns.classes, *imported, *ns.assigns) if not n.startswith("_"))
+        assigned = [n for n in ns.assigns if not _helper_of(ns, n)]
+        names = dict.fromkeys(n for n in (*ns.defs, *ns.classes, *imported, *assigned) if not n.startswith("_"))
         for star in ns.stars:
             names.update(dict.fromkeys(n for n in self.exported(star, seen | {module}) if not n.startswith("_")))
         if not seen:
@@ -385,7 +386,7 @@ class Surface:
         ns = self.namespaces[module]
         names = dict.fromkeys(ns.all_names or [])
         for name in [*ns.defs, *ns.classes, *ns.assigns]:
-            if not name.startswith("_") and not _is_type_helper(ns.assigns.get(name)):
+            if not name.startswith("_") and not _helper_of(ns, name):
                 names[name] = None
         for alias, target in ns.imports.items():
             inside = target.startswith(self.package + ".")
@@ -614,7 +615,15 @@ def _is_name(node: ast.expr, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
-def _is_type_helper(node: ast.Assign | ast.AnnAssign | None) -> bool:
+def _helper_of(ns: _Namespace, name: str) -> bool:
+    return _is_type_helper(ns.assigns.get(name), ns.paths.get(name, ns.path).endswith(".pyi"))
+
+
+def _is_type_helper(node: ast.Assign | ast.AnnAssign | None, stub: bool = False) -> bool:
+    """A name bound for annotations only: a TypeVar, a NewType, and in a stub a NamedTuple (torch
+    1.11.0's `namedtuple_Q_R = NamedTuple(...)` in torch/_C/__init__.pyi names nothing its library has)."""
     value = node.value if node is not None else None
-    return isinstance(value, ast.Call) and dotted_name(value.func) in ("TypeVar", "typing.TypeVar", "ParamSpec",
-                                                                    "NewType", "typing.NewType")
+    helpers = ("TypeVar", "typing.TypeVar", "ParamSpec", "NewType", "typing.NewType")
+    if stub:
+        helpers += ("NamedTuple", "typing.NamedTuple")
+    return isinstance(value, ast.Call) and dotted_name(value.func) in helpers

@@ -205,3 +205,14 @@ def test_a_private_parameter_in_a_removed_ones_place_is_not_its_new_name() -> No
                                "        self.orig = orig\n"}
     found = {c.id for c in compare(release(old, "1.0"), release(new, "1.1"))}
     assert found == {"tiny@1.1:parameter-removed:tiny.Traced:optimize"}
+
+
+def test_a_stubs_named_tuple_helper_is_no_public_name() -> None:
+    files = {"tiny/__init__.py": "from tiny._C import *\nfrom ._rt import Pair\n",
+             "tiny/_rt.py": "from typing import NamedTuple\n\nPair = NamedTuple('Pair', [('a', int)])\n",
+             "tiny/_C/__init__.pyi": "from typing import NamedTuple\n\n"
+                                     "namedtuple_Q_R = NamedTuple('namedtuple_Q_R', [('Q', int), ('R', int)])\n"
+                                     "def qr(x: int) -> namedtuple_Q_R: ...\n"}
+    names = release(files, "1.0").by_name()
+    assert "tiny.qr" in names and "tiny.Pair" in names
+    assert "tiny.namedtuple_Q_R" not in names
