@@ -153,10 +153,12 @@ def _parameters(old: Release, new: Release, before: dict[str, Symbol], after: di
                 continue
             if q is None:
                 renamed = None
-                if index < len(b.params):
+                # a new name in the same place, after the same parameters; a private one, or one
+                # after a reshuffle (MultiprocessContext's stdouts, stderrs, ... -> logs_specs), is none
+                if index < len(b.params) and [q.name for q in b.params[:index]] == old_names[:index]:
                     r = b.params[index]
                     if r.name not in old_names and r.kind == p.kind and not r.name.startswith("_"):
-                        renamed = r.name  # a private parameter in its place is no new name for it
+                        renamed = r.name
                 kind = "parameter-renamed" if renamed else "parameter-removed"
                 detail = f"{p.name} renamed to {renamed}" if renamed else f"parameter {p.name} removed"
                 out.append(Candidate(

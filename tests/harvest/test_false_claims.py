@@ -216,3 +216,17 @@ def test_a_stubs_named_tuple_helper_is_no_public_name() -> None:
     names = release(files, "1.0").by_name()
     assert "tiny.qr" in names and "tiny.Pair" in names
     assert "tiny.namedtuple_Q_R" not in names
+
+
+def test_a_parameter_in_a_reshuffled_signature_is_removed_not_renamed() -> None:
+    old = {"tiny/__init__.py": "class Context:\n    def __init__(self, name, stdouts, stderrs, start_method):\n"
+                               "        self.name = name\n"}
+    new = {"tiny/__init__.py": "class Context:\n    def __init__(self, name, start_method, logs_specs):\n"
+                               "        self.name = name\n"}
+    found = {c.id for c in compare(release(old, "1.0"), release(new, "1.1"))}
+    assert found == {"tiny@1.1:parameter-removed:tiny.Context:stdouts",
+                     "tiny@1.1:parameter-removed:tiny.Context:stderrs"}
+    batch = {"tiny/__init__.py": "class Batch:\n    def __init__(self, values):\n        self.values = values\n"}
+    was = {"tiny/__init__.py": "class Batch:\n    def __init__(self, value):\n        self.value = value\n"}
+    assert {c.id for c in compare(release(was, "1.0"), release(batch, "1.1"))} == {
+        "tiny@1.1:parameter-renamed:tiny.Batch:value"}
