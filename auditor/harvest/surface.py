@@ -359,7 +359,7 @@ class Surface:
         if ns.all_names is not None:
             return ns.all_names + looped
         imported = () if ns.is_stub else ns.imports  # a stub's imports serve its annotations, not the module
-        assigned = [n for n in ns.assigns if not _helper_of(ns, n)]
+        assigned = [n for n in ns.assigns if not _stub_named_tuple(ns, n)]
         names = dict.fromkeys(n for n in (*ns.defs, *ns.classes, *imported, *assigned) if not n.startswith("_"))
         for star in ns.stars:
             names.update(dict.fromkeys(n for n in self.exported(star, seen | {module}) if not n.startswith("_")))
@@ -617,6 +617,15 @@ def _is_name(node: ast.expr, name: str) -> bool:
 
 def _helper_of(ns: _Namespace, name: str) -> bool:
     return _is_type_helper(ns.assigns.get(name), ns.paths.get(name, ns.path).endswith(".pyi"))
+
+
+def _stub_named_tuple(ns: _Namespace, name: str) -> bool:
+    """A stub's NamedTuple helper, which a star import does not bring (a TypeVar it still does:
+    the shipped harvest was read that way)."""
+    node = ns.assigns.get(name)
+    value = node.value if node is not None else None
+    return (ns.paths.get(name, ns.path).endswith(".pyi") and isinstance(value, ast.Call)
+            and dotted_name(value.func) in ("NamedTuple", "typing.NamedTuple"))
 
 
 def _is_type_helper(node: ast.Assign | ast.AnnAssign | None, stub: bool = False) -> bool:
