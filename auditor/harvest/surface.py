@@ -632,7 +632,7 @@ def _is_type_helper(node: ast.Assign | ast.AnnAssign | None, stub: bool = False)
     """A name bound for annotations only: a TypeVar, a NewType, and in a stub a NamedTuple (torch
     1.11.0's `namedtuple_Q_R = NamedTuple(...)` in torch/_C/__init__.pyi names nothing its library has)."""
     value = node.value if node is not None else None
-    helpers = ("TypeVar", "typing.TypeVar", "ParamSpec", "NewType", "typing.NewType")
+    helpers: tuple[str, ...] = ("TypeVar", "typing.TypeVar", "ParamSpec", "NewType", "typing.NewType")
     if stub:
         helpers += ("NamedTuple", "typing.NamedTuple")
     return isinstance(value, ast.Call) and dotted_name(value.func) in helpers
