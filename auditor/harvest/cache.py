@@ -13,7 +13,7 @@ from typing import Any
 from auditor.cachefiles import write_whole
 from auditor.harvest.model import Param, Release, Site, Symbol
 
-FORMAT = 6  # raise when the harvest reads wheels differently: old cache files are then ignored
+FORMAT = 7  # raise when the harvest reads wheels differently: old cache files are then ignored
 
 
 def path_for(directory: Path, package: str, version: str) -> Path:

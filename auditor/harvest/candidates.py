@@ -149,13 +149,15 @@ def _parameters(old: Release, new: Release, before: dict[str, Symbol], after: di
             if p.kind in ("var-positional", "var-keyword") or p.name.startswith("_") or p.name == "self":
                 continue
             q = new_by_name.get(p.name)
-            if q is None and absorbs:
+            if q is None and (absorbs or _tensor_option(p.name, a, b)):
                 continue
             if q is None:
                 renamed = None
-                if index < len(b.params):
+                # a new name in the same place, after the same parameters; a private one, or one
+                # after a reshuffle (MultiprocessContext's stdouts, stderrs, ... -> logs_specs), is none
+                if index < len(b.params) and [q.name for q in b.params[:index]] == old_names[:index]:
                     r = b.params[index]
-                    if r.name not in old_names and r.kind == p.kind:
+                    if r.name not in old_names and r.kind == p.kind and not r.name.startswith("_"):
                         renamed = r.name
                 kind = "parameter-renamed" if renamed else "parameter-removed"
                 detail = f"{p.name} renamed to {renamed}" if renamed else f"parameter {p.name} removed"
@@ -176,6 +178,18 @@ def _parameters(old: Release, new: Release, before: dict[str, Symbol], after: di
                     old.version, new.version, "default-changed", name, detail, parameter=p.name,
                     evidence=evidence(detail), symbol_kind=a.kind, params=b.params, waived=waived))
     return out
+
+
+# The Python arg parser reads a C factory's TensorOptions together: 1.10.0's library compiles
+# `linspace(..., Layout layout=torch.strided, Device device=None, bool pin_memory=False)`, while its
+# stub names neither layout nor pin_memory.
+_TENSOR_OPTIONS = ("dtype", "layout", "device", "pin_memory")
+
+
+def _tensor_option(parameter: str, old: Symbol, new: Symbol) -> bool:
+    """Whether a stub leaves out a TensorOptions parameter of a factory that keeps the others."""
+    return (old.source != "py" and new.source != "py" and parameter in _TENSOR_OPTIONS
+            and any(p.name in _TENSOR_OPTIONS for p in new.params))
 
 
 # A stub's `= None` that the C++ signature behind it resolves to the old default (the Python arg
@@ -236,12 +250,15 @@ def same_value(old: str, new: str) -> bool:
     """Two defaults that spell one value: `1` and `1.0`, `TrainingMode.EVAL` and
     `_C_onnx.TrainingMode.EVAL` (the same enum member reached another way), `Image.NEAREST` and
     `_pil_constants.NEAREST` (a constant re-exported by a private module of the package),
-    `device('cuda')` and `'cuda'` (a device parameter takes either)."""
+    `device('cuda')` and `'cuda'` (a device parameter takes either), `'relu'` and `F.relu` (a
+    parameter that takes a function or its name)."""
     try:
         if ast.literal_eval(_device_text(old)) == ast.literal_eval(_device_text(new)):
             return True
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         pass
+    if _names_function(old, new) or _names_function(new, old):
+        return True
     a, b = old.split("."), new.split(".")
     if min(len(a), len(b)) < 2:
         return False
@@ -249,6 +266,13 @@ def same_value(old: str, new: str) -> bool:
         return True
     return (a[-1] == b[-1] and a[-1].isupper() and all(part.isidentifier() for part in a + b)
             and (a[-2].startswith("_") or b[-2].startswith("_")))
+
+
+def _names_function(text: str, dotted: str) -> bool:
+    """`'relu'` and `F.relu`: a string literal that is the last part of a module's function name."""
+    parts = dotted.split(".")
+    return (len(parts) >= 2 and all(part.isidentifier() for part in parts)
+            and text in (repr(parts[-1]), f'"{parts[-1]}"'))
 
 
 def _device_text(text: str) -> str:

@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from packaging.version import Version
+
 from auditor.harvest.cxx import CxxStanding, standings
 from auditor.harvest.generate import Open, matches, spec_change
 from auditor.harvest.model import Candidate
@@ -16,6 +18,7 @@ from auditor.harvest.witness import Witness, oldest_release, witness
 from auditor.models import SpecChange, Unloaded
 
 STATES = ("covered", "generated", "waived", "open")
+_WARNS = ("deprecation-begins", "warning-category-changed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +45,24 @@ class Coverage:
 
     def totals(self) -> dict[str, int]:
         return {state: sum(s.state == state for s in self.standings) for state in STATES}
+
+    def newest(self) -> str | None:
+        return max((s.candidate.release for s in self.standings), key=Version, default=None)
+
+    def live(self, release: str) -> dict[str, str]:
+        """The deprecation surface of `release`: each symbol a deprecation candidate up to it marks
+        that has not ended by it (its `until`: the symbol, the parameter or the warning gone), with
+        the state it stands in: `covered` when a curated entry covers one of its candidates,
+        `waived` when waivers take them all, else `generated`, else `open`."""
+        at = Version(release)
+        states: dict[str, set[str]] = {}
+        for s in self.standings:
+            c = s.candidate
+            if (c.kind in _WARNS and Version(c.release) <= at
+                    and (c.until is None or Version(c.until) > at)):
+                states.setdefault(c.symbol, set()).add(s.state)
+        return {symbol: next(state for state in ("covered", "generated", "open", "waived") if state in found)
+                for symbol, found in sorted(states.items())}
 
 
 def stand(c: Candidate, covering: dict[str, str], waivers: list[Waiver]) -> Standing:

@@ -19,7 +19,9 @@ freshly harvested candidates are read (`relate`).
 At harvest time, with every release's surface (`restored`): a symbol removed in one release and
 back in a later one (`SequenceParallel`, gone in 2.2, back in 2.3), a parameter that comes back,
 a default that returns to its old value, is undone there: the candidate says `until` that release,
-and a move that crosses both sees no change (`SpecChange.until`). The mirror (`appeared`): a
+and a move that crosses both sees no change (`SpecChange.until`). A deprecation ends, the same
+way, in the first later release whose code no longer warns there (the symbol or the parameter
+removed, the warning dropped). The mirror (`appeared`): a
 symbol or parameter removed in one release that first appeared in a later release than the
 first one able to show it (`torch.nested_tensor`, in 1.12 only) says `since` that release: from
 an older release, a line that uses it failed before the move as it does after (`SpecChange.since`).
@@ -34,7 +36,7 @@ from dataclasses import replace
 
 from packaging.version import Version
 
-from auditor.harvest.candidates import class_origins, inherited, same_value
+from auditor.harvest.candidates import class_origins, inherited, plain_sites, same_value
 from auditor.harvest.model import Candidate, Release, Symbol
 
 _DEFAULT = re.compile(r"default of (?P<name>\w+): (?P<old>.*) -> (?P<new>.*)")
@@ -120,18 +122,23 @@ def restored(candidates: list[Candidate], releases: tuple[Release, ...] | list[R
     """The candidates with `until` set where a later release undoes them (releases oldest first)."""
     order = {r.version: index for index, r in enumerate(releases)}
     surfaces = [r.by_name() for r in releases]
+    warned = [{(s.symbol, s.guard) for s in plain_sites(r)} for r in releases]
     out = []
     for c in candidates:
         start = order.get(c.release)
         if start is None or c.until is not None:
             out.append(c)
             continue
-        back = next((releases[i].version for i in range(start + 1, len(releases)) if _undone(c, surfaces[i])), None)
+        back = next((releases[i].version for i in range(start + 1, len(releases))
+                     if _undone(c, surfaces[i], warned[i])), None)
         out.append(replace(c, until=back) if back else c)
     return out
 
 
-def _undone(c: Candidate, surface: dict[str, Symbol]) -> bool:
+def _undone(c: Candidate, surface: dict[str, Symbol], warned: set[tuple[str, str | None]]) -> bool:
+    """Whether a release no longer shows `c`: its `surface`, and the (symbol, guard) it `warned` on."""
+    if c.kind in _DEPRECATIONS:
+        return (c.symbol, c.guard) not in warned
     found = surface.get(c.symbol)
     if found is None:
         return False

@@ -46,6 +46,14 @@ def params_of(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> tup
     return tuple(params)
 
 
+def _input_for_self(params: tuple[Param, ...]) -> tuple[Param, ...]:
+    """A stub's module-level C function whose first parameter is `self` (`def argmax(self: Tensor,
+    ...)`): Python calls name it `input`, as the signatures compiled into the library say."""
+    if params and params[0].name == "self":
+        return (replace(params[0], name="input"), *params[1:])
+    return params
+
+
 def _default(node: ast.expr | None) -> str | None:
     if node is None:
         return None
@@ -119,6 +127,9 @@ def _fill(ns: _Namespace, source: Source) -> None:
             if bind(node.name):
                 ns.defs.setdefault(node.name, []).append(node)
         elif isinstance(node, ast.ClassDef):
+            # a stub annotates a class its module's source defines: the members are the source's
+            if source.is_stub and ns.paths.get(node.name, "").endswith(".py"):
+                continue
             if node.name in ns.classes or bind(node.name):
                 ns.classes.setdefault(node.name, []).append(node)
         elif isinstance(node, ast.ImportFrom):
@@ -260,6 +271,8 @@ class Surface:
         if name in ns.defs:
             nodes_ = sorted(ns.defs[name], key=_is_overload)  # the implementation's defaults first
             params = merge_overloads(params_of(n, method=False) for n in nodes_)
+            if source != "py":
+                params = _input_for_self(params)
             return _Def(f"{module}.{name}", "function", path, nodes_[0].lineno, source, params, (), module,
                         resolved_nones(nodes_[0], params))
         if name in ns.imports:
@@ -299,14 +312,14 @@ class Surface:
         return None
 
     def _assigned_callable(self, module: str, node: ast.Assign | ast.AnnAssign, depth: int) -> _Def | None:
-        """`gelu = _add_docstr(torch._C._nn.gelu, ...)`, `solve = _linalg.linalg_solve`: the C function."""
+        """`gelu = _add_docstr(torch._C._nn.gelu, ...)`, `solve = _linalg.linalg_solve`: the C function.
+        What a call returns is never the function it calls: `lu = boolean_dispatch(...)` builds a new
+        function, whose parameters are not `boolean_dispatch`'s."""
         if node.value is None:
             return None
         value = node.value
-        candidates = [value]
-        if isinstance(value, ast.Call):  # a docstring or decorator factory applied to the C function
-            candidates = value.args[:1] if (dotted_name(value.func) or "").endswith("_add_docstr") else [
-                *value.args[:1], value.func]
+        # a docstring or decorator applied to the function it returns
+        candidates = value.args[:1] if isinstance(value, ast.Call) else [value]
         for expr in candidates:
             dotted = dotted_name(expr)
             if dotted is None:
@@ -346,7 +359,8 @@ class Surface:
         if ns.all_names is not None:
             return ns.all_names + looped
         imported = () if ns.is_stub else ns.imports  # a stub's imports serve its annotations, not the module
-        names = dict.fromkeys(n for n in (*ns.defs, *ns.classes, *imported, *ns.assigns) if not n.startswith("_"))
+        assigned = [n for n in ns.assigns if not _stub_named_tuple(ns, n)]
+        names = dict.fromkeys(n for n in (*ns.defs, *ns.classes, *imported, *assigned) if not n.startswith("_"))
         for star in ns.stars:
             names.update(dict.fromkeys(n for n in self.exported(star, seen | {module}) if not n.startswith("_")))
         if not seen:
@@ -372,7 +386,7 @@ class Surface:
         ns = self.namespaces[module]
         names = dict.fromkeys(ns.all_names or [])
         for name in [*ns.defs, *ns.classes, *ns.assigns]:
-            if not name.startswith("_") and not _is_type_helper(ns.assigns.get(name)):
+            if not name.startswith("_") and not _helper_of(ns, name):
                 names[name] = None
         for alias, target in ns.imports.items():
             inside = target.startswith(self.package + ".")
@@ -521,10 +535,12 @@ def _symbol(name: str, d: _Def) -> Symbol:
 
 
 def _init(nodes: tuple[ast.ClassDef, ...]) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    for node in nodes:
-        for item in node.body:
-            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "__init__":
-                return item
+    """The constructor a call of the class runs: its `__init__`, else its `__new__`."""
+    for constructor in ("__init__", "__new__"):
+        for node in nodes:
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == constructor:
+                    return item
     return None
 
 
@@ -599,7 +615,24 @@ def _is_name(node: ast.expr, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
-def _is_type_helper(node: ast.Assign | ast.AnnAssign | None) -> bool:
+def _helper_of(ns: _Namespace, name: str) -> bool:
+    return _is_type_helper(ns.assigns.get(name), ns.paths.get(name, ns.path).endswith(".pyi"))
+
+
+def _stub_named_tuple(ns: _Namespace, name: str) -> bool:
+    """A stub's NamedTuple helper, which a star import does not bring (a TypeVar it still does:
+    the shipped harvest was read that way)."""
+    node = ns.assigns.get(name)
     value = node.value if node is not None else None
-    return isinstance(value, ast.Call) and dotted_name(value.func) in ("TypeVar", "typing.TypeVar", "ParamSpec",
-                                                                    "NewType", "typing.NewType")
+    return (ns.paths.get(name, ns.path).endswith(".pyi") and isinstance(value, ast.Call)
+            and dotted_name(value.func) in ("NamedTuple", "typing.NamedTuple"))
+
+
+def _is_type_helper(node: ast.Assign | ast.AnnAssign | None, stub: bool = False) -> bool:
+    """A name bound for annotations only: a TypeVar, a NewType, and in a stub a NamedTuple (torch
+    1.11.0's `namedtuple_Q_R = NamedTuple(...)` in torch/_C/__init__.pyi names nothing its library has)."""
+    value = node.value if node is not None else None
+    helpers: tuple[str, ...] = ("TypeVar", "typing.TypeVar", "ParamSpec", "NewType", "typing.NewType")
+    if stub:
+        helpers += ("NamedTuple", "typing.NamedTuple")
+    return isinstance(value, ast.Call) and dotted_name(value.func) in helpers

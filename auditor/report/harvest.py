@@ -136,6 +136,16 @@ def _cxx_text(standings: tuple[CxxStanding, ...], verbose: bool) -> list[str]:
     if verbose:
         lines += [f"  open {s.candidate.id}: {s.candidate.message!r}: {s.why}" for s in standings if s.state == "open"]
     return lines
+def _surface_json(c: Coverage) -> dict[str, Any] | None:
+    """The newest release's deprecation surface (`Coverage.live`), counted per state."""
+    newest = c.newest()
+    if newest is None:
+        return None
+    live = c.live(newest)
+    counts = {state: sum(s == state for s in live.values()) for state in STATES}
+    reviewable = len(live) - counts["waived"]
+    share = 100 * counts["covered"] // reviewable if reviewable else 100
+    return {"release": newest, "symbols": len(live), **counts, "share": share}
 
 
 def coverage(results: list[Coverage], fmt: str, verbose: bool = False) -> str:
@@ -147,6 +157,7 @@ def coverage(results: list[Coverage], fmt: str, verbose: bool = False) -> str:
             "open": [{"id": s.candidate.id, "reason": s.why} for s in c.standings if s.state == "open"],
             "witness": _witness_json(c.witness),
             "cxx": _cxx_json(c.cxx),
+            "deprecations": _surface_json(c),
         } for c in results]))
     lines = []
     for c in results:
@@ -159,6 +170,12 @@ def coverage(results: list[Coverage], fmt: str, verbose: bool = False) -> str:
                      + " ".join(f"{totals[s]:>9}" for s in STATES))
         if verbose:
             lines += [f"  open {s.candidate.id}: {s.why}" for s in c.standings if s.state == "open"]
+        surface = _surface_json(c)
+        if surface is not None:
+            lines.append(f"  deprecation surface of {surface['release']}: {surface['symbols']} symbols still marked, "
+                         f"{surface['covered']} covered by a curated entry ({surface['share']} % of the "
+                         f"{surface['symbols'] - surface['waived']} not waived), {surface['waived']} waived, "
+                         f"{surface['generated']} generated, {surface['open']} open")
         if c.witness is not None:
             lines += _witness_text(c.witness, verbose)
         lines += _cxx_text(c.cxx, verbose)

@@ -422,3 +422,57 @@ def test_cli_harvested_reports_generated_changes_at_low_confidence(tmp_path: Pat
     assert next(c for c in data["changes"] if c["id"] == change.id)["source"] == "harvested"
     others = [f for f in data["findings"] if f["change"] != change.id and f["confidence"] != "low"]
     assert done.exit_code == (1 if others or data["environment"] else 0)  # low confidence does not count
+
+
+def test_the_deprecation_surface_is_what_the_newest_release_still_marks(tmp_path: Path) -> None:
+    def at(kind: str, symbol: str, before: str, release: str, until: str | None = None) -> Candidate:
+        return Candidate(f"tiny@{release}:{kind}:{symbol}", "tiny", before, release, kind, symbol, "test",
+                         evidence=(Evidence(release, "tiny/x.py", 3, "deprecated"),), symbol_kind="function",
+                         until=until)
+
+    candidates = [
+        at("deprecation-begins", "tiny.gone", "1.0", "1.1", until="1.2"),  # removed in 1.2: not on the surface
+        at("symbol-removed", "tiny.gone", "1.1", "1.2"),
+        at("deprecation-begins", "tiny.back", "1.1", "1.2"),  # removed, then restored: marked again
+        at("symbol-removed", "tiny.back", "1.0", "1.1", until="1.2"),
+        at("deprecation-begins", "tiny.kept", "1.0", "1.1"),
+        at("deprecation-begins", "tiny.internal", "1.1", "1.2"),
+        at("deprecation-begins", "tiny.later", "1.2", "1.3"),  # after the release asked about
+    ]
+    root = tmp_path / "knowledge"
+    harvest = root / "tiny" / "harvest"
+    harvest.mkdir(parents=True)
+    for before, after in (("1.0", "1.1"), ("1.1", "1.2"), ("1.2", "1.3")):
+        pair = [c for c in candidates if c.release == after]
+        (harvest / f"{before}..{after}.toml").write_text(pair_text("tiny", before, after, pair), "utf-8")
+    (harvest / "waivers.toml").write_text('[[waive]]\npattern = "tiny.internal"\nreason = "internal"\n', "utf-8")
+    entry = CURATED.replace('covers = ["tiny@2.0:symbol-removed:tiny.gone"]',
+                            'covers = ["tiny@1.1:deprecation-begins:tiny.kept"]').replace('"2.0"', '"1.1"')
+    (root / "tiny" / "1.1").mkdir()
+    (root / "tiny" / "1.1" / "kept.toml").write_text(entry.lstrip(), "utf-8")
+    result = coverage(root, "tiny", KnowledgeBase.load(root).entries)
+    assert result.newest() == "1.3"
+    assert result.live("1.2") == {"tiny.back": "generated", "tiny.internal": "waived", "tiny.kept": "covered"}
+    assert result.live("1.3")["tiny.later"] == "generated"
+    surface = json.loads(runner_coverage(root))["packages"][0]["deprecations"]
+    assert surface == {"release": "1.3", "symbols": 4, "covered": 1, "generated": 2, "waived": 1, "open": 0,
+                       "share": 33}
+
+
+def runner_coverage(root: Path) -> str:
+    result = CliRunner().invoke(app, ["kb", "coverage", "--knowledge", str(root), "-f", "json"])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_a_deprecation_ends_where_the_code_stops_warning() -> None:
+    from auditor.harvest.candidates import compare
+    from auditor.harvest.related import restored
+
+    warns = {"tiny/__init__.py": "import warnings\n\ndef step(x, verbose=None):\n    if verbose is not None:\n"
+                                 "        warnings.warn('verbose is deprecated', FutureWarning)\n    return x\n"}
+    quiet = {"tiny/__init__.py": "def step(x, verbose=None):\n    return x\n"}
+    releases = [release(quiet, "1.0"), release(warns, "1.1"), release(warns, "1.2"), release(quiet, "1.3")]
+    found = restored([c for a, b in zip(releases, releases[1:]) for c in compare(a, b)], releases)
+    (begins,) = [c for c in found if c.kind == "deprecation-begins"]
+    assert (begins.release, begins.until) == ("1.1", "1.3")
