@@ -251,7 +251,7 @@ def test_the_x86_default_backend_of_the_qconfig_getters_is_waived_as_the_same_co
     waivers = read_waivers(default_directory(), "torch")
     getters = [c for c in relate(read_candidates(default_directory(), "torch"))
                if c.kind == "default-changed" and c.parameter == "backend" and "'fbgemm' -> 'x86'" in c.detail]
-    assert len(getters) == 12
+    assert len(getters) == 14  # torch.quantization re-exports two of them (a star import)
     assert {stand(c, {}, waivers).state for c in getters} == {"waived"}
     qnnpack = replace(getters[0], id=getters[0].id.replace("torch@2.0.0", "torch@2.1.0"))
     assert stand(qnnpack, {}, waivers).state == "generated"  # the waiver is about 2.0's change only

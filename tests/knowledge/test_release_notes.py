@@ -2,7 +2,7 @@
 of a read release is covered by a curated entry of that release, recorded as not hittable with
 why, or left open; `docs/release-notes.md` is rendered from it.
 
-`python tests/knowledge/test_witness.py` writes the Markdown again after the data changes."""
+`python tests/knowledge/test_release_notes.py` writes the Markdown again after the data changes."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def render(data: dict[str, Any]) -> str:
     lines = [
         "# Release notes as a witness",
         "",
-        "<!-- Generated from release-notes.toml by `python tests/knowledge/test_witness.py`. -->",
+        "<!-- Generated from release-notes.toml by `python tests/knowledge/test_release_notes.py`. -->",
         "",
         "Each item of the *Backwards Incompatible Changes* and *Deprecations* sections of a torch",
         "2.x release's notes is covered by a curated entry of that release, recorded as not",
@@ -157,7 +157,7 @@ def test_each_covered_id_is_a_curated_entry_of_its_release(data: dict[str, Any])
 
 
 def test_the_page_is_rendered_from_the_data(data: dict[str, Any]) -> None:
-    assert DOC.read_text(encoding="utf-8") == render(data), "run: python tests/knowledge/test_witness.py"
+    assert DOC.read_text(encoding="utf-8") == render(data), "run: python tests/knowledge/test_release_notes.py"
 
 
 def test_render_counts_open_items_against_coverage() -> None:
