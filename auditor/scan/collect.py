@@ -45,11 +45,6 @@ ALIASES = (ast.Name, ast.Attribute)  # the values that can make an alias of a qu
 LOOKUPS = frozenset({"getattr", "__import__", "import_module"})  # calls that can too: `getattr(torch, "load")`
 
 
-def is_alias_value(value: ast.expr | None) -> bool:
-    """Whether `value` can make an alias of a qualified name: a name, a chain, or a lookup by name."""
-    return value.__class__ in ALIASES or (value.__class__ is ast.Call and is_lookup(value))
-
-
 def is_lookup(call: ast.Call) -> bool:
     func = call.func
     return (func.__class__ is ast.Name and func.id in LOOKUPS) or (func.__class__ is ast.Attribute and func.attr in LOOKUPS)

@@ -24,7 +24,7 @@ from auditor.scan.bindings import (
     Parameter,
     Unpacking,
 )
-from auditor.scan.collect import Collector, Site, is_alias_value, is_lookup
+from auditor.scan.collect import Collector, Site, is_lookup
 from auditor.scan.modules import ProjectModules
 from auditor.scan.scopes import Conditions, Scope, enclosing_class, key_of, lookup, owner_for
 from auditor.scan.tagging import Tagger
@@ -93,16 +93,36 @@ class Resolver(Tagger):
 
     def _read(self, owner: Scope, key: str, qualified_only: bool = False) -> None:
         """Read `owner`'s bindings of `key` before `key` is: all of them, unless only its
-        qualified name is wanted and none can make one (`op = torch.floor_divide`) or unmake an
-        import. While they are being read, note that `key` was read in part."""
+        qualified name is wanted and it has none (no import) nor can one of them make one (`op =
+        torch.floor_divide`, `_may_qualify`). While they are being read, note that `key` was read in part."""
         if key not in owner.unread:
             if (id(owner), key) in self._resolving:
                 self._reread.add((id(owner), key))
         elif not qualified_only or key in owner.qualified or any(
-            type(b) in UNMAKES_IMPORT or (type(b) is Assignment and is_alias_value(b.value))
-            for b in owner.bindings[key]
+            type(b) is Assignment and self._may_qualify(b.value) for b in owner.bindings[key]
         ):
             self._resolve(owner, key)
+
+    def _may_qualify(self, value: ast.expr | None) -> bool:
+        """Whether `qualified(value)` can be a name, by the tests it answers None on without
+        reading any binding: a binding whose value cannot be one leaves the key unqualified,
+        and the key's other bindings (tags) need not be read to know that."""
+        kind = value.__class__
+        if kind is ast.Name:
+            return value.id in self.importable or (self.stars and value.id not in _BUILTINS)  # type: ignore[union-attr]
+        if kind is ast.Attribute:
+            first: ast.Attribute = value  # type: ignore[assignment]
+            while first.value.__class__ is ast.Attribute:
+                first = first.value
+            root = first.value
+            if root.__class__ is ast.Call:
+                return is_lookup(root)
+            if root.__class__ is not ast.Name:
+                return False
+            if root.id == "self":
+                return "self." + first.attr in self.importable
+            return root.id in self.importable or self.stars
+        return kind is ast.Call and is_lookup(value)  # type: ignore[arg-type]
 
     def _resolve(self, owner: Scope, key: str) -> None:
         """Read the bindings of `key` in `owner`, and for a parameter what its callers pass."""

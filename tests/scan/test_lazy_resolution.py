@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import gc
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 
 from auditor.knowledge import KnowledgeBase
 from auditor.pipeline import scan_changes
+from auditor.scan.names import Resolver
 from auditor.scan.rules import RuleIndex
 from auditor.scan.scanner import scan_file, scan_source
 
@@ -93,3 +95,22 @@ def test_the_analysis_leaves_no_reference_cycles(index: RuleIndex) -> None:
     finally:
         gc.enable()
     assert left == 0
+
+
+def test_a_qualified_lookup_reads_no_tag_an_alias_cannot_hold() -> None:
+    """`residual = hidden` can alias nothing when `hidden` is a parameter: asking whether
+    `residual` names a module's function leaves its bindings (and `hidden`'s) unread."""
+    tree = ast.parse("import torch\ndef f(hidden):\n    residual = hidden\n    return residual + torch.ones(1)\n")
+    resolver = Resolver(tree)
+    function = resolver.scope_of(tree.body[1])
+    read = next(n for n in ast.walk(tree.body[1]) if isinstance(n, ast.Name) and n.id == "residual"
+                and isinstance(n.ctx, ast.Load))
+    assert resolver.qualified(read, function) is None
+    assert {"residual", "hidden"} <= function.unread
+    assert resolver.asked == set()
+    # the same read through an alias of a module's function resolves it
+    aliased = ast.parse("import torch\ndef f():\n    op = torch.floor_divide\n    return op\n")
+    resolver = Resolver(aliased)
+    function = resolver.scope_of(aliased.body[1])
+    returned = aliased.body[1].body[-1].value  # type: ignore[attr-defined]
+    assert resolver.qualified(returned, function) == "torch.floor_divide"
