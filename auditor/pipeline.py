@@ -1,19 +1,19 @@
-"""compare/scan: locks -> transitions -> crossed knowledge -> call sites -> AuditResult."""
+"""Every audit: locks -> transitions -> crossed knowledge -> call sites -> AuditResult -> rewrites."""
 
 from __future__ import annotations
 
 import os
 import stat
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from auditor.errors import ScanError, UsageError
+from auditor.errors import AuditorError, ScanError, UsageError
 from auditor.findings import fold_generated, good_news, merge_stages, one_per_site
 from auditor.knowledge import KnowledgeBase
 from auditor.knowledge.horizon import moves
@@ -33,7 +33,7 @@ from auditor.models import (
     final_release,
     release,
 )
-from auditor.requests import AuditRequest, GitRange, LockPair, Probing
+from auditor.requests import AuditRequest, FixRequest, GitRange, LockPair, Probing
 from auditor.scan import scan_project, syntax
 from auditor.scan.config import ScanConfig, load_config
 from auditor.scan.project import ScanOptions
@@ -41,6 +41,7 @@ from auditor.scan.rules import transition_ends
 
 if TYPE_CHECKING:
     from auditor.dependencies.stage import DependencyAudit, DependencySettings
+    from auditor.fix.model import FixResult
     from auditor.probe import ProbeSettings, Reporter
     from auditor.suggestion import Suggestion
 
@@ -302,40 +303,26 @@ def sides_without_pins(
 
 
 def compare_range(
-    repo: Path,
-    base: str,
-    head: str | None,
-    project: Path | None,
-    kb: KnowledgeBase,
-    *,
-    patterns: Sequence[str] = (),
-    old_format: str | None = None,
-    new_format: str | None = None,
-    python: str | None = None,
-    platform: str | None = None,
-    resolve: bool = False,
-    config: Path | None = None,
-    scan_options: ScanOptions | None = None,
-    fallback: Iterable[tuple[Transition, str | None]] = (),
+    inputs: GitRange, request: AuditRequest, kb: KnowledgeBase,
     probe: Callable[[AuditResult, Path | None], AuditResult] | None = None,
-    dependencies: DependencySettings | None = None,
 ) -> tuple[AuditResult, tuple[str, ...]]:
     """`compare --git BASE..HEAD` and the Action: every lockfile changed from base to head (None:
-    the working tree), compared as `compare` compares two; the project (a folder of `repo`)
-    scanned as of head. `fallback`: transitions named elsewhere (a bump PR's metadata), each with
-    a note, used for packages no changed lockfile moves. `probe` runs while head's tree exists.
-    Returns the result and the lockfiles compared."""
+    the working tree), compared as `compare` compares two; the project (a folder of the
+    repository, by default all of it) scanned as of head. The range's `fallback` moves, named
+    elsewhere (a bump PR's metadata), count for packages no changed lockfile moves. `probe` runs
+    while head's tree exists. Returns the result and the lockfiles compared."""
     from auditor import gitrange
 
-    inside = None
-    if project is not None:
-        check_project(project)
-        try:
-            inside = project.resolve().relative_to(repo.resolve())
-        except ValueError:
-            raise UsageError(f"{project}: --git scans a folder of the repository {repo}") from None
-    selection = Selection(python, platform)
-    with gitrange.read_range(repo, base, head, patterns, old_format, new_format, resolve) as reading:
+    repo, env, config = inputs.repo, request.environment, request.config
+    project = request.project or repo
+    check_project(project)
+    try:
+        inside = project.resolve().relative_to(repo.resolve())
+    except ValueError:
+        raise UsageError(f"{project}: --git scans a folder of the repository {repo}") from None
+    selection = Selection(env.python, env.platform)
+    with gitrange.read_range(repo, inputs.base, inputs.head, inputs.patterns, inputs.old_format, inputs.new_format,
+                             env.resolve) as reading:
         transitions: dict[Transition, None] = {}
         by_lock: dict[str, list[Transition]] = {}
         environment: dict[EnvironmentFinding, None] = dict.fromkeys(reading.environment)
@@ -353,29 +340,28 @@ def compare_range(
         # a package only declared by ranges on both sides moves no version: a PR's named bump tells more
         moved = {t.package for t in transitions if t.old is not None or t.new is not None}
         unscoped = []
-        for transition, note in fallback:
+        for transition, note in inputs.fallback:
             if transition.package not in moved:
                 transitions = {t: None for t in transitions if t.package != transition.package}
                 transitions[transition] = None
                 unscoped.append(transition)
                 notes += [note] if note else []
-        scanned = reading.tree / inside if inside is not None else None
-        if scanned is not None and not scanned.exists():
-            raise UsageError(f"{project}: not in commit {head}, the commit scanned")
+        scanned = reading.tree / inside
+        if not scanned.exists():
+            raise UsageError(f"{project}: not in commit {inputs.head}, the commit scanned")
         result = audit(
-            transitions, scanned, kb, python, environment, config, scan_options, tuple(dict.fromkeys(notes)),
+            transitions, scanned, kb, env.python, environment, config, request.scan, tuple(dict.fromkeys(notes)),
             locks=[(pair.path, replace(pair.new, path=pair.path)) for pair in reading.pairs],
-            dependencies=dependencies,
+            dependencies=request.dependencies,
         )
-        if scanned is not None and inside is not None:
-            settings = load_config(config, scanned)
-            given = {_in_repo(inside, k): tuple(_in_repo(inside, f) for f in v) for k, v in settings.lock_scopes}
-            scopes = Scopes.of(reading.locks, reading.layout, given)
-            result = scoped(result, scopes, by_lock, unscoped, inside)
-            strays = [lock for lock in given if lock not in reading.locks]
-            result = replace(result, notes=result.notes + tuple(
-                f"{settings.source}: lock-scopes names {lock}, which is no lock of the commit scanned: it governs nothing"
-                for lock in strays))
+        settings = load_config(config, scanned)
+        given = {_in_repo(inside, k): tuple(_in_repo(inside, f) for f in v) for k, v in settings.lock_scopes}
+        scopes = Scopes.of(reading.locks, reading.layout, given)
+        result = scoped(result, scopes, by_lock, unscoped, inside)
+        strays = [lock for lock in given if lock not in reading.locks]
+        result = replace(result, notes=result.notes + tuple(
+            f"{settings.source}: lock-scopes names {lock}, which is no lock of the commit scanned: it governs nothing"
+            for lock in strays))
         if probe is not None:
             result = probe(result, scanned)
     return result, tuple(p.path for p in reading.pairs)
@@ -518,39 +504,111 @@ def probe(
     return with_probes(result, settings, reporter)
 
 
-def prober(probing: Probing) -> Callable[[AuditResult, Path | None], AuditResult]:
+@dataclass(frozen=True)
+class Audited:
+    """What `run` hands the renderers: the result, and what the request asked to go with it."""
+
+    result: AuditResult
+    fixes: FixResult | None = None  # the rewrite of every call site (request.fixes.rewrite)
+    suggested: Mapping[str, Suggestion] = field(default_factory=dict)  # per change, its own rewrite
+    lockfiles: tuple[str, ...] = ()  # compare --git: the lockfiles compared
+    warnings: tuple[str, ...] = ()  # what did not run and is no part of the report (a tolerant probe)
+
+
+def prober(probing: Probing, warnings: list[str]) -> Callable[[AuditResult, Path | None], AuditResult]:
     """The probe stage for a result and the tree it was scanned in: the one wiring of `--probe`,
-    on every command and in the GitHub Action."""
-    return lambda result, scanned: with_probes(result, probing.settings, probing.reporter, scanned)
+    on every command and in the GitHub Action. A tolerant probing (the Action's) runs only when
+    changes are crossed, and a probe that cannot run adds to `warnings` instead of failing."""
+
+    def stage(result: AuditResult, scanned: Path | None) -> AuditResult:
+        if not probing.tolerant:
+            return with_probes(result, probing.settings, probing.reporter, scanned)
+        if not result.changes:
+            return result
+        try:
+            return with_probes(result, probing.settings, probing.reporter, scanned)
+        except AuditorError as exc:
+            warnings.append(f"probes did not run: {exc}")
+            return result
+
+    return stage
 
 
-def run(request: AuditRequest, kb: KnowledgeBase) -> AuditResult:
-    """compare, compare --git and scan: read the inputs, scan, probe, and set the gate."""
+def run(request: AuditRequest, kb: KnowledgeBase) -> Audited:
+    """compare, compare --git, scan, fix, plan and the Action: read the inputs, scan, probe, set
+    the gate, and make the rewrites the report carries."""
     inputs, env, project = request.inputs, request.environment, request.project
-    probe = None if request.probe is None else prober(request.probe)
+    warnings: list[str] = []
+    probe = None if request.probe is None else prober(request.probe, warnings)
+    lockfiles: tuple[str, ...] = ()
     if isinstance(inputs, GitRange):
-        # a repository is given: scan it unless the project names a part of it
-        result, _ = compare_range(
-            inputs.repo, inputs.base, inputs.head, project or inputs.repo, kb, patterns=inputs.patterns,
-            old_format=inputs.old_format, new_format=inputs.new_format, python=env.python, platform=env.platform,
-            resolve=env.resolve, config=request.config, scan_options=request.scan, probe=probe,
-            dependencies=request.dependencies,
-        )
-        return replace(result, gate=request.gate)
-    if isinstance(inputs, LockPair):
-        result = compare(
-            inputs.old, inputs.new, project, kb, inputs.old_format, inputs.new_format, env.python,
-            config=request.config, platform=env.platform, resolve=env.resolve, scan_options=request.scan,
-            dependencies=request.dependencies,
-        )
-    elif project is None:
-        raise UsageError("a transition given by its versions needs a project to scan")
+        result, lockfiles = compare_range(inputs, request, kb, probe)
     else:
-        result = scan(project, inputs.old, inputs.new, kb, inputs.package, env.python, config=request.config,
-                      scan_options=request.scan)
-    if probe is not None:
-        result = probe(result, project)
-    return replace(result, gate=request.gate)
+        if isinstance(inputs, LockPair):
+            result = compare(
+                inputs.old, inputs.new, project, kb, inputs.old_format, inputs.new_format, env.python,
+                config=request.config, platform=env.platform, resolve=env.resolve, scan_options=request.scan,
+                dependencies=request.dependencies,
+            )
+        elif project is None:
+            raise UsageError("a transition given by its versions needs a project to scan")
+        else:
+            result = scan(project, inputs.old, inputs.new, kb, inputs.package, env.python, config=request.config,
+                          scan_options=request.scan)
+        if probe is not None:
+            result = probe(result, project)
+    result = replace(result, gate=request.gate)
+    wanted = request.fixes
+    if wanted is None or not result.findings:
+        return Audited(result, lockfiles=lockfiles, warnings=tuple(warnings))
+    from auditor.fix import fix_project
+    from auditor.suggestion import fix_command
+
+    fixes = fix_project(result, wanted.root, wanted.mode, wanted.min_confidence) if wanted.rewrite else None
+    suggested = suggestions(result, wanted.root, wanted.mode, command=fix_command(
+        result, wanted.shown, wanted.mode, wanted.locks)) if wanted.suggest else {}
+    return Audited(result, fixes, suggested, lockfiles, tuple(warnings))
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """What `auditor fix` did: the audit, its rewrite (with proofs), and the files written."""
+
+    audited: AuditResult
+    fixed: FixResult
+    written: list[str] | None
+
+    def left(self) -> AuditResult:
+        """The audit of what the rewrite leaves alone: what the exit code counts."""
+        return replace(self.audited, findings=tuple(x.finding for x in self.fixed.left_alone), environment=())
+
+
+def fix(request: FixRequest, kb: KnowledgeBase) -> Fixed:
+    """`auditor fix`: audit, rewrite, prove (`--probe`, before anything is written: the originals
+    are read from the files) and write (`--write`, only over committed files unless forced)."""
+    from auditor.fix import fix_project, write
+    from auditor.fix.gitcheck import uncommitted
+
+    root = request.root
+    if isinstance(request.audit.inputs, LockPair):
+        check_project(root)  # before the locks are read
+    result = run(request.audit, kb).result
+    fixed = fix_project(result, root, request.mode, request.min_confidence)
+    if request.proof is not None:
+        from auditor.fix.proof import prove
+
+        proofs, unproven = prove(fixed, root, request.proof.settings, request.proof.reporter)
+        fixed = replace(fixed, proofs=proofs, notes=(*fixed.notes, *unproven))
+    written = None
+    if request.write:
+        dirty = uncommitted(root)
+        if dirty and not request.force:
+            shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
+            raise UsageError(f"uncommitted changes in the project ({shown}): commit or stash them, or give --force", root)
+        written = write(fixed, root)
+        if dirty is None and fixed.changed:
+            fixed = replace(fixed, notes=(*fixed.notes, f"{root} is not in a git work tree: nothing was checked before writing"))
+    return Fixed(result, fixed, written)
 
 
 def suggestions(

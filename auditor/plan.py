@@ -14,9 +14,9 @@ from auditor import pipeline
 from auditor.errors import UsageError
 from auditor.knowledge import KnowledgeBase
 from auditor.lockfiles import read_lock
-from auditor.models import CONSEQUENCES, Consequence, SpecChange, Transition, release
+from auditor.models import CONSEQUENCES, Consequence, Gate, SpecChange, release
 from auditor.report.summary import call_sites, section
-from auditor.scan.project import ScanOptions
+from auditor.requests import AuditRequest, Fixes, PlanRequest, VersionPair
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,32 +65,32 @@ def later_releases(kb: KnowledgeBase, package: str, current: Version) -> tuple[V
     return tuple(sorted(v for v in known if v > release(current) and (horizon is None or v <= horizon)))
 
 
-def plan(
-    project: Path,
-    kb: KnowledgeBase,
-    package: str,
-    current: Version,
-    python: str | None = None,
-    config: Path | None = None,
-    scan_options: ScanOptions | None = None,
-) -> Plan:
-    from auditor.fix import fix_project
+def plan(request: PlanRequest, kb: KnowledgeBase) -> Plan:
+    """Each later release audited as a bump from the current version, with the `keep-old` rewrite
+    at medium confidence that counts what a fix takes care of."""
+    from auditor.lockfiles.interface import parse_version
 
+    package = pipeline.known_package(kb, request.package)
+    pipeline.check_project(request.project)
+    current = (current_version(request.lock, package) if request.lock is not None
+               else parse_version(request.from_version or "", "--from"))
     rows: list[Row] = []
     notes: tuple[str, ...] = ()
     previous = release(current)
+    fixes = Fixes(request.project, "keep-old", "medium", rewrite=True)
     for target in later_releases(kb, package, current):
-        result = pipeline.audit([Transition(package, current, target)], project, kb, python, config=config,
-                                scan_options=scan_options)
+        done = pipeline.run(AuditRequest(VersionPair(package, str(current), str(target)), request.project,
+                                         request.environment, request.config, request.scan, None, Gate(),
+                                         fixes=fixes), kb)
+        result = done.result
         counted = [f for f in result.findings if section(result, f) in ("confident", "warnings")]
         tiers = Counter(result.change(f.change).consequence for f in counted)
-        fixed = fix_project(result, project, "keep-old", "medium") if result.findings else None
         rows.append(Row(
             release=target,
             crossed=len(result.changes),
             sites=tuple((c, tiers[c]) for c in CONSEQUENCES if tiers[c]),
             gating=call_sites(result.gating()),
-            fixable=call_sites(a.finding for a in fixed.applied) if fixed is not None else 0,
+            fixable=call_sites(a.finding for a in done.fixes.applied) if done.fixes is not None else 0,
             low=call_sites(f for f in result.findings if section(result, f) == "low"),
             environment=tuple(c for c in result.changes
                               if c.consequence == "environment" and previous < c.introduced <= target),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -78,46 +79,46 @@ def progress_reporter() -> Reporter:
     return RichReporter() if sys.stderr.isatty() else LineReporter(sys.stderr)
 
 
-def probe_settings(
-    cache_dir: Path | None,
-    no_cache: bool,
-    python_old: str | None = None,
-    python_new: str | None = None,
-    env_old: str | None = None,
-    env_new: str | None = None,
-    index_url: str | None = None,
-    extra_index_url: list[str] | None = None,
-    find_links: list[str] | None = None,
-    torch_index: str | None = None,
-    offline: bool = False,
-    no_pip_config: bool = False,
-    allow_cuda: bool = False,
-    installer: str = "auto",
-    timeout: float = 900,
-    probe_timeout: float = 120,
-    memory_limit: float | None = None,
-) -> ProbeSettings:
-    """The probe options of `probe`, `compare --probe` and `scan --probe`, as settings: pip's
-    configuration under the options, PyTorch's CPU index unless `torch_index` says otherwise."""
-    from dataclasses import replace
+@dataclass(frozen=True)
+class Provisioning:
+    """The probe options of `probe`, `compare --probe`, `scan --probe`, `fix --probe` and the
+    Action, as given (cli/provision.py declares them)."""
 
+    python_old: str | None = None
+    python_new: str | None = None
+    env_old: str | None = None
+    env_new: str | None = None
+    index_url: str | None = None
+    extra_index_url: tuple[str, ...] = ()
+    find_links: tuple[str, ...] = ()
+    torch_index: str | None = None  # '' for none; None: PyTorch's CPU index
+    offline: bool = False
+    no_pip_config: bool = False
+    allow_cuda: bool = False
+    installer: str = "auto"
+    timeout: float = 900
+    probe_timeout: float = 120
+    memory_limit: float | None = None  # MiB, for CPU and CUDA builds alike (0: no limit; None: the defaults)
+
+
+def probe_settings(given: Provisioning = Provisioning(), cache_dir: Path | None = None,
+                   no_cache: bool = False) -> ProbeSettings:
+    """The probe options as settings: pip's configuration under the options, PyTorch's CPU index
+    unless `torch_index` says otherwise."""
     from auditor.fix.probes import rewrites
     from auditor.probe import ProbeSettings, Sources
 
-    sources = Sources(use_pip_config=not no_pip_config).with_options(
-        index_url=index_url,
-        extra_index_urls=tuple(extra_index_url or ()),
-        find_links=tuple(find_links or ()),
-        offline=offline,
+    sources = Sources(use_pip_config=not given.no_pip_config).with_options(
+        index_url=given.index_url, extra_index_urls=given.extra_index_url, find_links=given.find_links,
+        offline=given.offline,
     )
-    if torch_index is not None:
-        sources = replace(sources, torch_index=torch_index or None)
+    if given.torch_index is not None:
+        sources = replace(sources, torch_index=given.torch_index or None)
+    limits = {} if given.memory_limit is None else dict.fromkeys(
+        ("memory_limit", "cuda_memory_limit"), int(given.memory_limit * (1 << 20)) if given.memory_limit else None)
     return ProbeSettings(
         cache_dir=cache_dir, use_cache=not no_cache, sources=sources,
-        python_old=python_old, python_new=python_new, env_old=env_old, env_new=env_new,
-        timeout=timeout, probe_timeout=probe_timeout,
-        installer=installer, allow_cuda=allow_cuda, rewrites=rewrites,
-        **({} if memory_limit is None else dict.fromkeys(  # given: for CPU and CUDA builds alike
-            ("memory_limit", "cuda_memory_limit"), int(memory_limit * (1 << 20)) if memory_limit else None)),
+        python_old=given.python_old, python_new=given.python_new, env_old=given.env_old, env_new=given.env_new,
+        timeout=given.timeout, probe_timeout=given.probe_timeout,
+        installer=given.installer, allow_cuda=given.allow_cuda, rewrites=rewrites, **limits,
     )
-

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -38,11 +37,19 @@ from auditor.cli.common import (
     handles_errors,
 )
 from auditor.cli.dependencies import NoDependenciesFlag, SitePackagesOption, dependency_settings
-from auditor.cli.output import emit, not_an_input, render
+from auditor.cli.output import emit, not_an_input, render, report_fixes
 from auditor.cli.provision import Provision, probe_options, probe_settings_for, probing
 from auditor.errors import UsageError
-from auditor.requests import AuditRequest, EnvironmentChoice, GitRange, LockPair, VersionPair
-from auditor.settings import knowledge, progress_reporter, scan_options
+from auditor.requests import (
+    AuditRequest,
+    EnvironmentChoice,
+    FixRequest,
+    GitRange,
+    LockPair,
+    PlanRequest,
+    VersionPair,
+)
+from auditor.settings import knowledge, scan_options
 
 
 @app.command(cls=Command)
@@ -103,12 +110,14 @@ def compare(
         raise UsageError("compare needs OLD and NEW, or --git BASE..HEAD")
     else:
         inputs = LockPair(old, new, old_format, new_format)
-    result = pipeline.run(AuditRequest(
+    locks = (old, new) if old is not None and new is not None else None
+    audited = pipeline.run(AuditRequest(
         inputs, project, EnvironmentChoice(python, platform, resolve), config, options, probing(settings),
         gate(fail_on, fail_on_confidence, fail_on_warnings, fail_on_vendored), dependencies,
+        report_fixes(fmt, project, locks),
     ), kb)
-    render(result, fmt, output, project, (old, new) if old is not None and new is not None else None)
-    raise typer.Exit(exit_code(result))
+    render(audited, fmt, output, project, locks)
+    raise typer.Exit(exit_code(audited.result))
 
 
 @app.command(cls=Command)
@@ -138,13 +147,14 @@ def scan(
     not_an_input(output, path, config)
     settings = probe_settings_for(provision or {}, cache_dir, no_cache, probe, harvest)
     kb = knowledge(cache_dir, no_cache, harvested, harvest, (provision or {}).get("index_url"))
-    result = pipeline.run(AuditRequest(
+    project = path if path.is_dir() else None
+    audited = pipeline.run(AuditRequest(
         VersionPair(package, from_version, to_version), path, EnvironmentChoice(python), config,
         scan_options(cache_dir, no_cache, fmt in (ReportFormat.text, ReportFormat.markdown)), probing(settings),
-        gate(fail_on, fail_on_confidence, fail_on_warnings, fail_on_vendored),
+        gate(fail_on, fail_on_confidence, fail_on_warnings, fail_on_vendored), fixes=report_fixes(fmt, project),
     ), kb)
-    render(result, fmt, output, path if path.is_dir() else None)
-    raise typer.Exit(exit_code(result))
+    render(audited, fmt, output, project)
+    raise typer.Exit(exit_code(audited.result))
 
 
 @app.command("fix", cls=Command)
@@ -185,9 +195,6 @@ def fix_command(
     """Rewrite the affected call sites with the knowledge base's mechanical fixes; list the rest.
 
     Exit 1 when findings left alone count (--fail-on, --fail-on-confidence), as compare."""
-    from auditor.fix import fix_project
-    from auditor.fix import write as write_files
-    from auditor.fix.gitcheck import uncommitted
     from auditor.report import fix as fix_report
 
     not_an_input(output, first, second, config)
@@ -196,43 +203,26 @@ def fix_command(
     if diff and write:
         raise UsageError("--diff and --write exclude each other")
     settings = probe_settings_for(provision or {}, cache_dir, no_cache, probe)
-    options = scan_options(cache_dir, no_cache, False)
+    inputs: LockPair | VersionPair
     if from_version is not None or to_version is not None:
         if from_version is None or to_version is None:
             raise UsageError("--from and --to go together")
         root = project if first is None else first
         if second is not None or root is None or (project is not None and first is not None):
             raise UsageError("with --from/--to, give the project once: fix --from A --to B DIR")
-        result = pipeline.scan(root, from_version, to_version, knowledge(cache_dir, no_cache), package, python,
-                               config=config, scan_options=options)
+        inputs = VersionPair(package, from_version, to_version)
     else:
         if first is None or second is None or project is None:
             raise UsageError("fix needs OLD NEW --project DIR, or --from A --to B DIR")
-        root = project
-        pipeline.check_project(root)
-        result = pipeline.compare(first, second, root, knowledge(cache_dir, no_cache), old_format, new_format, python,
-                                  config=config, platform=platform, resolve=resolve, scan_options=options)
-    fixed = fix_project(result, root, "keep-old" if keep_old else "adopt-new", min_confidence.value)
-    if settings is not None:  # before anything is written: the originals are read from the files
-        from auditor.fix.proof import prove
-
-        proofs, unproven = prove(fixed, root, settings, progress_reporter())
-        fixed = replace(fixed, proofs=proofs, notes=(*fixed.notes, *unproven))
-    written = None
-    if write:
-        dirty = uncommitted(root)
-        touched = {f.path for f in fixed.changed}
-        if dirty and not force:
-            shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
-            raise UsageError(f"uncommitted changes in the project ({shown}): commit or stash them, or give --force", root)
-        written = write_files(fixed, root)
-        if dirty is None and touched:
-            fixed = replace(fixed, notes=(*fixed.notes, f"{root} is not in a git work tree: nothing was checked before writing"))
+        root, inputs = project, LockPair(first, second, old_format, new_format)
+    audit = AuditRequest(inputs, root, EnvironmentChoice(python, platform, resolve), config,
+                         scan_options(cache_dir, no_cache, False), None,
+                         gate(fail_on, fail_on_confidence, fail_on_warnings, fail_on_vendored))
+    done = pipeline.fix(FixRequest(audit, root, "keep-old" if keep_old else "adopt-new", min_confidence.value,
+                                   probing(settings), write, force), knowledge(cache_dir, no_cache))
     render_fix = fix_report.render_json if fmt is Format.json else fix_report.render_text
-    emit(render_fix(fixed, written), output)
-    left = replace(result, findings=tuple(x.finding for x in fixed.left_alone), environment=(),
-                   gate=gate(fail_on, fail_on_confidence, fail_on_warnings, fail_on_vendored))
-    raise typer.Exit(exit_code(left))
+    emit(render_fix(done.fixed, done.written), output)
+    raise typer.Exit(exit_code(done.left()))
 
 
 class PlanFormat(str, Enum):
@@ -257,16 +247,12 @@ def plan_command(
 ) -> None:
     """Per later release up to the horizon: the call sites that would break, change results or
     warn, how many have a mechanical fix, and the environment changes that come."""
-    from auditor.lockfiles.interface import parse_version
-    from auditor.plan import current_version, plan
+    from auditor.plan import plan
     from auditor.report.plan import RENDER
 
     not_an_input(output, project, lock, config)
     if (lock is None) == (from_version is None):
         raise UsageError("plan needs one of --lock and --from")
-    kb = knowledge(cache_dir, no_cache)
-    name = pipeline.known_package(kb, package)
-    pipeline.check_project(project)
-    current = current_version(lock, name) if lock is not None else parse_version(from_version or "", "--from")
-    done = plan(project, kb, name, current, python, config, scan_options(cache_dir, no_cache, False))
+    done = plan(PlanRequest(project, package, lock, from_version, EnvironmentChoice(python), config,
+                            scan_options(cache_dir, no_cache, False)), knowledge(cache_dir, no_cache))
     emit(RENDER[fmt.value](done), output)

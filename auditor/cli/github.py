@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from auditor import pipeline
 from auditor.cli.common import (
     Command,
     Confidence,
@@ -81,9 +80,7 @@ def github_command(
         head=head or None,
         sarif=sarif_file,
         metadata=from_metadata(dependency_names or "", previous_version or "", new_version or ""),
-        probe=(lambda result, scanned: pipeline.prober(  # provisioned only when a PR moves a package
-            Probing(probe_settings(cache_dir=None, no_cache=False), progress_reporter()))(result, scanned))
-        if probe else None,
+        probe=Probing(probe_settings(), progress_reporter(), tolerant=True) if probe else None,
         confidence=fail_on_confidence.value,
         gate=gate(fail_on, fail_on_confidence, fail_on_warnings),
         fix=action.fix_mode(fix),

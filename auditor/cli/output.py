@@ -11,12 +11,12 @@ from typing import Any, TextIO
 
 import typer
 
-from auditor import pipeline
 from auditor.cli.common import ReportFormat
 from auditor.errors import UsageError
-from auditor.models import AuditResult
+from auditor.pipeline import Audited
 from auditor.progress import wants_color
 from auditor.report import WRITERS
+from auditor.requests import Fixes
 from auditor.settings import actions_links, repository_prefix
 
 
@@ -66,33 +66,44 @@ def destination(output: Path | None) -> Iterator[TextIO]:
         raise UsageError(f"cannot write: {exc.strerror or exc}", output) from exc
 
 
+def report_fixes(fmt: ReportFormat, project: Path | None, locks: tuple[Path, Path] | None = None) -> Fixes | None:
+    """The rewrites a report format carries, for the pipeline to make: SARIF's `fixes`, Markdown's
+    suggested diffs; none without a project folder. `locks`: the lockfiles compared, for the
+    `auditor fix` command a suggestion shows."""
+    if project is None or not project.is_dir():
+        return None
+    if fmt is ReportFormat.sarif:
+        return Fixes(project, rewrite=True)
+    if fmt is ReportFormat.markdown:
+        return Fixes(project, suggest=True, shown=str(project), locks=shown(locks))
+    return None
+
+
+def shown(locks: tuple[Path, Path] | None) -> tuple[str, str] | None:
+    return (str(locks[0]), str(locks[1])) if locks is not None else None
+
+
 def render(
-    result: AuditResult, fmt: ReportFormat, output: Path | None, project: Path | None = None,
+    audited: Audited, fmt: ReportFormat, output: Path | None, project: Path | None = None,
     locks: tuple[Path, Path] | None = None,
 ) -> None:
-    """`locks`: the two lockfiles compared, for the `auditor fix` command a suggested fix shows."""
+    """The report of a finished audit; `locks`: the two lockfiles compared, for the `auditor fix`
+    command the text report suggests."""
+    result = audited.result
     options: dict[str, Any] = {}
-    shown = (str(locks[0]), str(locks[1])) if locks is not None else None
     if fmt is ReportFormat.text:
         options["color"] = output is None and sys.stdout.isatty() and wants_color()
         if project is not None and project.is_dir() and result.findings:
             from auditor.suggestion import fix_command
 
-            options["fix_command"] = fix_command(result, str(project), "keep-old", shown, action="--diff")
+            options["fix_command"] = fix_command(result, str(project), "keep-old", shown(locks), action="--diff")
     elif fmt in (ReportFormat.sarif, ReportFormat.github):
         options["prefix"] = repository_prefix(project)
     elif fmt is ReportFormat.markdown:
         options["links"] = actions_links(project)
-    if project is not None and project.is_dir() and result.findings:  # the fix engine, for SARIF and Markdown only
-        if fmt is ReportFormat.sarif:
-            from auditor.fix import fix_project
-
-            options["fixes"] = fix_project(result, project, "keep-old")
-        elif fmt is ReportFormat.markdown:
-            from auditor.suggestion import fix_command
-
-            options["suggested"] = pipeline.suggestions(result, project, "keep-old",
-                                               command=fix_command(result, str(project), "keep-old", shown))
+    if fmt is ReportFormat.sarif:
+        options["fixes"] = audited.fixes
+    elif fmt is ReportFormat.markdown:
+        options["suggested"] = audited.suggested
     with destination(output) as out:
         WRITERS[fmt.value](result, out, **options)
-

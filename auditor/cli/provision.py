@@ -14,7 +14,7 @@ import typer
 from auditor.cli.common import F
 from auditor.errors import UsageError
 from auditor.requests import Probing
-from auditor.settings import probe_settings, progress_reporter
+from auditor.settings import Provisioning, probe_settings, progress_reporter
 
 if TYPE_CHECKING:
     from auditor.probe import ProbeSettings
@@ -103,9 +103,11 @@ def probe_settings_for(provision: Provision, cache_dir: Path | None, no_cache: b
 
 def provisioned(provision: Provision, cache_dir: Path | None, no_cache: bool) -> ProbeSettings:
     """The probe settings of the provisioning options given."""
-    values = dict(provision)
+    values = {name: provision.get(name, default) for name, (_, default) in PROBE_OPTIONS.items()}
     values["installer"] = Installer(values["installer"]).value
-    return probe_settings(cache_dir=cache_dir, no_cache=no_cache, **values)
+    values["extra_index_url"] = tuple(values["extra_index_url"] or ())
+    values["find_links"] = tuple(values["find_links"] or ())
+    return probe_settings(Provisioning(**values), cache_dir, no_cache)
 
 
 

@@ -8,8 +8,8 @@ written and the exit code still follows the findings.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -17,8 +17,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from auditor import pipeline
-from auditor.errors import AuditorError, UsageError
-from auditor.fix import fix_project
+from auditor.errors import UsageError
 from auditor.github.api import GitHubAPIError, GitHubClient
 from auditor.github.bump import Bump, BumpInfo, parse_bump
 from auditor.github.comment import MARKER, CommentResult, add_labels, upsert_comment
@@ -30,7 +29,8 @@ from auditor.models import AuditResult, FixMode, Gate, Transition
 from auditor.report import markdown, sarif
 from auditor.report.serialize import transition as transition_data
 from auditor.report.summary import tally
-from auditor.suggestion import fix_command
+from auditor.requests import AuditRequest, EnvironmentChoice, Fixes, GitRange, Probing
+from auditor.scan.project import ScanOptions
 
 if TYPE_CHECKING:
     from auditor.dependencies.stage import DependencySettings
@@ -67,7 +67,7 @@ class ActionOptions:
     head: str | None = None
     sarif: Path | None = None
     metadata: tuple[Bump, ...] = ()  # from dependabot/fetch-metadata, when given
-    probe: Callable[[AuditResult, Path | None], AuditResult] | None = None  # the CLI's --probe; gets the scanned tree
+    probe: Probing | None = None  # the CLI's --probe, tolerant: a probe that cannot run is a warning
     confidence: str = "medium"  # findings below it are listed apart and do not count (--fail-on-confidence)
     gate: Gate = field(default_factory=Gate)  # what counts for the exit code (the CLI's --fail-on options)
     fix: FixMode | None = None  # commit this rewrite to a bot's bump branch (fixcommit.py)
@@ -201,20 +201,17 @@ def run(env: ActionsEnv, options: ActionOptions, kb: KnowledgeBase) -> ActionRun
     info = parse_bump(pr.title, pr.body, pr.author) if pr is not None else None
     bumps = tuple(options.metadata) + (info.bumps if info else ())
 
-    def probe(result: AuditResult, scanned: Path | None) -> AuditResult:
-        if options.probe is None or not result.changes:
-            return result
-        try:
-            return options.probe(result, scanned)
-        except AuditorError as exc:
-            warnings.append(f"probes did not run: {exc}")
-            return result
-
-    result, lockfiles = pipeline.compare_range(
-        repo, base, head, project, kb, patterns=options.patterns, python=options.python,
-        fallback=_bump_transitions(bumps, kb), probe=probe, dependencies=options.dependencies,
-    )
-    result = replace(result, gate=options.gate)
+    # the rewrites are made before a fix commit changes the files
+    mode: FixMode = options.fix or "keep-old"
+    fixes = Fixes(project, mode, rewrite=options.sarif is not None or options.fix is not None, suggest=True,
+                  shown=options.project.as_posix())
+    done = pipeline.run(AuditRequest(
+        GitRange(repo, base, head, options.patterns, fallback=tuple(_bump_transitions(bumps, kb))), project,
+        EnvironmentChoice(options.python), None, ScanOptions(), options.probe, options.gate, options.dependencies,
+        fixes,
+    ), kb)
+    result, lockfiles, suggested = done.result, done.lockfiles, done.suggested
+    warnings.extend(done.warnings)
 
     prefix = _relative(project, repo)
     links = (
@@ -222,15 +219,11 @@ def run(env: ActionsEnv, options: ActionOptions, kb: KnowledgeBase) -> ActionRun
         if env.repository and (head or env.sha) else None
     )
     notes = _notes(info)
-    # what the rewrite would be, read before a fix commit changes the files
-    mode: FixMode = options.fix or "keep-old"
-    shown = options.project.as_posix()
-    suggested = pipeline.suggestions(result, project, mode, command=fix_command(result, shown, mode)) if result.findings else {}
-    sarif_fixes = fix_project(result, project, mode) if options.sarif is not None and result.findings else None
     client = GitHubClient(env.api_url, env.token) if env.token and env.repository else None
     committed: FixCommit | None = None
     if options.fix is not None and pr is not None and result.findings:
-        committed = commit_fix(repo, project, pr, result, options.fix, client, env.repository)
+        assert done.fixes is not None  # asked for with options.fix, made when there are findings
+        committed = commit_fix(repo, project, pr, result, done.fixes, client, env.repository)
         if committed.sha is not None:
             said = (f"auditor pushed {committed.sha[:12]} to {pr.head_ref}: the {options.fix} rewrite of "
                     f"{committed.rewritten} call site(s); the report below is of the code before it")
@@ -266,7 +259,7 @@ def run(env: ActionsEnv, options: ActionOptions, kb: KnowledgeBase) -> ActionRun
 
     if options.sarif is not None:
         try:
-            options.sarif.write_text(sarif.render(result, prefix, sarif_fixes), "utf-8")
+            options.sarif.write_text(sarif.render(result, prefix, done.fixes), "utf-8")
         except OSError as exc:
             raise UsageError(f"cannot write: {exc.strerror or exc}", options.sarif) from exc
 

@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from auditor.errors import FixError
-from auditor.fix import fix_project, write
+from auditor.fix import write
 from auditor.fix.gitcheck import uncommitted
 from auditor.fix.model import FixResult
 from auditor.github.api import GitHubAPIError, GitHubClient
 from auditor.github.event import PullRequest
 from auditor.gitrange import GitError, git
-from auditor.models import AuditResult, FixMode
+from auditor.models import AuditResult
 
 BOT_BRANCHES = ("dependabot/", "renovate/")
 AUTHOR = ("auditor[bot]", "auditor-bot@users.noreply.github.com")
@@ -77,11 +77,11 @@ def commit_message(fixed: FixResult, result: AuditResult) -> str:
 
 
 def commit_fix(
-    repo: Path, project: Path, pr: PullRequest, result: AuditResult, mode: FixMode,
+    repo: Path, project: Path, pr: PullRequest, result: AuditResult, fixed: FixResult,
     client: GitHubClient | None, repository: str | None,
 ) -> FixCommit:
-    """Rewrite, commit and push to the PR's branch; or say why not. Nothing is written when
-    any condition fails."""
+    """Write the pipeline's rewrite `fixed`, commit and push it to the PR's branch; or say why
+    not. Nothing is written when any condition fails."""
     if not is_bot_branch(pr):
         return FixCommit(None, reason=(f"the branch {pr.head_ref or '(unknown)'} is not a bot's "
                                        f"({' or '.join(BOT_BRANCHES)}, or a PR opened by a bot): no fix commit"))
@@ -102,9 +102,8 @@ def commit_fix(
         refused = may_push(client, repository)
         if refused is not None:
             return FixCommit(None, reason=f"{refused}: no fix commit")
-    fixed = fix_project(result, project, mode)
     if not fixed.changed:
-        return FixCommit(None, reason=f"no call site has a {mode} rewrite: no fix commit")
+        return FixCommit(None, reason=f"no call site has a {fixed.mode} rewrite: no fix commit")
     try:
         written = write(fixed, project)
     except FixError as exc:  # nothing was written

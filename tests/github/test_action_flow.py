@@ -240,31 +240,41 @@ def test_malformed_new_lock_names_the_commit_and_file(make_repo, github_api, act
     assert f"{repo.head[:12]}:requirements.txt" in result.output
 
 
-def test_probe_outcomes_reach_the_comment_and_probe_errors_only_warn(make_repo, github_api, actions_env):
+def test_probe_outcomes_reach_the_comment_and_probe_errors_only_warn(make_repo, github_api, actions_env, monkeypatch):
+    """The Action's probing is tolerant: outcomes reach the comment, a probe that cannot run is a
+    warning. The provisioning (minutes of installs) is what is swapped here, not the wiring."""
     from dataclasses import replace
 
+    from auditor import pipeline
     from auditor.errors import ProbeError
     from auditor.github import action
     from auditor.github.event import ActionsEnv
     from auditor.knowledge import KnowledgeBase
     from auditor.models import ProbeOutcome, ProbeRun
+    from auditor.probe import SILENT
+    from auditor.requests import Probing
+    from auditor.settings import probe_settings
 
     env = ActionsEnv.from_environ(actions_env(make_repo(), github_api.url))
+    probing = Probing(probe_settings(), SILENT, tolerant=True)
 
-    def confirm(result, scanned):
+    def confirm(result, settings, reporter, scanned):
+        assert settings is probing.settings
         assert scanned is not None and (scanned / "data" / "windows.py").is_file()  # head's tree
         return replace(result, probes=tuple(
             ProbeOutcome(c.id, "confirmed", ProbeRun("1.12.1", "before"), ProbeRun("1.13.0", "after"))
             for c in result.changes
         ))
 
-    done = action.run(env, action.ActionOptions(probe=confirm), KnowledgeBase.load())
+    monkeypatch.setattr(pipeline, "with_probes", confirm)
+    done = action.run(env, action.ActionOptions(probe=probing), KnowledgeBase.load())
     assert done.result.probes and "✅ confirmed by a probe" in github_api.comments[0]["body"]
 
-    def broken(result, scanned):
+    def broken(result, settings, reporter, scanned):
         raise ProbeError("no interpreter for Python 3.7")
 
-    done = action.run(env, action.ActionOptions(probe=broken), KnowledgeBase.load())
+    monkeypatch.setattr(pipeline, "with_probes", broken)
+    done = action.run(env, action.ActionOptions(probe=probing), KnowledgeBase.load())
     assert done.warnings == ("probes did not run: no interpreter for Python 3.7",)
     assert done.result.findings and len(github_api.comments) == 1
 

@@ -138,7 +138,7 @@ def test_a_cuda_build_gets_room_for_the_libraries_its_import_maps() -> None:
     from auditor.probe.environments import Environment
     from auditor.probe.executor import ProbeSettings, cuda_build
     from auditor.probe.runner import CUDA_MEMORY_LIMIT, DEFAULT_MEMORY_LIMIT
-    from auditor.settings import probe_settings
+    from auditor.settings import Provisioning, probe_settings
 
     code = "import mmap\nm = mmap.mmap(-1, 4700 << 20)\nprint('mapped')"
     assert run_batch({"libs": code}, [], memory_limit=DEFAULT_MEMORY_LIMIT).results["libs"].output != "mapped"
@@ -148,9 +148,9 @@ def test_a_cuda_build_gets_room_for_the_libraries_its_import_maps() -> None:
     assert cuda_build(Environment(sys.executable, python, {"torch": "2.10.0", "nvidia-cublas-cu12": "12.8.4.1"}))
     assert cuda_build(Environment(sys.executable, python, {"torch": "2.10.0+cu128"}))
     assert not cuda_build(Environment(sys.executable, python, {"torch": "2.13.0+cpu", "numpy": "2.4.6"}))
-    default = probe_settings(cache_dir=None, no_cache=True)
+    default = probe_settings(Provisioning(), None, no_cache=True)
     assert (default.memory_limit, default.cuda_memory_limit) == (DEFAULT_MEMORY_LIMIT, CUDA_MEMORY_LIMIT)
     assert ProbeSettings().cuda_memory_limit == CUDA_MEMORY_LIMIT
-    given = probe_settings(cache_dir=None, no_cache=True, memory_limit=2048)
+    given = probe_settings(Provisioning(memory_limit=2048), None, no_cache=True)
     assert given.memory_limit == given.cuda_memory_limit == 2048 << 20
-    assert probe_settings(cache_dir=None, no_cache=True, memory_limit=0).cuda_memory_limit is None
+    assert probe_settings(Provisioning(memory_limit=0), None, no_cache=True).cuda_memory_limit is None
