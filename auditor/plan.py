@@ -12,9 +12,10 @@ from packaging.version import Version
 
 from auditor import pipeline
 from auditor.errors import UsageError
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
+from auditor.knowledge.entry import CONSEQUENCES, Consequence, SpecChange, release
 from auditor.lockfiles import read_lock
-from auditor.models import CONSEQUENCES, Consequence, SpecChange, Transition, release
+from auditor.models import Transition
 from auditor.report.summary import call_sites, section
 from auditor.scan.project import ScanOptions
 
@@ -74,7 +75,7 @@ def plan(
     config: Path | None = None,
     scan_options: ScanOptions | None = None,
 ) -> Plan:
-    from auditor.fix import fix_project
+    from auditor.fix.apply import fix_project
 
     rows: list[Row] = []
     notes: tuple[str, ...] = ()

@@ -32,9 +32,11 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from auditor.fix import findings_in_source, rewrite_source
-from auditor.knowledge import KnowledgeBase
-from auditor.models import FIX_MODES, Finding, SpecChange, release
+from auditor.fix.apply import findings_in_source, rewrite_source
+from auditor.fix.spec import FIX_MODES
+from auditor.knowledge.base import KnowledgeBase
+from auditor.knowledge.entry import SpecChange, release
+from auditor.models import Finding
 
 SIGNATURES = r"""
 import inspect, json, sys, warnings

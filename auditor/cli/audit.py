@@ -185,9 +185,9 @@ def fix_command(
     """Rewrite the affected call sites with the knowledge base's mechanical fixes; list the rest.
 
     Exit 1 when findings left alone count (--fail-on, --fail-on-confidence), as compare."""
-    from auditor.fix import fix_project
-    from auditor.fix import write as write_files
+    from auditor.fix.apply import fix_project
     from auditor.fix.gitcheck import uncommitted
+    from auditor.fix.writer import write as write_files
     from auditor.report import fix as fix_report
 
     not_an_input(output, first, second, config)

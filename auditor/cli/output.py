@@ -85,7 +85,7 @@ def render(
         options["links"] = actions_links(project)
     if project is not None and project.is_dir() and result.findings:  # the fix engine, for SARIF and Markdown only
         if fmt is ReportFormat.sarif:
-            from auditor.fix import fix_project
+            from auditor.fix.apply import fix_project
 
             options["fixes"] = fix_project(result, project, "keep-old")
         elif fmt is ReportFormat.markdown:

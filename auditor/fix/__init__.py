@@ -37,19 +37,3 @@ Two more actions: `replace-module` (moves.py: a name that moved to another modul
 line the site reaches it through is rewritten, or the site's dotted name) and `map-keyword`
 (keywords replaced by one whose value a table of literal values gives).
 """
-
-from auditor.fix.apply import (
-    findings_in_source,
-    fix_project,
-    rewrite_file,
-    rewrite_probe,
-    rewrite_source,
-)
-from auditor.fix.diff import unified_diff
-from auditor.fix.model import Applied, FileRewrite, FixResult, LeftAlone, Rewrite
-from auditor.fix.writer import write
-
-__all__ = [
-    "Applied", "FileRewrite", "FixResult", "LeftAlone", "Rewrite", "findings_in_source", "fix_project",
-    "rewrite_file", "rewrite_probe", "rewrite_source", "unified_diff", "write",
-]

@@ -12,13 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from auditor.errors import FixError
-from auditor.fix import fix_project, write
+from auditor.fix.apply import fix_project
 from auditor.fix.gitcheck import uncommitted
 from auditor.fix.model import FixResult
+from auditor.fix.spec import FixMode
+from auditor.fix.writer import write
 from auditor.github.api import GitHubAPIError, GitHubClient
 from auditor.github.event import PullRequest
 from auditor.gitrange import GitError, git
-from auditor.models import AuditResult, FixMode
+from auditor.models import AuditResult
 
 BOT_BRANCHES = ("dependabot/", "renovate/")
 AUTHOR = ("auditor[bot]", "auditor-bot@users.noreply.github.com")

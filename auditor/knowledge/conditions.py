@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
-from auditor.models import Condition, Confidence
+from auditor.knowledge.entry import Condition, Confidence
 
 USAGE_SCOPES = ("function", "module")  # where `needs_usage` looks for its patterns
 

@@ -18,25 +18,21 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from auditor.errors import KnowledgeError
+from auditor.fix.spec import ACTIONS, CALL_SHAPE_FIELDS, Fix, KeywordRow, Transform
 from auditor.knowledge import conditions, horizon
-from auditor.knowledge.folders import CHANGE, folder_id
-from auditor.models import (
-    ACTIONS,
-    CALL_SHAPE_FIELDS,
+from auditor.knowledge.entry import (
     CONSEQUENCES,
     HAZARD_OF_KIND,
     KINDS,
     Docs,
-    Fix,
     Hazard,
-    KeywordRow,
     Match,
     Probe,
     Severity,
     SpecChange,
-    Transform,
     Unloaded,
 )
+from auditor.knowledge.folders import CHANGE, folder_id
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator

@@ -41,6 +41,7 @@ import packaging
 
 from auditor import __version__
 from auditor.cachefiles import MAX_AGE_DAYS, write_whole
+from auditor.knowledge.entry import SpecChange
 from auditor.knowledge.loader import (
     HARVEST_DIRECTORY,
     Knowledge,
@@ -49,7 +50,6 @@ from auditor.knowledge.loader import (
     rebuild,
     with_unloaded,
 )
-from auditor.models import SpecChange
 
 if TYPE_CHECKING:
     from auditor.harvest.model import Candidate

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from auditor import __version__
+from auditor.fix.spec import ACTIONS, Transform
+from auditor.knowledge.entry import SpecChange
 from auditor.models import (
-    ACTIONS,
     AuditResult,
     EnvironmentFinding,
     Finding,
@@ -17,8 +18,6 @@ from auditor.models import (
     ProbeOutcome,
     ProbeRun,
     Skipped,
-    SpecChange,
-    Transform,
     Transition,
 )
 from auditor.report.summary import Tally, tally

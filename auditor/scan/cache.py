@@ -40,7 +40,8 @@ from pathlib import Path
 
 from auditor import __version__
 from auditor.cachefiles import MAX_AGE_DAYS
-from auditor.models import Finding, Skipped, SpecChange
+from auditor.knowledge.entry import SpecChange
+from auditor.models import Finding, Skipped
 from auditor.scan import syntax
 from auditor.scan.feeds import Facts
 from auditor.scan.modules import Dependency

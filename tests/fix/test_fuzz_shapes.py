@@ -14,7 +14,7 @@ from types import ModuleType
 
 import pytest
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]

@@ -246,7 +246,7 @@ def test_probe_outcomes_reach_the_comment_and_probe_errors_only_warn(make_repo, 
     from auditor.errors import ProbeError
     from auditor.github import action
     from auditor.github.event import ActionsEnv
-    from auditor.knowledge import KnowledgeBase
+    from auditor.knowledge.base import KnowledgeBase
     from auditor.models import ProbeOutcome, ProbeRun
 
     env = ActionsEnv.from_environ(actions_env(make_repo(), github_api.url))
