@@ -1,4 +1,13 @@
-"""Frozen data shared by the stages: lock pins, transitions, spec changes, findings, results."""
+"""Frozen data the stages pass on: lock pins, transitions, findings, skipped files, probe
+outcomes and the audit's result (`AuditResult`, with the `Gate` that decides its exit code).
+
+What stays here is what more than one stage makes or reads and no single stage owns: the locks
+make pins and transitions, the scan findings, the probes outcomes, and every stage above reads
+them. A knowledge entry's types (`SpecChange` and its parts, the kinds, severity and confidence
+levels) live with their owner in `auditor.knowledge.entry`, and an entry's `[fix]` section in
+`auditor.fix.spec`: the results here are built on them, so both stay free of result types
+and import only the foundation and each other (`tests/test_layering.py` names the owners).
+"""
 
 from __future__ import annotations
 

@@ -58,8 +58,8 @@ def default_directory() -> Path:
 @cache
 def _schema() -> dict[str, Any]:
     """`entry.schema.json` with its lists taken from where they are written once: the kinds,
-    hazards, consequences and severities (`models`), the conditions' fragments (their registry,
-    `knowledge.conditions`) and the fix actions (`models.ACTIONS`). A test keeps the file in
+    hazards, consequences and severities (`knowledge.entry`), the conditions' fragments (their registry,
+    `knowledge.conditions`) and the fix actions (`fix.spec.ACTIONS`). A test keeps the file in
     step, for the editors that read it."""
     schema: dict[str, Any] = json.loads((Path(__file__).with_name("entry.schema.json")).read_text("utf-8"))
     properties = schema["properties"]

@@ -72,7 +72,7 @@ def change(c: SpecChange) -> dict[str, Any]:
 
 
 def transform(t: Transform) -> dict[str, Any]:
-    """A `[fix]` transform with the fields its action reads (see models.ACTIONS)."""
+    """A `[fix]` transform with the fields its action reads (see fix.spec.ACTIONS)."""
     fields: dict[str, Any] = {"on": t.on, "action": t.action, "note": t.note, "requires": str(t.requires) if t.requires else None}
     for name in ACTIONS[t.action].fields:
         value = getattr(t, name)
