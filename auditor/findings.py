@@ -9,7 +9,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from auditor.models import CONSEQUENCES, Finding, GoodNews, SpecChange, rank
+from auditor.knowledge.entry import CONSEQUENCES, SpecChange
+from auditor.models import Finding, GoodNews, rank
 
 CONSEQUENCE_VERB = {"breaks": "breaks", "changes-results": "changes results", "environment": "changes the environment",
                     "warns": "warns"}

@@ -15,24 +15,14 @@ from packaging.version import Version
 
 from auditor.errors import AuditorError, ScanError, UsageError
 from auditor.findings import fold_generated, good_news, merge_stages, one_per_site
-from auditor.knowledge import KnowledgeBase
+from auditor.fix.spec import FixMode
+from auditor.knowledge.base import KnowledgeBase
+from auditor.knowledge.entry import Docs, Match, SpecChange, final_release, release
 from auditor.knowledge.horizon import moves
 from auditor.lockfiles import Selection, diff_locks, read_lock
 from auditor.lockfiles.interface import REVIEWED_FAMILY, parse_version
 from auditor.locklayout import Scopes
-from auditor.models import (
-    AuditResult,
-    Docs,
-    EnvironmentFinding,
-    Finding,
-    FixMode,
-    Lock,
-    Match,
-    SpecChange,
-    Transition,
-    final_release,
-    release,
-)
+from auditor.models import AuditResult, EnvironmentFinding, Finding, Lock, Transition
 from auditor.requests import AuditRequest, FixRequest, GitRange, LockPair, Probing
 from auditor.scan import scan_project, syntax
 from auditor.scan.config import ScanConfig, load_config
@@ -561,7 +551,7 @@ def run(request: AuditRequest, kb: KnowledgeBase) -> Audited:
     wanted = request.fixes
     if wanted is None or not result.findings:
         return Audited(result, lockfiles=lockfiles, warnings=tuple(warnings))
-    from auditor.fix import fix_project
+    from auditor.fix.apply import fix_project
     from auditor.suggestion import fix_command
 
     fixes = fix_project(result, wanted.root, wanted.mode, wanted.min_confidence) if wanted.rewrite else None
@@ -586,8 +576,9 @@ class Fixed:
 def fix(request: FixRequest, kb: KnowledgeBase) -> Fixed:
     """`auditor fix`: audit, rewrite, prove (`--probe`, before anything is written: the originals
     are read from the files) and write (`--write`, only over committed files unless forced)."""
-    from auditor.fix import fix_project, write
+    from auditor.fix.apply import fix_project
     from auditor.fix.gitcheck import uncommitted
+    from auditor.fix.writer import write
 
     root = request.root
     if isinstance(request.audit.inputs, LockPair):
@@ -620,7 +611,8 @@ def suggestions(
 ) -> dict[str, Suggestion]:
     """The fixes a report suggests: per crossed change with at least one call site the fix
     rewrites, its own diff (only its call sites rewritten, so each block applies alone)."""
-    from auditor.fix import fix_project, unified_diff
+    from auditor.fix.apply import fix_project
+    from auditor.fix.diff import unified_diff
     from auditor.suggestion import Suggestion, fix_command
 
     found: dict[str, Suggestion] = {}

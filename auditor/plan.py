@@ -12,9 +12,10 @@ from packaging.version import Version
 
 from auditor import pipeline
 from auditor.errors import UsageError
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
+from auditor.knowledge.entry import CONSEQUENCES, Consequence, SpecChange, release
 from auditor.lockfiles import read_lock
-from auditor.models import CONSEQUENCES, Consequence, Gate, SpecChange, release
+from auditor.models import Gate
 from auditor.report.summary import call_sites, section
 from auditor.requests import AuditRequest, Fixes, PlanRequest, VersionPair
 

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from auditor.models import Confidence, FixMode, Gate, Transition
+from auditor.fix.spec import FixMode
+from auditor.knowledge.entry import Confidence
+from auditor.models import Gate, Transition
 from auditor.scan.project import ScanOptions
 
 if TYPE_CHECKING:

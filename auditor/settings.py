@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # loaded when a builder runs, so that --help stays quick
-    from auditor.knowledge import KnowledgeBase
+    from auditor.knowledge.base import KnowledgeBase
     from auditor.probe import ProbeSettings
     from auditor.progress import Reporter
     from auditor.report.markdown import Links
@@ -48,7 +48,7 @@ def knowledge(cache_dir: Path | None = None, no_cache: bool = False, harvested: 
     `harvest`, set to harvest the releases past the shipped harvest from `index_url` (`--harvest`),
     each kept under `<cache dir>/harvest`."""
     from auditor.cachefiles import default_cache_dir
-    from auditor.knowledge import KnowledgeBase
+    from auditor.knowledge.base import KnowledgeBase
 
     root = None if no_cache else (cache_dir or default_cache_dir())
     fly = None

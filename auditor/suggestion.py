@@ -6,7 +6,8 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from auditor.models import AuditResult, FixMode
+from auditor.fix.spec import FixMode
+from auditor.models import AuditResult
 
 
 @dataclass(frozen=True, slots=True)

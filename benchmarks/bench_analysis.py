@@ -20,10 +20,9 @@ import warnings
 from pathlib import Path
 
 from bench_scan import DEFAULT_TREE, TRANSFORMERS, prepare
-
 from packaging.version import Version
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.pipeline import scan_changes
 from auditor.scan.checker import Checker
 from auditor.scan.discover import discover

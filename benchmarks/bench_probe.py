@@ -27,7 +27,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.models import Transition
 from auditor.probe import ProbeSettings, Sources, probe_transitions, verify
 from auditor.probe.environments import Provisioner, disk_usage

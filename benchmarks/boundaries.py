@@ -25,8 +25,8 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from auditor.knowledge import KnowledgeBase
-from auditor.models import SpecChange
+from auditor.knowledge.base import KnowledgeBase
+from auditor.knowledge.entry import SpecChange
 
 TORCH_RELEASES = tuple(Version(v) for v in [
     "1.0.0", "1.0.1", "1.1.0", "1.2.0", "1.3.0", "1.3.1", "1.4.0", "1.5.0", "1.5.1", "1.6.0",

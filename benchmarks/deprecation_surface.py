@@ -11,7 +11,7 @@ from packaging.version import Version
 from auditor.harvest import cache
 from auditor.harvest.candidates import plain_sites
 from auditor.harvest.coverage import coverage
-from auditor.knowledge import default_directory, load_entries
+from auditor.knowledge.loader import default_directory, load_entries
 
 root = default_directory()
 kept = Path(sys.argv[1]) if len(sys.argv) > 1 else Path.home() / ".cache/auditor/harvest"  # a --cache-dir

@@ -22,8 +22,8 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from auditor.knowledge.entry import Match, SpecChange
 from auditor.knowledge.loader import read_knowledge
-from auditor.models import Match, SpecChange
 
 
 def rewritable(match: Match) -> bool:

@@ -31,7 +31,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from auditor.fix.shapes import ShapeCase, shape_cases
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 
 
 def _shape(call: str) -> tuple[int, dict[str, str]]:

@@ -65,7 +65,7 @@ def candidate_rank(candidate_id: str) -> str:
 def candidates(show_unlabelled: bool) -> int:
     """The share of true claims among a seeded sample of the shipped generated torch candidates."""
     from auditor.harvest.coverage import coverage
-    from auditor.knowledge import default_directory, load_entries
+    from auditor.knowledge.loader import default_directory, load_entries
 
     root = default_directory()
     standings = coverage(root, "torch", tuple(load_entries(root))).standings

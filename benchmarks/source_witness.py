@@ -13,7 +13,7 @@ import argparse
 
 from auditor.harvest.shipped import read_candidates
 from auditor.harvest.witness import oldest_release, witness
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.knowledge.loader import default_directory
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 
 # The suite runs offline: no audit reads the locks' dependencies from PyPI unless a test asks for
 # it (tests/dependencies serve a recorded index on 127.0.0.1 and unset this).

@@ -122,9 +122,10 @@ def test_kb_list_transition_selects_crossed_entries() -> None:
     assert "torch-floor-divide-rounds-toward-floor" in ids
     assert "torch-clamp-type-promotion" not in ids
     # the generated changes it does not list are counted, on stderr: the listing stays JSON
-    from auditor.knowledge import KnowledgeBase
-    from auditor.models import Transition
     from packaging.version import Version
+
+    from auditor.knowledge.base import KnowledgeBase
+    from auditor.models import Transition
 
     generated = KnowledgeBase.load(harvested=True).crossed([Transition("torch", Version("1.12.1"), Version("1.13.0"))])
     count = sum(c.harvested is not None for c in generated)

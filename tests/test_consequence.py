@@ -21,8 +21,9 @@ from packaging.version import Version
 from typer.testing import CliRunner
 
 from auditor.cli import app
-from auditor.knowledge import KnowledgeBase
-from auditor.models import CONSEQUENCE_OF_KIND, KINDS, AuditResult, Transition
+from auditor.knowledge.base import KnowledgeBase
+from auditor.knowledge.entry import CONSEQUENCE_OF_KIND, KINDS
+from auditor.models import AuditResult, Transition
 from auditor.report import markdown as markdown_report
 from auditor.report import text as text_report
 

@@ -43,7 +43,7 @@ def test_wheel_installed_outside_the_repo_finds_every_knowledge_file(tmp_path: P
     sees_this_environment(env_dir)
     isolated = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     code = (
-        "import auditor, pathlib; from auditor.knowledge import default_directory, load_entries;"
+        "import auditor, pathlib; from auditor.knowledge.loader import default_directory, load_entries;"
         "d = default_directory(); print(d); print(len(load_entries()));"
         "print(len(list(d.rglob('*.toml')))); print(len(list(d.rglob('*.py'))) + len(list(d.rglob('*.ipynb'))))"
     )

@@ -8,7 +8,10 @@ Every import counts: at the top of a module, inside a function, under `TYPE_CHEC
 from __future__ import annotations
 
 import ast
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,7 +23,8 @@ PACKAGE = ROOT / "auditor"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("auditor", "auditor.astnames", "auditor.cachefiles", "auditor.errors", "auditor.progress",
                     "auditor.pythons", "auditor.tomlread")),
-    ("models", ("auditor.models", "auditor.findings", "auditor.suggestion")),
+    ("models", ("auditor.models", "auditor.knowledge.entry", "auditor.fix.spec", "auditor.findings",
+                "auditor.suggestion")),
     ("locks", ("auditor.lockfiles", "auditor.locklayout", "auditor.gitrange")),
     ("harvest", ("auditor.harvest",)),
     ("knowledge", ("auditor.knowledge",)),
@@ -134,6 +138,79 @@ def circles() -> list[list[str]]:
 
 def test_no_import_circle() -> None:
     assert circles() == []
+
+
+def test_importing_a_module_runs_no_higher_package_init() -> None:
+    """Importing a module runs the `__init__` of each package holding it: what those import stays
+    at or below the module's layer (importing an entry type runs no knowledge engine)."""
+    climbs = [
+        f"{m} ({LAYERS[layer_of(m)][0]}) runs {package}, which imports {target} ({LAYERS[layer_of(target)][0]})"
+        for m in MODULES
+        for package in (m.rsplit(".", n)[0] for n in range(1, m.count(".")))
+        for target in GRAPH[package]
+        if layer_of(target) > layer_of(m)
+    ]
+    assert climbs == []
+
+
+# the knowledge entry types and an entry's `[fix]` section, each name with its owner's module
+OWNED = {
+    "auditor.knowledge.entry": ("KINDS", "HAZARD_OF_KIND", "CONSEQUENCE_OF_KIND", "Condition", "Match", "Harvested",
+                                "Docs", "Probe", "Crossed", "Unloaded", "SpecChange"),
+    "auditor.fix.spec": ("FixMode", "FIX_MODES", "Action", "ACTIONS", "CALL_SHAPE_FIELDS", "Transform",
+                         "KeywordRow", "Fix"),
+}
+
+
+def top_level_names(module: str) -> set[str]:
+    names: set[str] = set()
+    for node in ast.parse(MODULES[module].read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return names
+
+
+def test_entry_and_fix_types_live_with_their_owners() -> None:
+    models = top_level_names("auditor.models")
+    misplaced = {home: sorted(set(names) - top_level_names(home) | set(names) & models)
+                 for home, names in OWNED.items()}
+    assert misplaced == {home: [] for home in OWNED}
+
+
+def test_importing_the_types_loads_no_engine() -> None:
+    """A fresh interpreter importing the shared types loads the foundation and the types alone."""
+    code = "import sys, auditor.models; print(' '.join(sorted(m for m in sys.modules if m.startswith('auditor'))))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    loaded = set(done.stdout.split())
+    # the packages holding entry.py and spec.py run their `__init__` files, which import nothing
+    assert {m for m in loaded if layer_of(m) > layer_of("auditor.models")} == {"auditor.knowledge", "auditor.fix"}
+    assert {"auditor.knowledge.entry", "auditor.fix.spec"} <= loaded
+
+
+def test_the_caches_hash_the_modules_that_define_what_they_keep(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scan cache keeps findings and reads entries; the kept knowledge rebuilds entries: an edit to
+    a module defining those types is a new key."""
+    from auditor.knowledge import stored
+    from auditor.scan import cache
+
+    read: list[Path] = []
+    original = Path.read_bytes
+
+    def record(self: Path) -> bytes:
+        read.append(self.resolve())
+        return original(self)
+
+    monkeypatch.setattr(Path, "read_bytes", record)
+    cache.scanner_fingerprint.__wrapped__()
+    scanned, read = set(read), []
+    stored._digest(ROOT / "knowledge")
+    types = {MODULES[m].resolve() for m in ("auditor.models", *OWNED)}
+    assert types <= scanned
+    assert types - {MODULES["auditor.models"].resolve()} <= set(read)
 
 
 def test_modules_under_cli_are_short() -> None:

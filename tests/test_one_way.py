@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from auditor import pipeline
 from auditor.cli import app
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.models import Gate
 from auditor.requests import AuditRequest, EnvironmentChoice, Fixes, VersionPair
 from auditor.scan.project import ScanOptions

@@ -3,7 +3,7 @@
 import pytest
 from packaging.version import Version
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.models import Transition
 
 

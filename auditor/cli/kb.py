@@ -202,7 +202,7 @@ def kb_coverage(
     """Per release: the harvested candidates covered by a curated entry, generated, waived, or open;
     and each curated entry's release against the candidates (exit 1 when one disagrees)."""
     from auditor.harvest.coverage import coverage
-    from auditor.knowledge import KnowledgeBase
+    from auditor.knowledge.base import KnowledgeBase
     from auditor.knowledge.loader import default_directory
     from auditor.report import harvest as harvest_report
 
@@ -246,7 +246,7 @@ def kb_snapshot(
 ) -> None:
     """Write each change's fix snapshots: what fix --keep-old and --adopt-new make of positive.py."""
     from auditor.fix.snapshots import write_snapshots
-    from auditor.knowledge import KnowledgeBase
+    from auditor.knowledge.base import KnowledgeBase
     from auditor.knowledge.loader import default_directory
 
     root = knowledge_dir or default_directory()

@@ -26,8 +26,9 @@ from auditor.dependencies.reach import Package, ProjectCalls
 from auditor.dependencies.reader import Reader
 from auditor.dependencies.requirements import readable
 from auditor.dependencies.sources import sources
+from auditor.knowledge.entry import SpecChange
 from auditor.lockfiles.interface import TORCH_FAMILY
-from auditor.models import Finding, InDependency, Pin, SpecChange
+from auditor.models import Finding, InDependency, Pin
 from auditor.scan import scan_project
 from auditor.scan.cache import knowledge_fingerprint, scanner_fingerprint
 from auditor.scan.config import ScanConfig

@@ -13,8 +13,9 @@ from auditor.dependencies.metadata import Index
 from auditor.dependencies.reader import Reader
 from auditor.dependencies.requirements import check_requirements
 from auditor.harvest.index import DEFAULT_INDEX
+from auditor.knowledge.entry import SpecChange
 from auditor.lockfiles.interface import TORCH_FAMILY
-from auditor.models import EnvironmentFinding, InDependency, Lock, SpecChange, Transition
+from auditor.models import EnvironmentFinding, InDependency, Lock, Transition
 from auditor.scan.config import ScanConfig
 from auditor.scan.discover import discover
 from auditor.scan.project import ScanOptions

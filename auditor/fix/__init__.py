@@ -1,7 +1,12 @@
 """`auditor fix`: the mechanical rewrites of knowledge entries' `[fix]` tables, applied to the
 call sites a scan found.
 
-Public API (stable; fix probes, SARIF `fixes` and the Action's "Suggested fix" call it):
+An entry's `[fix]` section is typed in `spec` (in the models layer: the knowledge loader builds
+it). This file imports nothing, so importing those types runs no engine; callers import each
+module directly.
+
+Public API (stable; fix probes, SARIF `fixes` and the Action's "Suggested fix" call it), in
+`apply` unless named, its result types in `model`:
 
 - `rewrite_source(source, findings, entries, mode, *, min_confidence="high", versions=None,
   bound=frozenset()) -> Rewrite(new_source, applied, left_alone)`: one module's source with
@@ -19,7 +24,8 @@ Public API (stable; fix probes, SARIF `fixes` and the Action's "Suggested fix" c
   `AuditResult`'s findings rewritten in memory (`FileRewrite(path, old_text, new_text, applied,
   left_alone, cells)`; notebooks: only the edited cells' `source` changes in the raw JSON).
 - `write(result, root) -> list[str]`: write the changed files, all or none (writer.py; FixError
-  names the file that cannot be written); `unified_diff(result)` the diff, of the same bytes.
+  names the file that cannot be written); `unified_diff(result)` (diff.py) the diff, of the same
+  bytes.
 
 Template placeholders (docs/knowledge.md): {receiver}, {args}, {arg0}.., {left},
 {right}, and {func} (the callee as written), {inplace} ("_" when the matched method is an
@@ -37,19 +43,3 @@ Two more actions: `replace-module` (moves.py: a name that moved to another modul
 line the site reaches it through is rewritten, or the site's dotted name) and `map-keyword`
 (keywords replaced by one whose value a table of literal values gives).
 """
-
-from auditor.fix.apply import (
-    findings_in_source,
-    fix_project,
-    rewrite_file,
-    rewrite_probe,
-    rewrite_source,
-)
-from auditor.fix.diff import unified_diff
-from auditor.fix.model import Applied, FileRewrite, FixResult, LeftAlone, Rewrite
-from auditor.fix.writer import write
-
-__all__ = [
-    "Applied", "FileRewrite", "FixResult", "LeftAlone", "Rewrite", "findings_in_source", "fix_project",
-    "rewrite_file", "rewrite_probe", "rewrite_source", "unified_diff", "write",
-]

@@ -13,8 +13,10 @@ from auditor.fix.model import Applied, FileRewrite, FixResult, LeftAlone, Rewrit
 from auditor.fix.moves import ImportTable, Move, move_imports
 from auditor.fix.notebook import cell_sources, mask, replace_sources
 from auditor.fix.plan import Versions, plan
+from auditor.fix.spec import FixMode
 from auditor.fix.transforms import apply_edits, bound_names
-from auditor.models import AuditResult, Finding, FixMode, SpecChange
+from auditor.knowledge.entry import SpecChange
+from auditor.models import AuditResult, Finding
 from auditor.scan.rules import RuleIndex
 from auditor.scan.scanner import scan_source
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from auditor.models import AuditResult, Finding, FixMode, ProbeRun, Transform
+from auditor.fix.spec import FixMode, Transform
+from auditor.models import AuditResult, Finding, ProbeRun
 
 # Why a finding was left alone, as a stable word for JSON; `reason` says it in a sentence.
 # "no-fix" alone means the change has no mechanical fix (for this shape, in this mode): the

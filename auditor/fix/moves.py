@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from auditor.astnames import dotted_name
-from auditor.models import Transform
+from auditor.fix.spec import Transform
 
 
 class NoMove(Exception):

@@ -8,8 +8,10 @@ from collections.abc import Iterable, Mapping
 from packaging.version import Version
 
 from auditor.fix.model import LeftAlone
+from auditor.fix.spec import FixMode, Transform
 from auditor.fix.transforms import Edit
-from auditor.models import Finding, FixMode, SpecChange, Transform, Transition, rank, release
+from auditor.knowledge.entry import SpecChange, release
+from auditor.models import Finding, Transition, rank
 
 SHAPE_WORDS = {
     "call": "call", "method": "method call", "operator": "`//` operator", "import": "import",

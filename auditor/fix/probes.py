@@ -5,7 +5,8 @@ probe stage to run and judge (`ProbeSettings.rewrites`, `verify(rewrites=...)`; 
 from __future__ import annotations
 
 from auditor.fix.apply import rewrite_probe
-from auditor.models import FIX_MODES, SpecChange
+from auditor.fix.spec import FIX_MODES
+from auditor.knowledge.entry import SpecChange
 from auditor.probe.fixprobe import ProbeRewrite
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from auditor.fix.apply import findings_in_source, rewrite_source
 from auditor.fix.model import FixResult, Proof
-from auditor.models import Finding, release
+from auditor.knowledge.entry import release
+from auditor.models import Finding
 from auditor.probe.callsite import CallSite, find_sites
 from auditor.probe.executor import ProbeSettings, probe_with_sites
 from auditor.probe.normalize import normalise

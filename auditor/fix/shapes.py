@@ -28,7 +28,9 @@ from typing import Literal
 from packaging.version import Version
 
 from auditor.fix.apply import findings_in_source, rewrite_source
-from auditor.models import FIX_MODES, Finding, FixMode, SpecChange, Transform, release
+from auditor.fix.spec import FIX_MODES, FixMode, Transform
+from auditor.knowledge.entry import SpecChange, release
+from auditor.models import Finding
 
 Param = tuple[str, str, str | None]  # name, kind (inspect.Parameter.kind's name), default's repr
 

@@ -14,8 +14,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from auditor.fix.apply import rewrite_file
+from auditor.fix.spec import FIX_MODES
+from auditor.knowledge.entry import SpecChange
 from auditor.knowledge.folders import POSITIVE, snapshot
-from auditor.models import FIX_MODES, SpecChange
 from auditor.scan import scan_project
 
 

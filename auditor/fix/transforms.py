@@ -21,8 +21,9 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from auditor.fix.model import Applied, LeftAlone, LeftAloneKind
 from auditor.fix.moves import ImportTable, Move, NoMove, move_imports, plan_import, plan_site
+from auditor.fix.spec import Transform
 from auditor.knowledge.loader import PLACEHOLDER
-from auditor.models import Finding, Transform
+from auditor.models import Finding
 
 _EMPTY = cst.Module(body=[])
 _ATOMS = (

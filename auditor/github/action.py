@@ -18,14 +18,15 @@ from packaging.version import InvalidVersion, Version
 
 from auditor import pipeline
 from auditor.errors import UsageError
+from auditor.fix.spec import FixMode
 from auditor.github.api import GitHubAPIError, GitHubClient
 from auditor.github.bump import Bump, BumpInfo, parse_bump
 from auditor.github.comment import MARKER, CommentResult, add_labels, upsert_comment
 from auditor.github.event import ActionsEnv, append_summary, pull_request, push_range, write_outputs
 from auditor.github.fixcommit import FixCommit, commit_fix
 from auditor.gitrange import check_rev, root
-from auditor.knowledge import KnowledgeBase
-from auditor.models import AuditResult, FixMode, Gate, Transition
+from auditor.knowledge.base import KnowledgeBase
+from auditor.models import AuditResult, Gate, Transition
 from auditor.report import markdown, sarif
 from auditor.report.serialize import transition as transition_data
 from auditor.report.summary import tally

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from auditor.errors import FixError
-from auditor.fix import write
 from auditor.fix.gitcheck import uncommitted
 from auditor.fix.model import FixResult
+from auditor.fix.writer import write
 from auditor.github.api import GitHubAPIError, GitHubClient
 from auditor.github.event import PullRequest
 from auditor.gitrange import GitError, git

@@ -15,7 +15,7 @@ from auditor.harvest.model import Candidate
 from auditor.harvest.related import relate
 from auditor.harvest.shipped import Waiver, read_candidates, read_waivers
 from auditor.harvest.witness import Witness, oldest_release, witness
-from auditor.models import SpecChange, Unloaded
+from auditor.knowledge.entry import SpecChange, Unloaded
 
 STATES = ("covered", "generated", "waived", "open")
 _WARNS = ("deprecation-begins", "warning-category-changed")

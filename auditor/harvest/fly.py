@@ -19,7 +19,8 @@ from auditor.errors import AuditorError
 from auditor.harvest.generate import Open, matches, spec_change
 from auditor.harvest.run import HarvestSettings, harvest
 from auditor.harvest.shipped import DIRECTORY, read_waivers
-from auditor.models import SpecChange, Transition, release
+from auditor.knowledge.entry import SpecChange, release
+from auditor.models import Transition
 
 PACKAGES = ("torch", "torchvision", "torchaudio", "numpy")
 

@@ -27,7 +27,15 @@ from packaging.version import Version
 
 from auditor.harvest.model import HIDDEN, RESOLVED, Candidate, Evidence, Param
 from auditor.harvest.related import unshown_default
-from auditor.models import HAZARD_OF_KIND, Condition, Confidence, Docs, Harvested, Match, SpecChange
+from auditor.knowledge.entry import (
+    HAZARD_OF_KIND,
+    Condition,
+    Confidence,
+    Docs,
+    Harvested,
+    Match,
+    SpecChange,
+)
 
 NOT_VERIFIED = "from {package}'s own source, not probe-verified"
 # Every hit of a generated change is low confidence: listed apart and not counted by default

@@ -45,7 +45,7 @@ from packaging.version import InvalidVersion, Version
 from auditor.errors import KnowledgeError
 from auditor.harvest.model import Candidate
 from auditor.harvest.shipped import DIRECTORY, _read
-from auditor.models import SpecChange
+from auditor.knowledge.entry import SpecChange
 
 FILE = "witness.toml"
 

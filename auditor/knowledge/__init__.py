@@ -1,6 +1,6 @@
-"""The curated knowledge of spec changes: schema, loader and queries."""
+"""The curated knowledge of spec changes: the entry types (`entry`), the schema and its
+conditions, the loader, the horizon, the kept knowledge and the queries (`base.KnowledgeBase`).
 
-from auditor.knowledge.base import KnowledgeBase
-from auditor.knowledge.loader import default_directory, load_entries, parse_entry
-
-__all__ = ["KnowledgeBase", "default_directory", "load_entries", "parse_entry"]
+This file imports nothing: `entry` sits in the models layer, below the harvest, and importing it
+must not run the loader. Callers import each module (`auditor.knowledge.base`, ...) directly.
+"""

@@ -11,10 +11,11 @@ from packaging.version import Version
 
 from auditor.errors import UsageError
 from auditor.knowledge import horizon as horizons
+from auditor.knowledge.entry import SpecChange, Unloaded
 from auditor.knowledge.loader import default_directory
 from auditor.knowledge.presence import NOTHING, Presence
 from auditor.knowledge.stored import kept_changes, load_stored, read_base
-from auditor.models import EnvironmentFinding, SpecChange, Transition, Unloaded
+from auditor.models import EnvironmentFinding, Transition
 
 if TYPE_CHECKING:
     from auditor.harvest.fly import FlySettings

@@ -1,7 +1,7 @@
 """The argument conditions of a knowledge matcher: one registry, `KINDS`, one entry each.
 
 An entry says everything the knowledge schema knows of a condition: its field of
-`models.Condition`, the JSON schema of its value in a knowledge file (the loader validates with
+`entry.Condition`, the JSON schema of its value in a knowledge file (the loader validates with
 these fragments; a test keeps `entry.schema.json` in step), how the file's value becomes the
 field's, what a call seen only in part can say of it (a `functools.partial`, a bare reference
 `map(torch.load, paths)`, a method on a receiver of unknown dtype), and an example that a test
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
-from auditor.models import Condition, Confidence
+from auditor.knowledge.entry import Condition, Confidence
 
 USAGE_SCOPES = ("function", "module")  # where `needs_usage` looks for its patterns
 

@@ -12,8 +12,9 @@ from typing import Any
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from auditor.knowledge.entry import release
 from auditor.lockfiles.interface import REVIEWED_FAMILY
-from auditor.models import EnvironmentFinding, Transition, release
+from auditor.models import EnvironmentFinding, Transition
 
 FILE = "horizon.toml"  # at the root of the knowledge directory
 _FIELDS = {"release", "reviewed"}

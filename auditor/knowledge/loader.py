@@ -18,27 +18,29 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from auditor.errors import KnowledgeError
-from auditor.knowledge import conditions, horizon
-from auditor.knowledge.folders import CHANGE, folder_id
-from auditor.models import (
+from auditor.fix.spec import (
     ACTIONS,
     CALL_REWRITES,
     CALL_SHAPE_FIELDS,
     CALL_SHAPE_STATED,
+    Fix,
+    KeywordRow,
+    Transform,
+)
+from auditor.knowledge import conditions, horizon
+from auditor.knowledge.entry import (
     CONSEQUENCES,
     HAZARD_OF_KIND,
     KINDS,
     Docs,
-    Fix,
     Hazard,
-    KeywordRow,
     Match,
     Probe,
     Severity,
     SpecChange,
-    Transform,
     Unloaded,
 )
+from auditor.knowledge.folders import CHANGE, folder_id
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator

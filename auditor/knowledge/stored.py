@@ -41,6 +41,7 @@ import packaging
 
 from auditor import __version__
 from auditor.cachefiles import MAX_AGE_DAYS, write_whole
+from auditor.knowledge.entry import SpecChange
 from auditor.knowledge.loader import (
     HARVEST_DIRECTORY,
     Knowledge,
@@ -49,7 +50,6 @@ from auditor.knowledge.loader import (
     rebuild,
     with_unloaded,
 )
-from auditor.models import SpecChange
 
 if TYPE_CHECKING:
     from auditor.harvest.model import Candidate
@@ -207,8 +207,8 @@ def _digest(root: Path) -> bytes:
     """The knowledge files and the code that reads and checks them."""
     digest = hashlib.sha256(f"{FORMAT}\0".encode())
     here = Path(__file__).resolve().parent
-    code = [here / "loader.py", here / "horizon.py", here / "entry.schema.json", here.parent / "models.py",
-            here / "conditions.py"]
+    code = [here / "loader.py", here / "horizon.py", here / "entry.schema.json", here / "entry.py",
+            here.parent / "fix" / "spec.py", here / "conditions.py"]
     code += sorted((here.parent / "harvest").glob("*.py"))  # what counts the generated changes
     for file in code:
         digest.update(file.read_bytes() + b"\0")

@@ -11,11 +11,12 @@ from dataclasses import replace
 from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.version import Version
 
+from auditor.knowledge.entry import SpecChange, release
 from auditor.lockfiles.changes import PackageChange, Selection
 from auditor.lockfiles.interface import TORCH_FAMILY
 from auditor.lockfiles.variants import Grid, extras_named
 from auditor.lockfiles.wheels import wheel_changes
-from auditor.models import EnvironmentFinding, Lock, Pin, SpecChange, release
+from auditor.models import EnvironmentFinding, Lock, Pin
 
 # The torchvision / torchaudio / torchtext release made for each torch release. Sources:
 # https://github.com/pytorch/vision#installation (compatibility table),

@@ -11,11 +11,12 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
+from auditor.knowledge.entry import SpecChange, release
 from auditor.lockfiles.changes import PackageChange, Selection, environment_of, family_order, select
 from auditor.lockfiles.compat import check
 from auditor.lockfiles.pipfile import FORMAT as PIPFILE_FORMAT
 from auditor.lockfiles.variants import Grid
-from auditor.models import EnvironmentFinding, Lock, Pin, SpecChange, Transition, release
+from auditor.models import EnvironmentFinding, Lock, Pin, Transition
 
 
 @dataclass(frozen=True, slots=True)

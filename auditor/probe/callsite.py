@@ -28,7 +28,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from auditor.models import Finding, ProbeRun, SpecChange
+from auditor.knowledge.entry import SpecChange
+from auditor.models import Finding, ProbeRun
 from auditor.scan.notebook import Joined, code_cells, join_cells
 
 CONSTRUCTORS = frozenset({

@@ -24,7 +24,8 @@ from packaging.version import InvalidVersion, Version
 
 from auditor.cachefiles import default_cache_dir
 from auditor.errors import ProbeError
-from auditor.models import ProbeOutcome, ProbeRun, SpecChange, Transition
+from auditor.knowledge.entry import SpecChange
+from auditor.models import ProbeOutcome, ProbeRun, Transition
 from auditor.probe.callsite import CallSite
 from auditor.probe.environments import Environment, Provisioner, Unavailable, existing
 from auditor.probe.fixprobe import ProbeRewrite, Rewrites, check_on_two, for_transition, probe_id

@@ -20,7 +20,9 @@ from dataclasses import dataclass, replace
 
 from packaging.version import Version
 
-from auditor.models import FIX_MODES, FixCheck, FixMode, SpecChange, Transform, Transition, release
+from auditor.fix.spec import FIX_MODES, FixMode, Transform
+from auditor.knowledge.entry import SpecChange, release
+from auditor.models import FixCheck, Transition
 from auditor.probe.normalize import normalise
 from auditor.probe.runner import ProbeResult
 

@@ -8,7 +8,8 @@ from typing import Literal
 
 from packaging.version import Version
 
-from auditor.models import FixCheck, SpecChange
+from auditor.knowledge.entry import SpecChange
+from auditor.models import FixCheck
 from auditor.probe.fixprobe import ProbeRewrite, Rewrites, check_on_one, probe_id
 from auditor.probe.runner import DEFAULT_MEMORY_LIMIT, ProbeResult, run_batch
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from auditor.models import SpecChange
+from auditor.knowledge.entry import SpecChange
 from auditor.report import serialize
 from auditor.report.json import dumps
 from auditor.report.serialize import change, envelope, transform

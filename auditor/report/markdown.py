@@ -14,6 +14,7 @@ from types import MappingProxyType
 from urllib.parse import quote
 
 from auditor import __version__
+from auditor.knowledge.entry import SpecChange
 from auditor.models import (
     AuditResult,
     EnvironmentFinding,
@@ -21,7 +22,6 @@ from auditor.models import (
     GoodNews,
     InDependency,
     ProbeOutcome,
-    SpecChange,
     Transition,
     rank,
 )

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
 
 from auditor import __version__
-from auditor.models import AuditResult, Finding, Gate, SpecChange, rank
+from auditor.knowledge.entry import SpecChange
+from auditor.models import AuditResult, Finding, Gate, rank
 from auditor.report import json as json_report
 from auditor.report.serialize import transition
 from auditor.report.suggest import Replacement, site_fixes

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from auditor import __version__
+from auditor.fix.spec import ACTIONS, Transform
+from auditor.knowledge.entry import SpecChange
 from auditor.models import (
-    ACTIONS,
     AuditResult,
     EnvironmentFinding,
     Finding,
@@ -17,8 +18,6 @@ from auditor.models import (
     ProbeOutcome,
     ProbeRun,
     Skipped,
-    SpecChange,
-    Transform,
     Transition,
 )
 from auditor.report.summary import Tally, tally
@@ -73,7 +72,7 @@ def change(c: SpecChange) -> dict[str, Any]:
 
 
 def transform(t: Transform) -> dict[str, Any]:
-    """A `[fix]` transform with the fields its action reads (see models.ACTIONS)."""
+    """A `[fix]` transform with the fields its action reads (see fix.spec.ACTIONS)."""
     fields: dict[str, Any] = {"on": t.on, "action": t.action, "note": t.note, "requires": str(t.requires) if t.requires else None}
     for name in ACTIONS[t.action].fields:
         value = getattr(t, name)

@@ -11,15 +11,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from auditor.models import (
-    CONSEQUENCES,
-    AuditResult,
-    Consequence,
-    Finding,
-    InDependency,
-    SpecChange,
-    rank,
-)
+from auditor.knowledge.entry import CONSEQUENCES, Consequence, SpecChange
+from auditor.models import AuditResult, Finding, InDependency, rank
 
 
 def is_low(f: Finding) -> bool:

@@ -6,15 +6,8 @@ import io
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, TextIO
 
-from auditor.models import (
-    CONSEQUENCES,
-    AuditResult,
-    Finding,
-    InDependency,
-    SpecChange,
-    Transition,
-    rank,
-)
+from auditor.knowledge.entry import CONSEQUENCES, SpecChange
+from auditor.models import AuditResult, Finding, InDependency, Transition, rank
 from auditor.report.serialize import version_label
 from auditor.report.summary import Group, call_sites, files, layout, not_read, remedy, short, tally
 

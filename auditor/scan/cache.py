@@ -40,7 +40,8 @@ from pathlib import Path
 
 from auditor import __version__
 from auditor.cachefiles import MAX_AGE_DAYS
-from auditor.models import Finding, Skipped, SpecChange
+from auditor.knowledge.entry import SpecChange
+from auditor.models import Finding, Skipped
 from auditor.scan import syntax
 from auditor.scan.feeds import Facts
 from auditor.scan.modules import Dependency
@@ -65,7 +66,8 @@ def scanner_fingerprint() -> bytes:
     newer = syntax.newer_python()
     digest = hashlib.sha256(f"{__version__}\0{FORMAT}\0{sys.version}\0{newer}\0".encode())
     package = Path(__file__).resolve().parent
-    for module in [*sorted(package.glob("*.py")), package.parent / "models.py"]:
+    types = [package.parent / "models.py", package.parent / "knowledge" / "entry.py", package.parent / "fix" / "spec.py"]
+    for module in [*sorted(package.glob("*.py")), *types]:
         try:
             digest.update(module.name.encode() + b"\0" + module.read_bytes() + b"\0")
         except OSError:  # a zipped install: the version alone has to do

@@ -21,7 +21,8 @@ from auditor.knowledge.conditions import (
     reference_confidence,
     weakest,
 )
-from auditor.models import Condition, Confidence, Finding, Shape
+from auditor.knowledge.entry import Condition, Confidence
+from auditor.models import Finding, Shape
 from auditor.scan.apis import INSTANCE_ROOTS, TYPED_CLASSES
 from auditor.scan.collect import (
     ASSIGN,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from auditor.knowledge.conditions import set_kinds, weakest
-from auditor.models import Condition, Confidence, Match
+from auditor.knowledge.entry import Condition, Confidence, Match
 from auditor.scan.apis import INT_DTYPES
 from auditor.scan.declared import declared, holds_tensor, only_tensors
 from auditor.scan.dicts import Dicts, Keys

@@ -30,7 +30,8 @@ import pathspec
 
 from auditor import tomlread
 from auditor.errors import UsageError
-from auditor.models import Confidence, Finding, rank
+from auditor.knowledge.entry import Confidence
+from auditor.models import Finding, rank
 
 MAX_BYTES = 4 * 2**20  # a configuration is a few lines; a bigger file is a mistake or an attack
 KEYS = frozenset({

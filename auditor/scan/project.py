@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
+from auditor.knowledge.entry import SpecChange
 from auditor.knowledge.presence import NOTHING, Presence
-from auditor.models import Finding, Skipped, SpecChange
+from auditor.models import Finding, Skipped
 from auditor.progress import SILENT, ProgressReporter
 from auditor.scan import feeds, syntax
 from auditor.scan.cache import CacheUnusable, FileResult, Keys, ScanCache, decode

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field, replace
 
 from packaging.version import Version
 
+from auditor.knowledge.entry import Match, SpecChange
 from auditor.knowledge.presence import NOTHING, Presence
-from auditor.models import Match, SpecChange
 from auditor.scan.apis import DEFINED_AS, PROBED_CLASSES, TYPED_CLASSES
 
 OPERATOR_SYMBOLS = {

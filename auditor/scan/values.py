@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from auditor.models import Confidence
+from auditor.knowledge.entry import Confidence
 from auditor.scan.bindings import Assignment, Import, Parameter
 from auditor.scan.names import Resolver
 from auditor.scan.scopes import Scope, lookup

@@ -24,7 +24,7 @@ from auditor.dependencies.metadata import Index
 from auditor.dependencies.reach import Package
 from auditor.dependencies.reader import Reader
 from auditor.dependencies.requirements import check_requirements
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.models import Pin, Transition
 from auditor.scan.project import ScanOptions
 

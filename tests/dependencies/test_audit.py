@@ -13,7 +13,7 @@ from packaging.version import Version
 from auditor.dependencies.audit import scan_dependencies
 from auditor.dependencies.metadata import Index
 from auditor.dependencies.reader import Reader
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.models import Pin
 
 LOAD = "torch-load-weights-only-default-true"

@@ -5,9 +5,11 @@ from __future__ import annotations
 import sys
 import textwrap
 
-from auditor.fix import Rewrite, findings_in_source, rewrite_source
-from auditor.knowledge import parse_entry
-from auditor.models import FixMode, SpecChange
+from auditor.fix.apply import findings_in_source, rewrite_source
+from auditor.fix.model import Rewrite
+from auditor.fix.spec import FixMode
+from auditor.knowledge.entry import SpecChange
+from auditor.knowledge.loader import parse_entry
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -7,8 +7,8 @@ import pytest
 from packaging.specifiers import SpecifierSet
 
 from auditor.errors import KnowledgeError
-from auditor.knowledge import default_directory, load_entries
-from auditor.models import Fix, Transform
+from auditor.fix.spec import Fix, Transform
+from auditor.knowledge.loader import default_directory, load_entries
 
 SEED = default_directory() / "torch" / "1.13" / "floor-divide-rounds-toward-floor" / "change.toml"
 BASE = SEED.read_text().split("\n[[fix.")[0]  # the entry without its shipped fix

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from auditor.fix.shapes import shape_cases
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 
 pytestmark = pytest.mark.slow
 CACHED = Path.home() / ".cache" / "auditor" / "envs" / "torch-1.12.1-py3.10" / "bin" / "python"

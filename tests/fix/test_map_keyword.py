@@ -8,7 +8,7 @@ import textwrap
 import pytest
 import torch
 
-from auditor.knowledge import parse_entry
+from auditor.knowledge.loader import parse_entry
 from tests.fix.helpers import HEAD, entry, rewrite, tomllib
 
 LOSS = entry("""

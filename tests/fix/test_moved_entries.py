@@ -10,9 +10,10 @@ import warnings
 import torch
 from packaging.version import Version
 
-from auditor.fix import findings_in_source, rewrite_source
-from auditor.knowledge import KnowledgeBase
-from auditor.models import FixMode, SpecChange
+from auditor.fix.apply import findings_in_source, rewrite_source
+from auditor.fix.spec import FixMode
+from auditor.knowledge.base import KnowledgeBase
+from auditor.knowledge.entry import SpecChange
 
 
 def _rewrite(source: str, entry: SpecChange, mode: FixMode, versions: tuple[str, str] | None = None) -> tuple[str, list[str]]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import nbformat
 
-from auditor.fix import rewrite_file
+from auditor.fix.apply import rewrite_file
 from auditor.scan.rules import RuleIndex
 from auditor.scan.scanner import scan_file
 from tests.fix.helpers import entry, rewrite

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import nbformat
 
-from auditor.fix import rewrite_file
-from auditor.knowledge import KnowledgeBase
+from auditor.fix.apply import rewrite_file
+from auditor.knowledge.base import KnowledgeBase
 from auditor.scan.rules import RuleIndex
 from auditor.scan.scanner import scan_file
 

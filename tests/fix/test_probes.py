@@ -10,9 +10,10 @@ import pytest
 import torch
 from packaging.version import Version
 
-from auditor.fix import rewrite_probe
-from auditor.knowledge import KnowledgeBase
-from auditor.models import FixMode, SpecChange
+from auditor.fix.apply import rewrite_probe
+from auditor.fix.spec import FixMode
+from auditor.knowledge.base import KnowledgeBase
+from auditor.knowledge.entry import SpecChange
 from auditor.probe.runner import run_batch
 
 INSTALLED = Version(torch.__version__)

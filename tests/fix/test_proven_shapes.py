@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from auditor.fix import findings_in_source, rewrite_source
-from auditor.knowledge import KnowledgeBase
-from auditor.models import FIX_MODES, FixMode
+from auditor.fix.apply import findings_in_source, rewrite_source
+from auditor.fix.spec import FIX_MODES, FixMode
+from auditor.knowledge.base import KnowledgeBase
 from tests.fix.helpers import entry, rewrite
 
 SETUP = "import torch\nA = torch.tensor([[2.0, 1.0], [1.0, 3.0]])\n"

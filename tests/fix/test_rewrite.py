@@ -7,7 +7,7 @@ import textwrap
 
 from packaging.version import Version
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from tests.fix.helpers import entry, rewrite
 
 LOAD = entry("""
@@ -247,7 +247,7 @@ def test_every_floor_division_form_keeps_truncating_on_the_installed_torch(kb: K
 
 
 def test_windows_line_endings_and_an_edited_file_are_handled(kb: KnowledgeBase, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from auditor.fix import findings_in_source, rewrite_file
+    from auditor.fix.apply import findings_in_source, rewrite_file
 
     floor = kb.get("torch-floor-divide-rounds-toward-floor")
     source = "import torch\r\nt = torch.arange(-4, 4)\r\nhalf = t // 2  # note\r\n"

@@ -7,8 +7,8 @@ import json
 import textwrap
 from pathlib import Path
 
-from auditor.fix import findings_in_source, rewrite_file
-from auditor.knowledge import KnowledgeBase
+from auditor.fix.apply import findings_in_source, rewrite_file
+from auditor.knowledge.base import KnowledgeBase
 from auditor.scan.rules import RuleIndex
 from auditor.scan.scanner import scan_file
 from tests.fix.helpers import entry

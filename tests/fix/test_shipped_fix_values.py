@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 import torch
 
-from auditor.fix import findings_in_source, rewrite_source
-from auditor.knowledge import KnowledgeBase
-from auditor.models import FixMode
+from auditor.fix.apply import findings_in_source, rewrite_source
+from auditor.fix.spec import FixMode
+from auditor.knowledge.base import KnowledgeBase
 
 SETUP = """
 import torch

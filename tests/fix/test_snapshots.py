@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from auditor.cli import app
 from auditor.fix.snapshots import expected, stale
-from auditor.knowledge import load_entries
 from auditor.knowledge.folders import MODES, POSITIVE, snapshot
+from auditor.knowledge.loader import load_entries
 
 KNOWLEDGE = Path(__file__).resolve().parents[2] / "knowledge"
 BY_FOLDER = {(KNOWLEDGE / e.source).parent: e for e in load_entries(KNOWLEDGE)}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from auditor.knowledge import parse_entry
+from auditor.knowledge.loader import parse_entry
 from tests.fix.helpers import HEAD, entry, rewrite, tomllib
 
 AUTOCAST = entry("""

@@ -19,8 +19,9 @@ from typer.testing import CliRunner
 
 from auditor.cli import app
 from auditor.errors import FixError
-from auditor.fix import fix_project, write
-from auditor.knowledge import KnowledgeBase
+from auditor.fix.apply import fix_project
+from auditor.fix.writer import write
+from auditor.knowledge.base import KnowledgeBase
 from auditor.pipeline import scan
 
 runner = CliRunner()

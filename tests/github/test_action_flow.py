@@ -249,7 +249,7 @@ def test_probe_outcomes_reach_the_comment_and_probe_errors_only_warn(make_repo, 
     from auditor.errors import ProbeError
     from auditor.github import action
     from auditor.github.event import ActionsEnv
-    from auditor.knowledge import KnowledgeBase
+    from auditor.knowledge.base import KnowledgeBase
     from auditor.models import ProbeOutcome, ProbeRun
     from auditor.probe import SILENT
     from auditor.requests import Probing

@@ -15,7 +15,7 @@ from auditor.harvest.coverage import coverage, generated_changes
 from auditor.harvest.generate import Open, guard_conditions, matches
 from auditor.harvest.model import Candidate, Evidence, Harvest, Param
 from auditor.harvest.shipped import pair_text, read_candidates, ship
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.models import Transition
 from tests.harvest.test_candidates import release
 from tests.harvest.wheels import NEW, OLD
@@ -296,7 +296,7 @@ def test_every_format_marks_a_generated_change_with_its_evidence(tmp_path: Path)
 def test_every_shipped_covers_id_names_a_shipped_candidate_of_the_entrys_release() -> None:
     from packaging.version import Version
 
-    from auditor.knowledge import default_directory, load_entries
+    from auditor.knowledge.loader import default_directory, load_entries
 
     root = default_directory()
     entries = [e for e in load_entries(root) if e.covers]
@@ -319,7 +319,7 @@ def _shipped_waived(package: str) -> list[tuple[Candidate, str]]:
     """(candidate, the reason of the waiver that takes it) for the shipped candidates no curated
     entry covers: the ones a waiver really decides."""
     from auditor.harvest.shipped import read_waivers
-    from auditor.knowledge import default_directory, load_entries
+    from auditor.knowledge.loader import default_directory, load_entries
 
     root = default_directory()
     covered = {cid for e in load_entries(root) for cid in e.covers}
@@ -333,7 +333,7 @@ def _shipped_waived(package: str) -> list[tuple[Candidate, str]]:
 
 
 def test_tensor_subclass_waivers_take_only_methods_with_a_torch_tensor_twin() -> None:
-    from auditor.knowledge import default_directory
+    from auditor.knowledge.loader import default_directory
 
     twins = {(c.before, c.kind, c.symbol.rsplit(".", 1)[1], c.parameter)
              for c in read_candidates(default_directory(), "torch") if c.symbol.startswith("torch.Tensor.")}
@@ -347,7 +347,7 @@ def test_tensor_subclass_waivers_take_only_methods_with_a_torch_tensor_twin() ->
 def test_longer_path_waivers_take_only_members_listed_under_the_short_path() -> None:
     import re
 
-    from auditor.knowledge import default_directory
+    from auditor.knowledge.loader import default_directory
 
     keys = {(c.before, c.kind, c.symbol, c.parameter) for c in read_candidates(default_directory(), "torch")}
     taken = 0
@@ -400,7 +400,7 @@ def test_a_default_that_becomes_none_is_left_open_a_new_value_is_generated() -> 
 
 
 def test_cli_harvested_reports_generated_changes_at_low_confidence(tmp_path: Path) -> None:
-    from auditor.knowledge import default_directory
+    from auditor.knowledge.loader import default_directory
 
     root = default_directory()
     generated = [c for c in generated_changes(root, KnowledgeBase.load(root).entries)

@@ -22,7 +22,7 @@ from auditor.errors import HarvestError, KnowledgeError
 from auditor.harvest import cxx
 from auditor.harvest.coverage import coverage
 from auditor.harvest.index import IndexFile
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 
 OLD_WARNINGS = [
     b"torch.ger is deprecated and will be removed in a future PyTorch release.",

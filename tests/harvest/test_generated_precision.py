@@ -12,8 +12,8 @@ from auditor.harvest.generate import Open, matches, spec_change
 from auditor.harvest.model import Candidate, Param, Release, Symbol
 from auditor.harvest.related import relate, restored
 from auditor.harvest.shipped import read_candidates
-from auditor.knowledge import KnowledgeBase
-from auditor.models import SpecChange
+from auditor.knowledge.base import KnowledgeBase
+from auditor.knowledge.entry import SpecChange
 from tests.harvest.test_coverage import candidate
 
 EXPORT = (Param("model", "positional", None), Param("args", "positional", None), Param("f", "positional", None),
@@ -66,7 +66,7 @@ def test_a_default_change_is_not_reported_through_a_spread_or_starred_args(tmp_p
 
 
 def _shipped(package: str, *ids: str) -> list[Candidate]:
-    from auditor.knowledge import default_directory
+    from auditor.knowledge.loader import default_directory
 
     wanted = [c for c in read_candidates(default_directory(), package) if c.id in ids]
     assert len(wanted) == len(ids), "the shipped harvest holds these candidates"
@@ -246,7 +246,7 @@ def test_the_x86_default_backend_of_the_qconfig_getters_is_waived_as_the_same_co
     Neural Compressor's `get_default_qconfig_mapping()` gets what it got on 1.13."""
     from auditor.harvest.coverage import stand
     from auditor.harvest.shipped import read_waivers
-    from auditor.knowledge import default_directory
+    from auditor.knowledge.loader import default_directory
 
     waivers = read_waivers(default_directory(), "torch")
     getters = [c for c in relate(read_candidates(default_directory(), "torch"))

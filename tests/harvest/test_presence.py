@@ -16,9 +16,9 @@ from auditor.harvest.model import Harvest, Release
 from auditor.harvest.presence import presence
 from auditor.harvest.run import harvest_wheel
 from auditor.harvest.shipped import ship
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
+from auditor.knowledge.entry import SpecChange
 from auditor.knowledge.presence import NOTHING, Presence
-from auditor.models import SpecChange
 from auditor.scan import RuleIndex, scan_source
 from auditor.scan.rules import transition_ends
 from tests.harvest.wheels import write_wheel

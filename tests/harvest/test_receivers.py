@@ -12,7 +12,7 @@ from auditor.harvest.generate import Open, matches, spec_change
 from auditor.harvest.model import Candidate
 from auditor.harvest.run import harvest_wheel
 from auditor.harvest.shipped import pair_text, read_candidates
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from tests.harvest.wheels import write_wheel
 
 OLD = {

@@ -21,8 +21,8 @@ from auditor.harvest.generate import Open, generate, matches, spec_change
 from auditor.harvest.model import Param, Release, Symbol
 from auditor.harvest.related import appeared
 from auditor.harvest.shipped import pair_text, read_candidates, ship
-from auditor.knowledge import KnowledgeBase
-from auditor.models import SpecChange
+from auditor.knowledge.base import KnowledgeBase
+from auditor.knowledge.entry import SpecChange
 from auditor.report.serialize import change as serialized
 from tests.harvest.test_coverage import candidate
 from tests.harvest.test_fly import _Quiet

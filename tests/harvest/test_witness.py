@@ -12,7 +12,7 @@ from auditor.cli import app
 from auditor.harvest.model import Candidate, Evidence
 from auditor.harvest.shipped import pair_text, read_candidates
 from auditor.harvest.witness import oldest_release, witness
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 
 
 def candidate(before: str, release: str, kind: str, symbol: str, message: str = "",

@@ -13,7 +13,8 @@ from types import ModuleType
 import pytest
 
 from auditor.errors import KnowledgeError
-from auditor.knowledge import KnowledgeBase, default_directory, load_entries
+from auditor.knowledge.base import KnowledgeBase
+from auditor.knowledge.loader import default_directory, load_entries
 
 ROOT = Path(__file__).resolve().parents[2]
 FX = default_directory() / "torch" / "1.10" / "fx-multipledispatch-ordering-deprecated" / "change.toml"

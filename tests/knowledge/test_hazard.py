@@ -2,15 +2,17 @@
 crossings are good news. Entries are read from real TOML text through the loader."""
 
 import shutil
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 from packaging.version import Version
 
 from auditor.errors import KnowledgeError
-from auditor.knowledge import KnowledgeBase, default_directory, load_entries, parse_entry
-from auditor.models import HAZARD_OF_KIND, KINDS, SpecChange, Transition
+from auditor.knowledge.base import KnowledgeBase
+from auditor.knowledge.entry import HAZARD_OF_KIND, KINDS, SpecChange
+from auditor.knowledge.loader import default_directory, load_entries, parse_entry
+from auditor.models import Transition
 
 SEED = default_directory() / "torch" / "1.13" / "floor-divide-rounds-toward-floor" / "change.toml"
 UP = Transition("torch", Version("1.12.1"), Version("1.13.0"))

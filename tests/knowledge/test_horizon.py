@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from auditor.cli import app
 from auditor.errors import KnowledgeError
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.knowledge.loader import default_directory, read_knowledge
 
 runner = CliRunner()

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from auditor.errors import KnowledgeError
-from auditor.knowledge import KnowledgeBase, default_directory, load_entries
+from auditor.knowledge.base import KnowledgeBase
+from auditor.knowledge.loader import default_directory, load_entries
 
 SEED = default_directory() / "torch" / "1.13" / "floor-divide-rounds-toward-floor" / "change.toml"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from auditor.knowledge import KnowledgeBase
-from auditor.models import SpecChange
+from auditor.knowledge.base import KnowledgeBase
+from auditor.knowledge.entry import SpecChange
 from auditor.probe import verify
 
 

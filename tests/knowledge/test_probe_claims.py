@@ -2,7 +2,7 @@
 
 import re
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 
 EXCEPTION = re.compile(r"^[A-Z][A-Za-z]*(Error|Exception)\b")
 

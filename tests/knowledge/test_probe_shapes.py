@@ -34,8 +34,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from auditor.knowledge import KnowledgeBase
-from auditor.models import Condition, Match, SpecChange
+from auditor.knowledge.base import KnowledgeBase
+from auditor.knowledge.entry import Condition, Match, SpecChange
 
 
 @dataclass(frozen=True)

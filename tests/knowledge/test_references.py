@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from auditor.knowledge import default_directory, load_entries
-from auditor.models import SpecChange
+from auditor.knowledge.entry import SpecChange
+from auditor.knowledge.loader import default_directory, load_entries
 
 # The change's own project on GitHub: its pull requests, issues, releases and commits. A
 # file or tree listing (/tree/, /blob/) shows code, not the change: it is not a reference.

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import tomllib
 
-from auditor.knowledge import default_directory, load_entries
+from auditor.knowledge.loader import default_directory, load_entries
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "docs" / "release-notes.toml"

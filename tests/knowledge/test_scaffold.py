@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 
 from auditor.cli import app
 from auditor.errors import KnowledgeError
-from auditor.knowledge import load_entries
 from auditor.knowledge.folders import fixtures
+from auditor.knowledge.loader import load_entries
 from auditor.scan import scan_project
 from tests.scan.test_entry_fixtures import KNOWLEDGE, expected_lines, fixture_folders
 

@@ -11,8 +11,9 @@ from typing import get_args
 import pytest
 import tomllib
 
+from auditor.fix.spec import ACTIONS
 from auditor.knowledge import loader
-from auditor.models import ACTIONS, CONSEQUENCES, KINDS, Severity
+from auditor.knowledge.entry import CONSEQUENCES, KINDS, Severity
 
 SCHEMA = Path(loader.__file__).with_name("entry.schema.json")
 ENTRY = SCHEMA.parents[2] / "knowledge" / "torch" / "2.4" / "load-weights-only-default-warns" / "change.toml"

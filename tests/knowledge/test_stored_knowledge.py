@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from auditor.cli import app
 from auditor.errors import KnowledgeError
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.knowledge.loader import Knowledge, default_directory, load_entries, read_knowledge
 from auditor.knowledge.stored import MAX_AGE_DAYS, SHIPPED, SUBDIRECTORY, load_stored, ship
 

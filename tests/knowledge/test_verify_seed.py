@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from auditor.cli import app
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.probe import verify
 
 torch = pytest.importorskip("torch")

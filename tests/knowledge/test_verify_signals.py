@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import pytest
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.probe import verify
 from auditor.probe.runner import run_batch
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 import sys
 
-from auditor.knowledge import KnowledgeBase, default_directory
-from auditor.models import SpecChange
+from auditor.knowledge.base import KnowledgeBase
+from auditor.knowledge.entry import SpecChange
+from auditor.knowledge.loader import default_directory
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -9,7 +9,7 @@ from packaging.version import Version
 from typer.testing import CliRunner
 
 from auditor.cli import app
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.lockfiles import Selection, diff_locks
 from auditor.lockfiles.compat import COMPANIONS, variant
 from auditor.models import Lock, Pin

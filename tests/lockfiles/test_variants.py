@@ -10,7 +10,7 @@ from packaging.version import Version
 from typer.testing import CliRunner
 
 from auditor.cli import app
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.lockfiles import diff_locks, read_lock
 from auditor.lockfiles.variants import Grid, extra_label
 from auditor.models import Lock, Pin, Transition

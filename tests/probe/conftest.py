@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from auditor.fix.probes import rewrites
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.probe import ProbeSettings, Sources
 from auditor.probe.interpreters import discover
 

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from auditor.cli import app
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.models import Finding
 from auditor.probe.callsite import annotate, call_sites, find_sites
 from auditor.probe.runner import run_batch

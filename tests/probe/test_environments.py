@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.probe import Sources, default_cache_dir, verify
 from auditor.probe.environments import (
     MARKER_FILE,

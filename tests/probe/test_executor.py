@@ -10,7 +10,7 @@ import pytest
 from packaging.version import Version
 
 from auditor.errors import UsageError
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.models import ProbeOutcome, Transition
 from auditor.probe import ProbeSettings, probe_transitions
 

@@ -10,8 +10,10 @@ import pytest
 from packaging.version import Version
 
 from auditor.fix.probes import rewrites
-from auditor.knowledge import KnowledgeBase
-from auditor.models import FixCheck, ProbeOutcome, SpecChange, Transform, Transition
+from auditor.fix.spec import Transform
+from auditor.knowledge.base import KnowledgeBase
+from auditor.knowledge.entry import SpecChange
+from auditor.models import FixCheck, ProbeOutcome, Transition
 from auditor.probe import ProbeSettings, probe_transitions
 from auditor.probe.verify import verify
 

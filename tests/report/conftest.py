@@ -4,25 +4,23 @@ when a renderer does. Regenerate goldens with AUDITOR_REGENERATE_GOLDEN=1."""
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from packaging.version import Version
 
 from auditor import __version__
+from auditor.knowledge.entry import Docs, Match, SpecChange
 from auditor.models import (
     AuditResult,
-    Docs,
     EnvironmentFinding,
     Finding,
     GoodNews,
-    Match,
     ProbeOutcome,
     ProbeRun,
     Skipped,
-    SpecChange,
     Transition,
 )
 

@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from auditor import pipeline
 from auditor.cli import app
-from auditor.fix import fix_project
-from auditor.knowledge import KnowledgeBase
+from auditor.fix.apply import fix_project
+from auditor.knowledge.base import KnowledgeBase
 from auditor.pipeline import suggestions
 from auditor.report import markdown, sarif
 from auditor.report.suggest import Replacement, replacements

@@ -14,8 +14,8 @@ import pytest
 import tomllib
 
 from auditor.knowledge import conditions
+from auditor.knowledge.entry import Condition
 from auditor.knowledge.loader import parse_entry
-from auditor.models import Condition
 from auditor.scan.conditions import TESTS
 from auditor.scan.rules import RuleIndex
 from auditor.scan.scanner import scan_source

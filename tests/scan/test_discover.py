@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.scan import scan_project
 from auditor.scan.config import ScanConfig
 from auditor.scan.discover import discover

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from auditor.knowledge import KnowledgeBase, load_entries
+from auditor.knowledge.base import KnowledgeBase
 from auditor.knowledge.folders import fixtures
+from auditor.knowledge.loader import load_entries
 from auditor.scan import scan_project
 
 KNOWLEDGE = Path(__file__).resolve().parents[2] / "knowledge"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from auditor.knowledge import KnowledgeBase
-from auditor.models import SpecChange
+from auditor.knowledge.base import KnowledgeBase
+from auditor.knowledge.entry import SpecChange
 from auditor.scan import scan_project
 from auditor.scan.project import ScanOptions
 

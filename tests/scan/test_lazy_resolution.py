@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.pipeline import scan_changes
 from auditor.scan.names import Resolver
 from auditor.scan.rules import RuleIndex

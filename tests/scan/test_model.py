@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.scan import RuleIndex, scan_source
 from auditor.scan.bindings import (
     Annotated,

@@ -5,7 +5,7 @@ confidence, and no other line."""
 
 import pytest
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from tests.scan.test_resolution import expected, found
 
 PREFETCH = "torch-dataloader-prefetch-factor-requires-workers"

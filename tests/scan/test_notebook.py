@@ -6,7 +6,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.scan import scan_project
 from auditor.scan.notebook import NotebookError, blank_magics, code_cells
 

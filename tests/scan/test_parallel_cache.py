@@ -17,9 +17,10 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from auditor.cli import app
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
+from auditor.knowledge.entry import SpecChange
 from auditor.knowledge.folders import change_folders, fixtures, folder_id
-from auditor.models import Finding, Skipped, SpecChange
+from auditor.models import Finding, Skipped
 from auditor.progress import RichProgressBar
 from auditor.scan import RuleIndex, scan_file, scan_project
 from auditor.scan.cache import DATABASE, MAX_AGE_DAYS, encode

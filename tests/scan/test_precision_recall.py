@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from labelled_sites import Site, labels, score
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.scan import scan_project
 
 PROJECT = Path(__file__).resolve().parents[1] / "fixtures" / "labelled"

@@ -20,7 +20,7 @@ import pytest
 from labelled_sites import labels, lookalikes, score
 from packaging.version import Version
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.models import Finding
 from auditor.scan import scan_project
 from auditor.scan.rules import transition_ends

@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.scan import RuleIndex, scan_source
 
 SVD = "torch-svd-deprecated"  # torch.svd and the method `.svd()` (medium/low on unknown receivers)

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from auditor.cli import app
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.scan import scan_project
 
 FLOOR = "torch-floor-divide-rounds-toward-floor"

@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.scan import RuleIndex, scan_source
 
 MARK = re.compile(r"#\s*expect(?:\[(\w+)\])?\s*$")
@@ -508,7 +508,7 @@ def test_not_bool_arguments_rule_out_known_masks(kb: KnowledgeBase) -> None:
     """`not_bool`: a comparison or a bool tensor in that argument cannot be a byte mask."""
     from dataclasses import replace
 
-    from auditor.models import Condition, Match
+    from auditor.knowledge.entry import Condition, Match
 
     change = replace(kb.get(FLOOR), matches=(
         Match(method=("masked_fill", "masked_fill_"), when=Condition(not_bool=("#0", "mask"))),

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.scan import scan_project
 from auditor.scan.names import Resolver
 from auditor.scan.signs import Sign, Signs

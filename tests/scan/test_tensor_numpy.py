@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from auditor.knowledge import KnowledgeBase
+from auditor.knowledge.base import KnowledgeBase
 from auditor.scan import RuleIndex, scan_source
 
 METHODS = "numpy-ndarray-methods-removed"

@@ -16,8 +16,9 @@ from packaging.version import Version
 from typer.testing import CliRunner
 
 from auditor.cli import app
-from auditor.knowledge import KnowledgeBase
-from auditor.models import Finding, SpecChange
+from auditor.knowledge.base import KnowledgeBase
+from auditor.knowledge.entry import SpecChange
+from auditor.models import Finding
 from auditor.scan import RuleIndex, scan_project, scan_source
 from auditor.scan.cache import DATABASE, decode, encode
 from auditor.scan.project import ScanOptions
