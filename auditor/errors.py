@@ -29,7 +29,10 @@ def _without_query_values(url: str) -> str:
     query, hash_mark, fragment = rest.partition("#")
     if not query:
         return url
-    hidden = "&".join(key + "=***" if sep else "***" for key, sep, _ in (p.partition("=") for p in query.split("&")))
+    hidden = "&".join(
+        key + "=***" if sep else "***"
+        for key, sep, _ in (p.partition("=") for p in query.split("&"))
+    )
     return head + mark + hidden + hash_mark + fragment
 
 

@@ -12,8 +12,12 @@ from dataclasses import replace
 from auditor.knowledge.entry import CONSEQUENCES, SpecChange
 from auditor.models import Finding, GoodNews, rank
 
-CONSEQUENCE_VERB = {"breaks": "breaks", "changes-results": "changes results", "environment": "changes the environment",
-                    "warns": "warns"}
+CONSEQUENCE_VERB = {
+    "breaks": "breaks",
+    "changes-results": "changes results",
+    "environment": "changes the environment",
+    "warns": "warns",
+}
 
 
 def _latest_stage(changes: Sequence[SpecChange]) -> dict[str, str]:
@@ -45,24 +49,32 @@ def merge_stages(findings: Iterable[Finding], changes: Sequence[SpecChange]) -> 
         base = next(f for f in group if f.change == ids[-1])
         stages = [by_id[i] for i in ids]
         move = "; ".join(f"{c.introduced}: {c.title}" for c in stages)
-        extra = f" {base.message}" if base.message and base.message != by_id[base.change].title else ""
-        merged.append(replace(
-            base,
-            confidence=max((f.confidence for f in group), key=rank),
-            message=f"{len(stages)} stages crossed together: {move}.{extra}",
-            stages=tuple(ids[:-1]),
-        ))
+        extra = (
+            f" {base.message}" if base.message and base.message != by_id[base.change].title else ""
+        )
+        merged.append(
+            replace(
+                base,
+                confidence=max((f.confidence for f in group), key=rank),
+                message=f"{len(stages)} stages crossed together: {move}.{extra}",
+                stages=tuple(ids[:-1]),
+            )
+        )
     return tuple(merged)
 
 
-def fold_generated(findings: Sequence[Finding], changes: Sequence[SpecChange]) -> tuple[tuple[Finding, ...], str | None]:
+def fold_generated(
+    findings: Sequence[Finding], changes: Sequence[SpecChange]
+) -> tuple[tuple[Finding, ...], str | None]:
     """The findings without those of generated (harvested) changes on a call that a curated
     finding already reports (same place, same symbol): verified knowledge already sends the
     reviewer there, and an unverified guess about the same call (`torch.onnx.export`'s `optimize`
     default next to the curated switch to the dynamo exporter) is not a second finding. The
     note names each one folded (None when none is)."""
     generated = {c.id for c in changes if c.harvested is not None}
-    curated = {(f.path, f.cell, f.line, f.column, f.symbol) for f in findings if f.change not in generated}
+    curated = {
+        (f.path, f.cell, f.line, f.column, f.symbol) for f in findings if f.change not in generated
+    }
     kept, folded = [], []
     for f in findings:
         if f.change in generated and (f.path, f.cell, f.line, f.column, f.symbol) in curated:
@@ -72,8 +84,10 @@ def fold_generated(findings: Sequence[Finding], changes: Sequence[SpecChange]) -
     if not folded:
         return tuple(kept), None
     where = "; ".join(f"{f.path}:{f.line} {f.change}" for f in folded)
-    return tuple(kept), (f"{len(folded)} finding(s) of generated changes (from the package's own source, not "
-                         f"probe-verified) are on calls a curated entry already reports, and are not listed apart: {where}")
+    return tuple(kept), (
+        f"{len(folded)} finding(s) of generated changes (from the package's own source, not "
+        f"probe-verified) are on calls a curated entry already reports, and are not listed apart: {where}"
+    )
 
 
 def good_news(changes: Sequence[SpecChange], findings: Iterable[Finding]) -> tuple[GoodNews, ...]:
@@ -87,8 +101,13 @@ def good_news(changes: Sequence[SpecChange], findings: Iterable[Finding]) -> tup
 def _primary_key(f: Finding, change: SpecChange) -> tuple[object, ...]:
     """The order of the findings at one call site: the one a reviewer acts on first (confident
     before low, then by consequence tier, severity and confidence) leads the row."""
-    return (f.confidence == "low", CONSEQUENCES.index(change.consequence), -rank(change.severity),
-            -rank(f.confidence), change.id)
+    return (
+        f.confidence == "low",
+        CONSEQUENCES.index(change.consequence),
+        -rank(change.severity),
+        -rank(f.confidence),
+        change.id,
+    )
 
 
 def one_per_site(findings: Iterable[Finding], changes: Sequence[SpecChange]) -> tuple[Finding, ...]:
@@ -104,7 +123,11 @@ def one_per_site(findings: Iterable[Finding], changes: Sequence[SpecChange]) -> 
     for group in sites.values():
         ordered = sorted(group, key=lambda f: _primary_key(f, by_id[f.change]))
         lead = ordered[0]
-        merged.append(replace(lead, also=tuple(ordered[1:]), fix_note=_trade(lead, by_id[lead.change], changes)))
+        merged.append(
+            replace(
+                lead, also=tuple(ordered[1:]), fix_note=_trade(lead, by_id[lead.change], changes)
+            )
+        )
     return tuple(sorted(merged, key=lambda f: (f.path, f.cell or 0, f.line, f.column)))
 
 
@@ -114,7 +137,9 @@ def _trade(f: Finding, change: SpecChange, changes: Sequence[SpecChange]) -> str
     exporter that warns from 2.8)."""
     if change.fix is None:
         return None
-    earlier = {stage for c in changes for stage in c.follows}  # a move is named by its latest crossed stage
+    earlier = {
+        stage for c in changes for stage in c.follows
+    }  # a move is named by its latest crossed stage
     traded = []
     for t in change.fix.keep_old:
         if t.action != "set-keyword" or t.keyword is None or t.value is None:
@@ -125,6 +150,8 @@ def _trade(f: Finding, change: SpecChange, changes: Sequence[SpecChange]) -> str
             for m in other.matches:
                 values = dict(m.when.keyword_values).get(t.keyword, ())
                 if m.call == f.symbol and any(repr(v) == t.value for v in values):
-                    traded.append(f"keep-old's `{t.keyword}={t.value}` is what {other.id} flags (it "
-                                  f"{CONSEQUENCE_VERB[other.consequence]}); adopt-new avoids that")
+                    traded.append(
+                        f"keep-old's `{t.keyword}={t.value}` is what {other.id} flags (it "
+                        f"{CONSEQUENCE_VERB[other.consequence]}); adopt-new avoids that"
+                    )
     return "; ".join(dict.fromkeys(traded)) or None

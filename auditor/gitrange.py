@@ -57,16 +57,22 @@ class RangeReading:
     tree: Path  # the repository as of head (a temporary checkout), or the working tree
     notes: tuple[str, ...]  # what was compared and scanned, what was passed by and why
     environment: tuple[EnvironmentFinding, ...]  # what changed and could not be checked
-    locks: dict[str, frozenset[str]]  # the locks of head that govern code, and the packages each names
+    locks: dict[
+        str, frozenset[str]
+    ]  # the locks of head that govern code, and the packages each names
     layout: Tree  # head's folders of code and of projects
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_PINNED = re.compile(r"^[ \t]*[A-Za-z0-9][A-Za-z0-9._-]*[ \t]*(\[[^\]\n]*\][ \t]*)?===?[ \t]*[0-9]", re.MULTILINE)
+_PINNED = re.compile(
+    r"^[ \t]*[A-Za-z0-9][A-Za-z0-9._-]*[ \t]*(\[[^\]\n]*\][ \t]*)?===?[ \t]*[0-9]", re.MULTILINE
+)
 # a changed file of these suffixes that is no lock is named in a note; others go unsaid
 _NOTED_SUFFIXES = (".txt", ".in", ".lock")
 # the locks made from a pyproject.toml beside them (a conda-lock.yml may come from an environment.yml)
-_PYPROJECT_LOCKS = re.compile(r"(^|.*/)(uv\.lock|poetry\.lock|pdm\.lock|Pipfile\.lock|pylock\.([^/]+\.)?toml)$")
+_PYPROJECT_LOCKS = re.compile(
+    r"(^|.*/)(uv\.lock|poetry\.lock|pdm\.lock|Pipfile\.lock|pylock\.([^/]+\.)?toml)$"
+)
 _NAMED = 10  # at most this many of them by name: a PR of test data changes hundreds
 _BAD_REV = re.compile(r"[\x00-\x20\x7f:\\]|\.\.|@\{-|^-|^\+")
 
@@ -93,8 +99,14 @@ def git(
 ) -> subprocess.CompletedProcess[str]:
     try:
         done = subprocess.run(
-            ["git", "-C", str(repo), *args], capture_output=True, text=True, check=False,
-            encoding="utf-8", errors="replace", env=env, stdin=subprocess.DEVNULL,
+            ["git", "-C", str(repo), *args],
+            capture_output=True,
+            text=True,
+            check=False,
+            encoding="utf-8",
+            errors="replace",
+            env=env,
+            stdin=subprocess.DEVNULL,
         )
     except FileNotFoundError as exc:
         raise GitError("git is not installed or not on PATH") from exc
@@ -109,7 +121,15 @@ def root(path: Path) -> Path:
 
 
 def commit_id(repo: Path, rev: str) -> str | None:
-    done = git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", check=False)
+    done = git(
+        repo,
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        "--end-of-options",
+        f"{rev}^{{commit}}",
+        check=False,
+    )
     return done.stdout.strip() or None if done.returncode == 0 else None
 
 
@@ -121,7 +141,17 @@ def ensure_commit(repo: Path, rev: str) -> str:
     """The commit id of `rev`, fetched first when a shallow checkout lacks it."""
     found = commit_id(repo, check_rev(rev))
     if found is None:
-        git(repo, "fetch", "--no-tags", "--quiet", "--depth=1", "--end-of-options", "origin", rev, check=False)
+        git(
+            repo,
+            "fetch",
+            "--no-tags",
+            "--quiet",
+            "--depth=1",
+            "--end-of-options",
+            "origin",
+            rev,
+            check=False,
+        )
         found = commit_id(repo, rev)
     if found is None:
         raise GitError(
@@ -162,9 +192,11 @@ def changed_lockfiles(
 
 
 def tracked_files(repo: Path, rev: str | None) -> list[str]:
-    out = git(repo, "ls-tree", "-r", "--name-only", "-z", rev, "--").stdout if rev else git(
-        repo, "ls-files", "-z", "--"
-    ).stdout
+    out = (
+        git(repo, "ls-tree", "-r", "--name-only", "-z", rev, "--").stdout
+        if rev
+        else git(repo, "ls-files", "-z", "--").stdout
+    )
     return [p for p in out.split("\0") if p]
 
 
@@ -187,7 +219,8 @@ def checkout(repo: Path, rev: str) -> Iterator[Path]:
     if needed > free - SPARE_BYTES:
         raise GitError(
             f"checking out {rev[:12]} needs {needed / 2**30:.1f} GB, but the temporary folder has "
-            f"{free / 2**30:.1f} GB free", repo,
+            f"{free / 2**30:.1f} GB free",
+            repo,
         )
     scratch = Path(tempfile.mkdtemp(prefix="auditor-git-"))
     try:
@@ -243,10 +276,19 @@ class _Side:
     format: str | None
 
     @classmethod
-    def of(cls, repo: Path, tree: Path, rev: str | None, patterns: Sequence[str], format_name: str | None) -> _Side:
+    def of(
+        cls,
+        repo: Path,
+        tree: Path,
+        rev: str | None,
+        patterns: Sequence[str],
+        format_name: str | None,
+    ) -> _Side:
         files = frozenset(p for p in tracked_files(repo, rev) if not _CONTROL.search(p))
         locks = {}
-        for path in sorted(files):  # sorted: what is read, and said, comes in the same order every run
+        for path in sorted(
+            files
+        ):  # sorted: what is read, and said, comes in the same order every run
             name = lock_name(path)
             if patterns:
                 name = (name or LockName(PINNED_LIST)) if is_lockfile(path, patterns) else None
@@ -262,7 +304,11 @@ class _Side:
         """The repository path a link at `path` leads to, when it is a link inside the tree."""
         if not (self.tree / path).is_symlink() or _inside(self.tree, path) is None:
             return None
-        return Path(os.path.realpath(self.tree / path)).relative_to(os.path.realpath(self.tree)).as_posix()
+        return (
+            Path(os.path.realpath(self.tree / path))
+            .relative_to(os.path.realpath(self.tree))
+            .as_posix()
+        )
 
 
 class _Reader:
@@ -298,8 +344,10 @@ class _Reader:
         except LockfileError as exc:  # the file or one it includes
             if name.kind == DECLARED and file.name in _UNREAD_DECLARATIONS and side.format is None:
                 if not quiet:  # its torch lines are checked apart (`_unread_declarations`)
-                    self.notes.append(f"{path}: not read ({_label(side)}): {exc.message}"
-                                      + (f" (line {exc.line})" if exc.line else ""))
+                    self.notes.append(
+                        f"{path}: not read ({_label(side)}): {exc.message}"
+                        + (f" (line {exc.line})" if exc.line else "")
+                    )
                 return None
             if (name.fallback or name.by_content) and side.format is None:
                 if quiet:
@@ -312,7 +360,9 @@ class _Reader:
             where, top = Path(os.path.realpath(exc.path or file)), os.path.realpath(side.tree)
             if where.is_relative_to(top):
                 relative = where.relative_to(top).as_posix()
-                exc = LockfileError(exc.message, f"{side.rev[:12]}:{relative}" if side.rev else relative, exc.line)
+                exc = LockfileError(
+                    exc.message, f"{side.rev[:12]}:{relative}" if side.rev else relative, exc.line
+                )
             raise exc from exc.__cause__
 
 
@@ -327,7 +377,10 @@ def _detected(file: Path) -> str | None:
 def _by_content(side: _Side, path: str) -> LockName | None:
     """A file no rule names, made a lock by a format that claims its content. A list of names
     (`version.txt` holding `0.6.2`, a word list) is one only when it pins a version."""
-    if PurePosixPath(path).suffix not in LOCKISH_SUFFIXES or (file := _inside(side.tree, path)) is None:
+    if (
+        PurePosixPath(path).suffix not in LOCKISH_SUFFIXES
+        or (file := _inside(side.tree, path)) is None
+    ):
         return None
     found = _detected(file)
     if found is None or (kind_of(found) == PINNED_LIST and not _PINNED.search(read_text(file))):
@@ -336,7 +389,12 @@ def _by_content(side: _Side, path: str) -> LockName | None:
 
 
 def _candidates(
-    repo: Path, start: str, base: _Side, head: _Side, patterns: Sequence[str], notes: list[str],
+    repo: Path,
+    start: str,
+    base: _Side,
+    head: _Side,
+    patterns: Sequence[str],
+    notes: list[str],
     findings: list[EnvironmentFinding],
 ) -> dict[str, LockName]:
     """The locks to compare: changed ones (by name, folder or content); requirements files whose
@@ -379,7 +437,11 @@ def _changed_locks(
             chosen[path] = name
     if passed:
         more = f" and {len(passed) - _NAMED} more" if len(passed) > _NAMED else ""
-        notes.append("Changed, and not lockfiles by name or content (not read): " + ", ".join(passed[:_NAMED]) + more)
+        notes.append(
+            "Changed, and not lockfiles by name or content (not read): "
+            + ", ".join(passed[:_NAMED])
+            + more
+        )
     return chosen
 
 
@@ -390,7 +452,9 @@ def _compiled_output(path: str, head: _Side) -> str | None:
     return output if path.endswith(".in") and output in head.locks else None
 
 
-def _without_compiled_inputs(chosen: dict[str, LockName], head: _Side, notes: list[str]) -> dict[str, LockName]:
+def _without_compiled_inputs(
+    chosen: dict[str, LockName], head: _Side, notes: list[str]
+) -> dict[str, LockName]:
     kept = {}
     for path, name in chosen.items():
         output = _compiled_output(path, head)
@@ -402,35 +466,53 @@ def _without_compiled_inputs(chosen: dict[str, LockName], head: _Side, notes: li
 
 
 def _through_includes(
-    every: dict[str, LockName], chosen: dict[str, LockName], changed: set[str], base: _Side, head: _Side,
+    every: dict[str, LockName],
+    chosen: dict[str, LockName],
+    changed: set[str],
+    base: _Side,
+    head: _Side,
     notes: list[str],
 ) -> dict[str, LockName]:
     """The requirements files of either side that include (`-r`, `-c`) a file that changed."""
     found = {}
     for path, name in sorted(every.items()):
-        if path in chosen or name.kind != PINNED_LIST or not path.endswith((".txt", ".in", ".lock")):
+        if (
+            path in chosen
+            or name.kind != PINNED_LIST
+            or not path.endswith((".txt", ".in", ".lock"))
+        ):
             continue
         if _compiled_output(path, head) is not None:
             continue
         touched = (_closure(head.tree, path) | _closure(base.tree, path)) & changed - {path}
         if touched:
             found[path] = name
-            notes.append(f"{path}: read on both sides, as {', '.join(sorted(touched))} that it includes changed")
+            notes.append(
+                f"{path}: read on both sides, as {', '.join(sorted(touched))} that it includes changed"
+            )
     return found
 
 
 def _through_links(
-    every: dict[str, LockName], chosen: dict[str, LockName], changed: set[str], base: _Side, head: _Side,
+    every: dict[str, LockName],
+    chosen: dict[str, LockName],
+    changed: set[str],
+    base: _Side,
+    head: _Side,
     notes: list[str],
 ) -> dict[str, LockName]:
     """The locks that are links to a file that changed; the target itself is then read once,
     under the link's name (it leaves `chosen`)."""
     found = {}
     for path, name in sorted(every.items()):
-        targets = {t for side in (base, head) if (t := side.link_target(path)) is not None} & changed
+        targets = {
+            t for side in (base, head) if (t := side.link_target(path)) is not None
+        } & changed
         if path not in chosen and targets:
             found[path] = name
-            notes.append(f"{path}: read through its link to {', '.join(sorted(targets))}, which changed")
+            notes.append(
+                f"{path}: read through its link to {', '.join(sorted(targets))}, which changed"
+            )
             for target in targets:
                 chosen.pop(target, None)
     return found
@@ -443,7 +525,10 @@ def _pyprojects(changed: Sequence[str], head: _Side, notes: list[str]) -> dict[s
         if PurePosixPath(path).name not in DECLARATIONS:
             continue
         folder = _folder(path)
-        pinned_by = next((p for p in sorted(head.locks) if _folder(p) == folder and _PYPROJECT_LOCKS.match(p)), None)
+        pinned_by = next(
+            (p for p in sorted(head.locks) if _folder(p) == folder and _PYPROJECT_LOCKS.match(p)),
+            None,
+        )
         if pinned_by is not None:
             notes.append(f"{path}: not compared, {pinned_by} beside it pins its dependencies")
         else:
@@ -454,10 +539,14 @@ def _pyprojects(changed: Sequence[str], head: _Side, notes: list[str]) -> dict[s
 # files that declare dependencies where no reader here understands them: a Pipfile always, a
 # setup.py or setup.cfg whose requirements are computed (`open("requirements.txt")`, `file:`)
 _UNREAD_DECLARATIONS = ("Pipfile", "setup.py", "setup.cfg")
-_FAMILY_NAME = re.compile(r"(?<![\w.-])(" + "|".join(REVIEWED_FAMILY) + r"|pytorch)(?![\w-])", re.IGNORECASE)
+_FAMILY_NAME = re.compile(
+    r"(?<![\w.-])(" + "|".join(REVIEWED_FAMILY) + r"|pytorch)(?![\w-])", re.IGNORECASE
+)
 
 
-def _unread_declarations(changed: Sequence[str], base: _Side, head: _Side) -> list[EnvironmentFinding]:
+def _unread_declarations(
+    changed: Sequence[str], base: _Side, head: _Side
+) -> list[EnvironmentFinding]:
     """A changed Pipfile, or setup.py or setup.cfg that does not read, whose lines naming a
     torch-family package changed: what it asks for is not read, so the change is not checked (a
     medium finding)."""
@@ -477,8 +566,10 @@ def _unread_declarations(changed: Sequence[str], base: _Side, head: _Side) -> li
         if all(read):
             continue
         if sides[0] != sides[1]:
-            message = (f"{path}: lines naming a torch-family package changed, and auditor does not read "
-                       f"{PurePosixPath(path).name}: the change is not checked")
+            message = (
+                f"{path}: lines naming a torch-family package changed, and auditor does not read "
+                f"{PurePosixPath(path).name}: the change is not checked"
+            )
             findings.append(EnvironmentFinding("dependencies-not-read", "medium", message))
     return findings
 
@@ -527,10 +618,16 @@ def _best(
 
 
 _DEPENDENCY_TABLES = (
-    ("project", "dependencies"), ("project", "optional-dependencies"), ("dependency-groups",),
-    ("tool", "poetry", "dependencies"), ("tool", "poetry", "dev-dependencies"), ("tool", "poetry", "group"),
-    ("tool", "pdm", "dev-dependencies"), ("tool", "uv", "dev-dependencies"),
-    ("tool", "uv", "constraint-dependencies"), ("tool", "uv", "override-dependencies"),
+    ("project", "dependencies"),
+    ("project", "optional-dependencies"),
+    ("dependency-groups",),
+    ("tool", "poetry", "dependencies"),
+    ("tool", "poetry", "dev-dependencies"),
+    ("tool", "poetry", "group"),
+    ("tool", "pdm", "dev-dependencies"),
+    ("tool", "uv", "dev-dependencies"),
+    ("tool", "uv", "constraint-dependencies"),
+    ("tool", "uv", "override-dependencies"),
 )
 
 
@@ -552,7 +649,11 @@ def _dependency_tables(side: _Side, path: str) -> dict[str, object]:
 
 
 def _pairs(
-    chosen: dict[str, LockName], base: _Side, head: _Side, read: _Reader, notes: list[str],
+    chosen: dict[str, LockName],
+    base: _Side,
+    head: _Side,
+    read: _Reader,
+    notes: list[str],
     findings: list[EnvironmentFinding],
 ) -> list[LockPair]:
     """Each chosen lock with its other side. A lock new in head is compared with the best source
@@ -574,19 +675,31 @@ def _pairs(
             notes.append(f"{path}: a link out of the repository in {_label(base)}, not read there")
         missing = _family(new) - _family(old)
         if name.kind == DECLARED and not any(p.version for p in new.pins if p.name in missing):
-            missing = set()  # a declaration that asks for ranges moves no pin: not paired with a lock
-        if missing and (found := _best(base, head.layout.project_folder(path), missing, read, notes)):
+            missing = (
+                set()
+            )  # a declaration that asks for ranges moves no pin: not paired with a lock
+        if missing and (
+            found := _best(base, head.layout.project_folder(path), missing, read, notes)
+        ):
             old_path, old = found
         if old_path is not None and old_path != path:
-            notes.append(f"{path}: compared with {old_path} of {_label(base)}, the source of its pins there")
+            notes.append(
+                f"{path}: compared with {old_path} of {_label(base)}, the source of its pins there"
+            )
         if old is not None and old_path == path and name.kind == DECLARED and _same_pins(old, new):
             tables = _dependency_tables(base, path), _dependency_tables(head, path)
-            moved = sorted(k for k in tables[0].keys() | tables[1].keys() if tables[0].get(k) != tables[1].get(k))
+            moved = sorted(
+                k
+                for k in tables[0].keys() | tables[1].keys()
+                if tables[0].get(k) != tables[1].get(k)
+            )
             if not moved:
                 notes.append(f"{path}: changed, but not its dependencies")
                 continue
-            message = (f"{path}: {', '.join(moved)} changed, but none of the pins auditor reads from it did: "
-                       f"the change is not checked")
+            message = (
+                f"{path}: {', '.join(moved)} changed, but none of the pins auditor reads from it did: "
+                f"the change is not checked"
+            )
             findings.append(EnvironmentFinding("dependencies-not-read", "medium", message))
             notes.append(message)
             continue
@@ -609,8 +722,12 @@ def _scope_locks(head: _Side, pairs: Sequence[LockPair]) -> dict[str, frozenset[
         file = _inside(head.tree, path)
         with suppress(LockfileError):
             if file is not None:
-                format_name = head.format or (_detected(file) or name.fallback if name.fallback else None)
-                names[path] = frozenset(p.name for p in read_lock(file, format_name, root=head.tree).pins)
+                format_name = head.format or (
+                    _detected(file) or name.fallback if name.fallback else None
+                )
+                names[path] = frozenset(
+                    p.name for p in read_lock(file, format_name, root=head.tree).pins
+                )
     names |= {p.path: frozenset(pin.name for pin in p.new.pins) for p in pairs}
     return {path: named for path, named in sorted(names.items()) if named}
 
@@ -640,14 +757,24 @@ def read_range(
         chosen = _candidates(repo, start, old_side, new_side, patterns, notes, findings)
         pairs = _pairs(chosen, old_side, new_side, read, notes, findings)
         compared = ", ".join(p.path for p in pairs)
-        notes.insert(0, f"Lockfiles compared in {span}: {compared}" if pairs else f"No lockfile changed in {span}")
+        notes.insert(
+            0,
+            f"Lockfiles compared in {span}: {compared}"
+            if pairs
+            else f"No lockfile changed in {span}",
+        )
         notes.append(
             f"Lockfiles and project read as of commit {head_id[:12]} (a temporary checkout)"
-            if head_id is not None else "Lockfiles and project read from the working tree"
+            if head_id is not None
+            else "Lockfiles and project read from the working tree"
         )
         yield RangeReading(
-            tuple(pairs), head_tree, tuple(dict.fromkeys(notes)), tuple(findings),
-            _scope_locks(new_side, pairs), new_side.layout,
+            tuple(pairs),
+            head_tree,
+            tuple(dict.fromkeys(notes)),
+            tuple(findings),
+            _scope_locks(new_side, pairs),
+            new_side.layout,
         )
 
 

@@ -21,10 +21,16 @@ from auditor.lockfiles.requirements import REQUIREMENTS
 from auditor.lockfiles.uv import UV
 
 # folders that hold requirements files: `requirements/base.txt`, `reqs/prod.txt`, `deps/gpu.in`
-REQUIREMENT_FOLDERS = frozenset({"requirements", "requirement", "reqs", "req", "deps", "dependencies", "constraints"})
-_REQUIREMENT_NAMES = re.compile(r"^(deps|dependencies|pins)\.(txt|in)$|^requirements[^/]*\.lock$", re.IGNORECASE)
+REQUIREMENT_FOLDERS = frozenset(
+    {"requirements", "requirement", "reqs", "req", "deps", "dependencies", "constraints"}
+)
+_REQUIREMENT_NAMES = re.compile(
+    r"^(deps|dependencies|pins)\.(txt|in)$|^requirements[^/]*\.lock$", re.IGNORECASE
+)
 PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py")
-DECLARATIONS = PROJECT_MARKERS  # the files that declare a project's dependencies (format name = file name)
+DECLARATIONS = (
+    PROJECT_MARKERS  # the files that declare a project's dependencies (format name = file name)
+)
 CODE_SUFFIXES = (".py", ".ipynb")
 # suffixes of files that could be a lock under a name no rule knows: read to find out
 LOCKISH_SUFFIXES = (".txt", ".in", ".lock", ".toml", ".yml", ".yaml")
@@ -51,7 +57,9 @@ def lock_name(path: str) -> LockName | None:
     score, best = max((fmt.claims(Path(pure.name), ""), -n) for n, fmt in enumerate(FORMATS))
     if score >= 2:  # the surest claim, the earlier format on a tie (as detection decides)
         return LockName(kind_of(FORMATS[-best].name))
-    in_folder = pure.suffix in (".txt", ".in") and REQUIREMENT_FOLDERS & {p.lower() for p in pure.parts[:-1]}
+    in_folder = pure.suffix in (".txt", ".in") and REQUIREMENT_FOLDERS & {
+        p.lower() for p in pure.parts[:-1]
+    }
     if in_folder or _REQUIREMENT_NAMES.match(pure.name):
         return LockName(PINNED_LIST, REQUIREMENTS.name)
     return None
@@ -110,7 +118,10 @@ class Scopes:
 
     @classmethod
     def of(
-        cls, locks: Mapping[str, frozenset[str]], tree: Tree, given: Mapping[str, tuple[str, ...]] | None = None
+        cls,
+        locks: Mapping[str, frozenset[str]],
+        tree: Tree,
+        given: Mapping[str, tuple[str, ...]] | None = None,
     ) -> Scopes:
         given = given or {}
         folders = {lock: given.get(lock) or (tree.project_folder(lock),) for lock in sorted(locks)}

@@ -40,12 +40,18 @@ class Pin:
     groups: tuple[str, ...] = ()
     line: int | None = None
     specifier: str | None = None  # the range an unpinned input asks for
-    platform: str | None = None  # the conda platform (linux-64, osx-arm64) a per-platform lock pins for
-    build: str | None = None  # a conda build string (py3.10_cuda11.8_cudnn8.7.0_0): tells CUDA or CPU
+    platform: str | None = (
+        None  # the conda platform (linux-64, osx-arm64) a per-platform lock pins for
+    )
+    build: str | None = (
+        None  # a conda build string (py3.10_cuda11.8_cudnn8.7.0_0): tells CUDA or CPU
+    )
     # a path or `file:` requirement (`-e .`, `./libs/x`): its name only where the input states it
     # ("" otherwise), its version only where a file does (an archive's name, pip freeze's header)
     local: bool = False
-    wheels: tuple[str, ...] = ()  # the wheel file names the lock lists for this pin, where it lists them
+    wheels: tuple[
+        str, ...
+    ] = ()  # the wheel file names the lock lists for this pin, where it lists them
     requires: tuple[str, ...] = ()  # the names this pin depends on, where the lock says
 
     def __post_init__(self) -> None:  # a source URL's credentials never reach a report
@@ -77,9 +83,13 @@ class Transition:
     package: str
     old: Version | None
     new: Version | None
-    environment: str | None = None  # the marker (or conda platform) of the pin, as the lock writes it
+    environment: str | None = (
+        None  # the marker (or conda platform) of the pin, as the lock writes it
+    )
     unpinned: bool = False  # the side without a version still lists the package, with no pin
-    variant: str | None = None  # the installs it covers, briefly ("linux x86_64, extra rocm"); None: all
+    variant: str | None = (
+        None  # the installs it covers, briefly ("linux x86_64, extra rocm"); None: all
+    )
 
     @property
     def direction(self) -> Direction:
@@ -112,7 +122,18 @@ class EnvironmentFinding:
 
 
 # What a finding's matcher saw (Finding.shape) and what a transform rewrites (Transform.on).
-Shape = Literal["call", "method", "operator", "import", "attribute", "assign", "class", "decorator", "partial", "lookup"]
+Shape = Literal[
+    "call",
+    "method",
+    "operator",
+    "import",
+    "attribute",
+    "assign",
+    "class",
+    "decorator",
+    "partial",
+    "lookup",
+]
 
 
 # --- findings and results ----------------------------------------------------------------------
@@ -129,12 +150,18 @@ class Finding:
     confidence: Confidence
     message: str
     snippet: str
-    stages: tuple[str, ...] = ()  # earlier stages of the same move crossed together, merged into this one
-    shape: Shape | None = None  # what the matcher saw here (a call, a method call, `//`, ...): what `fix` rewrites
+    stages: tuple[
+        str, ...
+    ] = ()  # earlier stages of the same move crossed together, merged into this one
+    shape: Shape | None = (
+        None  # what the matcher saw here (a call, a method call, `//`, ...): what `fix` rewrites
+    )
     # the findings of other crossed changes at the same call site, folded into this one (`findings.one_per_site`)
     also: tuple[Finding, ...] = ()
     vendored: bool = False  # under a vendored folder (`third_party/`, ...): reported apart, not gating by default
-    fix_note: str | None = None  # what the composed fixes of this site trade, where one's rewrite meets another change
+    fix_note: str | None = (
+        None  # what the composed fixes of this site trade, where one's rewrite meets another change
+    )
 
     def each(self) -> tuple[Finding, ...]:
         """This finding and those folded into it, each of one change (what `fix` rewrites)."""
@@ -222,7 +249,11 @@ class FixCheck:
 
     def summary(self) -> str:
         """One line for reports: "keep-old verified on 1.12.1 / 1.13.0"."""
-        line = f"{self.mode} {self.status} on {' / '.join(self.versions)}" if self.versions else f"{self.mode} {self.status}"
+        line = (
+            f"{self.mode} {self.status} on {' / '.join(self.versions)}"
+            if self.versions
+            else f"{self.mode} {self.status}"
+        )
         return f"{line}: {self.reason}" if self.reason and self.status != "verified" else line
 
 
@@ -266,13 +297,21 @@ class AuditResult:
     probes: tuple[ProbeOutcome, ...] = ()
     skipped: tuple[Skipped, ...] = ()
     notes: tuple[str, ...] = ()  # what was done beyond reading the inputs (ranges resolved to pins)
-    good_news: tuple[GoodNews, ...] = ()  # crossed the harmless way: never a finding, never an exit code
-    horizon: tuple[tuple[str, Version], ...] = ()  # per package, the newest release the knowledge reviewed
-    gate: Gate = field(default_factory=Gate)  # what counts for the exit code (the command's options)
+    good_news: tuple[
+        GoodNews, ...
+    ] = ()  # crossed the harmless way: never a finding, never an exit code
+    horizon: tuple[
+        tuple[str, Version], ...
+    ] = ()  # per package, the newest release the knowledge reviewed
+    gate: Gate = field(
+        default_factory=Gate
+    )  # what counts for the exit code (the command's options)
     # what the audit crossed and did not check (generated changes, a package with nothing to compare
     # with), each also a note: a verdict is never a pass because of them
     unchecked: tuple[str, ...] = ()
-    dependencies: tuple[InDependency, ...] = ()  # calls in the locked dependencies the changes touch
+    dependencies: tuple[
+        InDependency, ...
+    ] = ()  # calls in the locked dependencies the changes touch
     dependencies_read: tuple[str, ...] = ()  # "name version" of each dependency scanned
 
     def change(self, change_id: str) -> SpecChange:
@@ -287,15 +326,20 @@ class AuditResult:
 
     def gates_dependency(self, found: InDependency) -> bool:
         """A call in a dependency counts where the project is seen to reach it."""
-        return bool(found.via) and self.gate.counts(found.finding, self.change(found.finding.change))
+        return bool(found.via) and self.gate.counts(
+            found.finding, self.change(found.finding.change)
+        )
 
     def fails(self) -> bool:
         """Whether the exit code fails: a gating finding, or an environment item at or above
         the gate's severity."""
         if self.gate.severity is None:
             return False
-        return (bool(self.gating()) or any(self.gates_dependency(d) for d in self.dependencies)
-                or any(rank(e.severity) >= rank(self.gate.severity) for e in self.environment))
+        return (
+            bool(self.gating())
+            or any(self.gates_dependency(d) for d in self.dependencies)
+            or any(rank(e.severity) >= rank(self.gate.severity) for e in self.environment)
+        )
 
     def verdict(self) -> Verdict:
         """`fail`: the exit code fails; `unchecked`: it does not, but something crossed was not

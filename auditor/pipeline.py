@@ -60,7 +60,9 @@ def check_project(project: Path) -> None:
     except FileNotFoundError as exc:
         raise ScanError("the project to scan does not exist", project) from exc
     except OSError as exc:
-        raise ScanError(f"the project to scan cannot be read: {exc.strerror or exc}", project) from exc
+        raise ScanError(
+            f"the project to scan cannot be read: {exc.strerror or exc}", project
+        ) from exc
 
 
 def audit(
@@ -97,10 +99,16 @@ def audit(
     options = replace(scan_options or ScanOptions(), note=scan_notes.append)
     findings, skipped = (
         scan_project(
-            project, scanned, settings, options, (e.id for e in kb.entries),
-            transition_ends((t.package, t.old, t.new, t.environment) for t in transitions), kb.presence,
+            project,
+            scanned,
+            settings,
+            options,
+            (e.id for e in kb.entries),
+            transition_ends((t.package, t.old, t.new, t.environment) for t in transitions),
+            kb.presence,
         )
-        if project is not None and scanned else ([], [])
+        if project is not None and scanned
+        else ([], [])
     )
     environment, removal_notes = _removals(environment, findings, imports)
     notes = (*notes, *removal_notes)
@@ -109,22 +117,36 @@ def audit(
     unread = syntax.not_read(skipped)
     if unread is not None:  # a medium finding and a note, as a move past the knowledge's horizon
         environment, notes = (*environment, unread), (*notes, unread.message)
-    deps = _dependencies(locks, transitions, changes, dependencies, project, settings, options) \
-        if dependencies is not None and dependencies.enabled and locks else None
+    deps = (
+        _dependencies(locks, transitions, changes, dependencies, project, settings, options)
+        if dependencies is not None and dependencies.enabled and locks
+        else None
+    )
     environment = (*environment, *(deps.environment if deps else ()))
-    unread_deps = _unread_dependencies(deps.unread if deps else ()) + _dependencies_off(locks, transitions, dependencies)
+    unread_deps = _unread_dependencies(deps.unread if deps else ()) + _dependencies_off(
+        locks, transitions, dependencies
+    )
     notes = (*notes, *unread_deps)
     unreviewed, horizon_notes = kb.beyond(transitions)
     unloaded_notes = kb.not_loaded(transitions)  # the generated changes crossed but not checked
-    reported, folded = fold_generated(merge_stages((f for f in findings if f.change in hazards), changes), changes)
-    reported = one_per_site((replace(f, vendored=settings.is_vendored(f.path)) for f in reported), changes)
+    reported, folded = fold_generated(
+        merge_stages((f for f in findings if f.change in hazards), changes), changes
+    )
+    reported = one_per_site(
+        (replace(f, vendored=settings.is_vendored(f.path)) for f in reported), changes
+    )
     return AuditResult(
         transitions=transitions,
         changes=changes,
         findings=reported,
         environment=environment + unreviewed,
         skipped=tuple(skipped),
-        notes=kb.notes + tuple(notes) + tuple(dict.fromkeys(scan_notes)) + horizon_notes + unloaded_notes + ((folded,) if folded else ()),
+        notes=kb.notes
+        + tuple(notes)
+        + tuple(dict.fromkeys(scan_notes))
+        + horizon_notes
+        + unloaded_notes
+        + ((folded,) if folded else ()),
         good_news=good_news(good, (f for f in findings if f.change not in hazards)),
         horizon=tuple(sorted(kb.horizon.items())),
         unchecked=(*added, *unloaded_notes, *unread_deps),
@@ -134,8 +156,13 @@ def audit(
 
 
 def _dependencies(
-    locks: Sequence[tuple[str, Lock]], transitions: tuple[Transition, ...], changes: Sequence[SpecChange],
-    dependencies: DependencySettings | None, project: Path | None, settings: ScanConfig, options: ScanOptions,
+    locks: Sequence[tuple[str, Lock]],
+    transitions: tuple[Transition, ...],
+    changes: Sequence[SpecChange],
+    dependencies: DependencySettings | None,
+    project: Path | None,
+    settings: ScanConfig,
+    options: ScanOptions,
 ) -> DependencyAudit:
     from auditor.dependencies.stage import (  # the index reader: only when asked
         NOTHING,
@@ -148,7 +175,9 @@ def _dependencies(
 
 
 def _dependencies_off(
-    locks: Sequence[tuple[str, Lock]], transitions: tuple[Transition, ...], dependencies: DependencySettings | None,
+    locks: Sequence[tuple[str, Lock]],
+    transitions: tuple[Transition, ...],
+    dependencies: DependencySettings | None,
 ) -> tuple[str, ...]:
     """The sentence for a bump of the torch family whose locked dependencies were not read because
     the options said so."""
@@ -156,8 +185,12 @@ def _dependencies_off(
         return ()
     if not any(t.package in REVIEWED_FAMILY and t.new is not None for t in transitions):
         return ()
-    return (("the locked dependencies were not read (--no-dependencies): what they require of torch and "
-            "how they call it are not checked"),)
+    return (
+        (
+            "the locked dependencies were not read (--no-dependencies): what they require of torch and "
+            "how they call it are not checked"
+        ),
+    )
 
 
 def _unread_dependencies(unread: Sequence[str]) -> tuple[str, ...]:
@@ -167,24 +200,34 @@ def _unread_dependencies(unread: Sequence[str]) -> tuple[str, ...]:
         return ()
     shown = "; ".join(unread[:5]) + (f"; and {len(unread) - 5} more" if len(unread) > 5 else "")
     one = len(unread) == 1
-    said = (f"{len(unread)} locked dependenc{'y' if one else 'ies'} not read, so what "
-            f"{'it requires of' if one else 'they require of'} torch and how "
-            f"{'it calls' if one else 'they call'} it are not checked: {shown}")
+    said = (
+        f"{len(unread)} locked dependenc{'y' if one else 'ies'} not read, so what "
+        f"{'it requires of' if one else 'they require of'} torch and how "
+        f"{'it calls' if one else 'they call'} it are not checked: {shown}"
+    )
     return (said,)
 
 
 def _prerelease_notes(transitions: Iterable[Transition]) -> tuple[str, ...]:
     """A pre-release or nightly end is audited as the release it leads to (`SpecChange.active`)."""
-    return tuple(dict.fromkeys(
-        f"{t.package} {v} is a pre-release: audited as the {final_release(v)} release it leads to"
-        for t in transitions for v in (t.old, t.new) if v is not None and v.is_prerelease
-    ))
+    return tuple(
+        dict.fromkeys(
+            f"{t.package} {v} is a pre-release: audited as the {final_release(v)} release it leads to"
+            for t in transitions
+            for v in (t.old, t.new)
+            if v is not None and v.is_prerelease
+        )
+    )
+
+
 def _added(transitions: tuple[Transition, ...]) -> list[str]:
     """A package (or a variant of it) the old lock did not install has nothing to compare with."""
     return [
-        f"{t.package} {t.new}" + (f" [{t.variant}]" if t.variant else "")
+        f"{t.package} {t.new}"
+        + (f" [{t.variant}]" if t.variant else "")
         + " is new in the new lock: there is no earlier version to compare, so no change was checked for it"
-        for t in transitions if t.direction == "added" and t.package in REVIEWED_FAMILY
+        for t in transitions
+        if t.direction == "added" and t.package in REVIEWED_FAMILY
     ]
 
 
@@ -194,23 +237,36 @@ def _import_probes(environment: tuple[EnvironmentFinding, ...]) -> tuple[SpecCha
     packages = sorted({e.package for e in environment if e.kind == "package-removed" and e.package})
     return tuple(
         SpecChange(
-            id=f"auditor-imports-{package}", package=package, introduced=Version("0"), kind="removed",
-            severity="high", silent=False, title=f"imports {package}", symbols=(package,),
-            matches=(Match(module=package),), docs=Docs("", "", "", "", ""), references=(), source="",
+            id=f"auditor-imports-{package}",
+            package=package,
+            introduced=Version("0"),
+            kind="removed",
+            severity="high",
+            silent=False,
+            title=f"imports {package}",
+            symbols=(package,),
+            matches=(Match(module=package),),
+            docs=Docs("", "", "", "", ""),
+            references=(),
+            source="",
         )
         for package in packages
     )
 
 
 def _removals(
-    environment: tuple[EnvironmentFinding, ...], findings: Sequence[Finding], imports: tuple[SpecChange, ...]
+    environment: tuple[EnvironmentFinding, ...],
+    findings: Sequence[Finding],
+    imports: tuple[SpecChange, ...],
 ) -> tuple[tuple[EnvironmentFinding, ...], list[str]]:
     """A package the new lock no longer installs stays a finding where the project imports it
     (named with the first import); where it does not, it becomes a note."""
     if not imports:
         return environment, []
     sites = {
-        c.package: sorted((f for f in findings if f.change == c.id), key=lambda f: (f.path, f.cell or 0, f.line))
+        c.package: sorted(
+            (f for f in findings if f.change == c.id), key=lambda f: (f.path, f.cell or 0, f.line)
+        )
         for c in imports
     }
     kept, notes = [], []
@@ -219,7 +275,11 @@ def _removals(
             kept.append(e)
         elif sites[e.package]:
             first = sites[e.package][0]
-            at = f"{first.path}:{first.line}" if first.cell is None else f"{first.path} cell {first.cell}, line {first.line}"
+            at = (
+                f"{first.path}:{first.line}"
+                if first.cell is None
+                else f"{first.path} cell {first.cell}, line {first.line}"
+            )
             kept.append(replace(e, message=f"{e.message}; the project imports it ({at})"))
         else:
             notes.append(f"{e.message}; the project does not import {e.package}")
@@ -232,8 +292,10 @@ def reviewed_transitions(transitions: Iterable[Transition], kb: KnowledgeBase) -
     left out)."""
     known = set(kb.packages())
     return [
-        t for t in transitions
-        if t.package in known or (t.package in REVIEWED_FAMILY and (moves(t) or t.direction == "added"))
+        t
+        for t in transitions
+        if t.package in known
+        or (t.package in REVIEWED_FAMILY and (moves(t) or t.direction == "added"))
     ]
 
 
@@ -258,10 +320,20 @@ def compare(
     diff = diff_locks(*locks, Selection(python, platform), kb.entries)
     transitions = reviewed_transitions(diff.packages, kb)
     unpinned, said = sides_without_pins(transitions, (old.name, locks[0]), (new.name, locks[1]))
-    notes = [f"{path.name}: {note}" for path, lock in zip((old, new), locks) for note in lock.notes] + said
+    notes = [
+        f"{path.name}: {note}" for path, lock in zip((old, new), locks) for note in lock.notes
+    ] + said
     return audit(
-        transitions, project, kb, python, diff.environment + unpinned, config=config, scan_options=scan_options,
-        notes=notes, locks=[(new.name, locks[1])], dependencies=dependencies,
+        transitions,
+        project,
+        kb,
+        python,
+        diff.environment + unpinned,
+        config=config,
+        scan_options=scan_options,
+        notes=notes,
+        locks=[(new.name, locks[1])],
+        dependencies=dependencies,
     )
 
 
@@ -273,7 +345,9 @@ def sides_without_pins(
     as for a move past the knowledge base's horizon, and a note. Each side is its source's name
     and lock (None: there was none)."""
     findings, notes = [], []
-    named = [{p.name for p in lock.pins} if lock is not None else set() for lock in (old[1], new[1])]
+    named = [
+        {p.name for p in lock.pins} if lock is not None else set() for lock in (old[1], new[1])
+    ]
     for t in transitions:
         if t.package not in REVIEWED_FAMILY or t.unpinned or (t.old is None) == (t.new is None):
             continue
@@ -282,18 +356,26 @@ def sides_without_pins(
         if t.new is None and t.package == "torch":
             continue  # the lock diff's package-removed finding says it, where the code imports torch
         if t.old is None:
-            before = f"{old[0]} pins no {t.package}" if old[0] else f"nothing pinned {t.package} for {new[0]}'s code before"
+            before = (
+                f"{old[0]} pins no {t.package}"
+                if old[0]
+                else f"nothing pinned {t.package} for {new[0]}'s code before"
+            )
             message = f"{t.package} {t.new} in {new[0]}: {before}, so the changes up to {t.new} are not checked"
         else:
-            message = (f"{t.package} {t.old} in {old[0]}: {new[0]} pins no {t.package}, so the version it moves to "
-                       f"is unknown")
+            message = (
+                f"{t.package} {t.old} in {old[0]}: {new[0]} pins no {t.package}, so the version it moves to "
+                f"is unknown"
+            )
         findings.append(EnvironmentFinding("no-pin", "medium", message, t.package))
         notes.append(message)
     return tuple(findings), notes
 
 
 def compare_range(
-    inputs: GitRange, request: AuditRequest, kb: KnowledgeBase,
+    inputs: GitRange,
+    request: AuditRequest,
+    kb: KnowledgeBase,
     probe: Callable[[AuditResult, Path | None], AuditResult] | None = None,
 ) -> tuple[AuditResult, tuple[str, ...]]:
     """`compare --git BASE..HEAD` and the Action: every lockfile changed from base to head (None:
@@ -311,22 +393,40 @@ def compare_range(
     except ValueError:
         raise UsageError(f"{project}: --git scans a folder of the repository {repo}") from None
     selection = Selection(env.python, env.platform)
-    with gitrange.read_range(repo, inputs.base, inputs.head, inputs.patterns, inputs.old_format, inputs.new_format,
-                             env.resolve) as reading:
+    with gitrange.read_range(
+        repo,
+        inputs.base,
+        inputs.head,
+        inputs.patterns,
+        inputs.old_format,
+        inputs.new_format,
+        env.resolve,
+    ) as reading:
         transitions: dict[Transition, None] = {}
         by_lock: dict[str, list[Transition]] = {}
         environment: dict[EnvironmentFinding, None] = dict.fromkeys(reading.environment)
         notes = list(reading.notes)
         for pair in reading.pairs:
             # each lock named as the repository names it, never by its temporary checkout
-            old = replace(pair.old, path=pair.old_path or pair.path) if pair.old else Lock(pair.path, pair.new.format, ())
+            old = (
+                replace(pair.old, path=pair.old_path or pair.path)
+                if pair.old
+                else Lock(pair.path, pair.new.format, ())
+            )
             diff = diff_locks(old, replace(pair.new, path=pair.path), selection, kb.entries)
             moving = reviewed_transitions(diff.packages, kb)
             transitions.update((t, None) for t in moving)
             by_lock.setdefault(pair.path, []).extend(moving)
-            unpinned, said = sides_without_pins(moving, (pair.old_path, pair.old), (pair.path, pair.new))
+            unpinned, said = sides_without_pins(
+                moving, (pair.old_path, pair.old), (pair.path, pair.new)
+            )
             environment.update((e, None) for e in (*diff.environment, *unpinned))
-            notes += [f"{pair.path}: {note}" for lock in (pair.old, pair.new) if lock for note in lock.notes] + said
+            notes += [
+                f"{pair.path}: {note}"
+                for lock in (pair.old, pair.new)
+                if lock
+                for note in lock.notes
+            ] + said
         # a package only declared by ranges on both sides moves no version: a PR's named bump tells more
         moved = {t.package for t in transitions if t.old is not None or t.new is not None}
         unscoped = []
@@ -340,18 +440,33 @@ def compare_range(
         if not scanned.exists():
             raise UsageError(f"{project}: not in commit {inputs.head}, the commit scanned")
         result = audit(
-            transitions, scanned, kb, env.python, environment, config, request.scan, tuple(dict.fromkeys(notes)),
+            transitions,
+            scanned,
+            kb,
+            env.python,
+            environment,
+            config,
+            request.scan,
+            tuple(dict.fromkeys(notes)),
             locks=[(pair.path, replace(pair.new, path=pair.path)) for pair in reading.pairs],
             dependencies=request.dependencies,
         )
         settings = load_config(config, scanned)
-        given = {_in_repo(inside, k): tuple(_in_repo(inside, f) for f in v) for k, v in settings.lock_scopes}
+        given = {
+            _in_repo(inside, k): tuple(_in_repo(inside, f) for f in v)
+            for k, v in settings.lock_scopes
+        }
         scopes = Scopes.of(reading.locks, reading.layout, given)
         result = scoped(result, scopes, by_lock, unscoped, inside)
         strays = [lock for lock in given if lock not in reading.locks]
-        result = replace(result, notes=result.notes + tuple(
-            f"{settings.source}: lock-scopes names {lock}, which is no lock of the commit scanned: it governs nothing"
-            for lock in strays))
+        result = replace(
+            result,
+            notes=result.notes
+            + tuple(
+                f"{settings.source}: lock-scopes names {lock}, which is no lock of the commit scanned: it governs nothing"
+                for lock in strays
+            ),
+        )
         if probe is not None:
             result = probe(result, scanned)
     return result, tuple(p.path for p in reading.pairs)
@@ -363,7 +478,10 @@ def _in_repo(inside: Path, path: str) -> str:
 
 
 def scoped(
-    result: AuditResult, scopes: Scopes, by_lock: dict[str, list[Transition]], unscoped: Sequence[Transition],
+    result: AuditResult,
+    scopes: Scopes,
+    by_lock: dict[str, list[Transition]],
+    unscoped: Sequence[Transition],
     inside: Path,
 ) -> AuditResult:
     """The result with each call site judged by the moves of the locks that govern its file
@@ -378,26 +496,44 @@ def scoped(
     for finding in result.findings:
         locks = scopes.governing(_in_repo(inside, finding.path), package.get(finding.change, ""))
         if locks not in crossed:
-            moving = [*unscoped, *(t for lock in (locks or tuple(by_lock)) for t in by_lock.get(lock, ()))]
-            crossed[locks] = {c.id for c in result.changes for t in moving if c.package == t.package and c.crossed_by(t)}
+            moving = [
+                *unscoped,
+                *(t for lock in (locks or tuple(by_lock)) for t in by_lock.get(lock, ())),
+            ]
+            crossed[locks] = {
+                c.id
+                for c in result.changes
+                for t in moving
+                if c.package == t.package and c.crossed_by(t)
+            }
         if finding.change in crossed[locks]:
             kept.append(finding)
             unowned += not locks
         else:
             passed[locks] += 1
-    notes = [f"{lock}: its moves judge the code in {scopes.describe(lock)}" for lock, moving in sorted(by_lock.items()) if moving]
+    notes = [
+        f"{lock}: its moves judge the code in {scopes.describe(lock)}"
+        for lock, moving in sorted(by_lock.items())
+        if moving
+    ]
     if unowned:
-        notes.append(f"{unowned} call site(s) in code that no lock governs, judged by the moves of every lock")
+        notes.append(
+            f"{unowned} call site(s) in code that no lock governs, judged by the moves of every lock"
+        )
     for locks, count in sorted(passed.items()):
-        notes.append(f"{count} call site(s) in code governed by {', '.join(locks)} not reported: "
-                     "no move of its lock crosses their change")
+        notes.append(
+            f"{count} call site(s) in code governed by {', '.join(locks)} not reported: "
+            "no move of its lock crosses their change"
+        )
     return replace(result, findings=tuple(kept), notes=result.notes + tuple(notes))
 
 
 def transition_between(package: str, from_version: str, to_version: str) -> Transition:
     """The transition the command line names with --package, --from and --to."""
     return Transition(
-        package_name(package), parse_version(from_version, "--from"), parse_version(to_version, "--to")
+        package_name(package),
+        parse_version(from_version, "--from"),
+        parse_version(to_version, "--to"),
     )
 
 
@@ -406,7 +542,10 @@ def _unknown_ignores(settings: ScanConfig, kb: KnowledgeBase) -> list[str]:
     known = {e.id for e in kb.entries}
     named = set(settings.ignore).union(*(ids for _, ids in settings.per_path_ignores)) - {"*"}
     where = settings.source or "[tool.auditor]"
-    return [f"{where}: ignore names no knowledge entry {name!r}; it ignores nothing" for name in sorted(named - known)]
+    return [
+        f"{where}: ignore names no knowledge entry {name!r}; it ignores nothing"
+        for name in sorted(named - known)
+    ]
 
 
 def known_package(kb: KnowledgeBase, package: str) -> str:
@@ -415,12 +554,16 @@ def known_package(kb: KnowledgeBase, package: str) -> str:
     name = package_name(package)
     harvested = sorted({g.package for g in kb.unloaded} - set(kb.packages()))
     if name not in kb.packages() and name not in harvested:
-        known = ", ".join(kb.packages()) + "".join(f"; {p} from its harvest only" for p in harvested)
+        known = ", ".join(kb.packages()) + "".join(
+            f"; {p} from its harvest only" for p in harvested
+        )
         raise UsageError(f"the knowledge base knows no package {name!r} (it knows {known})")
     return name
 
 
-def given_transition(kb: KnowledgeBase, package: str, from_version: str, to_version: str) -> Transition:
+def given_transition(
+    kb: KnowledgeBase, package: str, from_version: str, to_version: str
+) -> Transition:
     """`transition_between`, for a package the knowledge base knows."""
     return transition_between(known_package(kb, package), from_version, to_version)
 
@@ -439,13 +582,18 @@ def scan(
     return audit([transition], project, kb, python, config=config, scan_options=scan_options)
 
 
-def scan_changes(kb: KnowledgeBase, package: str, from_version: str, to_version: str) -> tuple[SpecChange, ...]:
+def scan_changes(
+    kb: KnowledgeBase, package: str, from_version: str, to_version: str
+) -> tuple[SpecChange, ...]:
     """The entries of `package` that the transition from_version -> to_version crosses."""
     return kb.crossed([transition_between(package, from_version, to_version)])
 
 
 def with_probes(
-    result: AuditResult, settings: ProbeSettings, reporter: Reporter | None = None, project: Path | None = None,
+    result: AuditResult,
+    settings: ProbeSettings,
+    reporter: Reporter | None = None,
+    project: Path | None = None,
 ) -> AuditResult:
     """`--probe`: the result with the crossed entries' probes run on both sides of each transition.
 
@@ -458,22 +606,29 @@ def with_probes(
     from auditor.progress import NoteKeeper
 
     base = None if project is None else (project if project.is_dir() else project.parent)
-    sites, unprobed = find_sites(result.findings, result.changes, base) if base is not None else ([], [])
+    sites, unprobed = (
+        find_sites(result.findings, result.changes, base) if base is not None else ([], [])
+    )
     # A lock's `1.12.1+cu116` is probed on the 1.12.1 release, CPU build preferred: the spec
     # changes are the release's, and CUDA builds neither run here nor install cheaply.
     releases = [
-        replace(t, old=t.old and release(t.old), new=t.new and release(t.new)) for t in result.transitions
+        replace(t, old=t.old and release(t.old), new=t.new and release(t.new))
+        for t in result.transitions
     ]
     keeper = NoteKeeper(reporter or SILENT)
     outcomes, runs = probe_with_sites(releases, result.changes, sites, settings, keeper)
     probed = {c.package for c in result.changes if c.probe is not None}
     notes = tuple(
         f"{t.package} {version} probed on the {release(version)} release"
-        for t in result.transitions if t.package in probed
-        for version in (t.old, t.new) if version is not None and version.local
+        for t in result.transitions
+        if t.package in probed
+        for version in (t.old, t.new)
+        if version is not None and version.local
     )
     return replace(
-        result, probes=result.probes + outcomes, findings=annotate(result.findings, sites, runs),
+        result,
+        probes=result.probes + outcomes,
+        findings=annotate(result.findings, sites, runs),
         notes=result.notes + tuple(dict.fromkeys(notes)) + tuple(unprobed) + tuple(keeper.notes),
     )
 
@@ -489,7 +644,10 @@ def probe(
     """`auditor probe`: the transition's crossed entries and their probe outcomes, no scan."""
     transition = given_transition(kb, package, from_version, to_version)
     result = AuditResult(
-        transitions=(transition,), changes=kb.crossed([transition]), findings=(), notes=kb.notes + kb.beyond([transition])[1]
+        transitions=(transition,),
+        changes=kb.crossed([transition]),
+        findings=(),
+        notes=kb.notes + kb.beyond([transition])[1],
     )
     return with_probes(result, settings, reporter)
 
@@ -502,10 +660,14 @@ class Audited:
     fixes: FixResult | None = None  # the rewrite of every call site (request.fixes.rewrite)
     suggested: Mapping[str, Suggestion] = field(default_factory=dict)  # per change, its own rewrite
     lockfiles: tuple[str, ...] = ()  # compare --git: the lockfiles compared
-    warnings: tuple[str, ...] = ()  # what did not run and is no part of the report (a tolerant probe)
+    warnings: tuple[
+        str, ...
+    ] = ()  # what did not run and is no part of the report (a tolerant probe)
 
 
-def prober(probing: Probing, warnings: list[str]) -> Callable[[AuditResult, Path | None], AuditResult]:
+def prober(
+    probing: Probing, warnings: list[str]
+) -> Callable[[AuditResult, Path | None], AuditResult]:
     """The probe stage for a result and the tree it was scanned in: the one wiring of `--probe`,
     on every command and in the GitHub Action. A tolerant probing (the Action's) runs only when
     changes are crossed, and a probe that cannot run adds to `warnings` instead of failing."""
@@ -536,15 +698,32 @@ def run(request: AuditRequest, kb: KnowledgeBase) -> Audited:
     else:
         if isinstance(inputs, LockPair):
             result = compare(
-                inputs.old, inputs.new, project, kb, inputs.old_format, inputs.new_format, env.python,
-                config=request.config, platform=env.platform, resolve=env.resolve, scan_options=request.scan,
+                inputs.old,
+                inputs.new,
+                project,
+                kb,
+                inputs.old_format,
+                inputs.new_format,
+                env.python,
+                config=request.config,
+                platform=env.platform,
+                resolve=env.resolve,
+                scan_options=request.scan,
                 dependencies=request.dependencies,
             )
         elif project is None:
             raise UsageError("a transition given by its versions needs a project to scan")
         else:
-            result = scan(project, inputs.old, inputs.new, kb, inputs.package, env.python, config=request.config,
-                          scan_options=request.scan)
+            result = scan(
+                project,
+                inputs.old,
+                inputs.new,
+                kb,
+                inputs.package,
+                env.python,
+                config=request.config,
+                scan_options=request.scan,
+            )
         if probe is not None:
             result = probe(result, project)
     result = replace(result, gate=request.gate)
@@ -554,9 +733,21 @@ def run(request: AuditRequest, kb: KnowledgeBase) -> Audited:
     from auditor.fix.apply import fix_project
     from auditor.suggestion import fix_command
 
-    fixes = fix_project(result, wanted.root, wanted.mode, wanted.min_confidence) if wanted.rewrite else None
-    suggested = suggestions(result, wanted.root, wanted.mode, command=fix_command(
-        result, wanted.shown, wanted.mode, wanted.locks)) if wanted.suggest else {}
+    fixes = (
+        fix_project(result, wanted.root, wanted.mode, wanted.min_confidence)
+        if wanted.rewrite
+        else None
+    )
+    suggested = (
+        suggestions(
+            result,
+            wanted.root,
+            wanted.mode,
+            command=fix_command(result, wanted.shown, wanted.mode, wanted.locks),
+        )
+        if wanted.suggest
+        else {}
+    )
     return Audited(result, fixes, suggested, lockfiles, tuple(warnings))
 
 
@@ -570,7 +761,9 @@ class Fixed:
 
     def left(self) -> AuditResult:
         """The audit of what the rewrite leaves alone: what the exit code counts."""
-        return replace(self.audited, findings=tuple(x.finding for x in self.fixed.left_alone), environment=())
+        return replace(
+            self.audited, findings=tuple(x.finding for x in self.fixed.left_alone), environment=()
+        )
 
 
 def fix(request: FixRequest, kb: KnowledgeBase) -> Fixed:
@@ -595,10 +788,19 @@ def fix(request: FixRequest, kb: KnowledgeBase) -> Fixed:
         dirty = uncommitted(root)
         if dirty and not request.force:
             shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
-            raise UsageError(f"uncommitted changes in the project ({shown}): commit or stash them, or give --force", root)
+            raise UsageError(
+                f"uncommitted changes in the project ({shown}): commit or stash them, or give --force",
+                root,
+            )
         written = write(fixed, root)
         if dirty is None and fixed.changed:
-            fixed = replace(fixed, notes=(*fixed.notes, f"{root} is not in a git work tree: nothing was checked before writing"))
+            fixed = replace(
+                fixed,
+                notes=(
+                    *fixed.notes,
+                    f"{root} is not in a git work tree: nothing was checked before writing",
+                ),
+            )
     return Fixed(result, fixed, written)
 
 
@@ -623,7 +825,11 @@ def suggestions(
         if not fixed.applied:
             continue
         found[change] = Suggestion(
-            change, mode, unified_diff(fixed), len(fixed.applied), len(fixed.left_alone),
+            change,
+            mode,
+            unified_diff(fixed),
+            len(fixed.applied),
+            len(fixed.left_alone),
             command or fix_command(result, str(root), mode),
         )
     return found

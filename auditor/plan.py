@@ -26,11 +26,15 @@ class Row:
 
     release: Version
     crossed: int  # spec changes crossed
-    sites: tuple[tuple[Consequence, int], ...]  # confident call sites outside vendored code, per consequence
+    sites: tuple[
+        tuple[Consequence, int], ...
+    ]  # confident call sites outside vendored code, per consequence
     gating: int  # call sites that would fail the exit code (default options)
     fixable: int  # call sites `auditor fix --keep-old --min-confidence medium` rewrites
     low: int  # low-confidence call sites
-    environment: tuple[SpecChange, ...]  # environment changes this release brings (since the row before)
+    environment: tuple[
+        SpecChange, ...
+    ]  # environment changes this release brings (since the row before)
 
     def count(self, consequence: Consequence) -> int:
         return dict(self.sites).get(consequence, 0)
@@ -47,7 +51,11 @@ class Plan:
 
 def current_version(lock: Path, package: str) -> Version:
     """The version `lock` pins `package` to: one, or an error naming the lock."""
-    pinned = {p.version for p in read_lock(lock).pins if pipeline.package_name(p.name) == package and p.version}
+    pinned = {
+        p.version
+        for p in read_lock(lock).pins
+        if pipeline.package_name(p.name) == package and p.version
+    }
     if not pinned:
         raise UsageError(f"pins no version of {package}: give --from", lock)
     if len(pinned) > 1:
@@ -63,7 +71,9 @@ def later_releases(kb: KnowledgeBase, package: str, current: Version) -> tuple[V
     known = {e.introduced for e in kb.entries if e.package == package}
     known |= {g.introduced for g in kb.unloaded if g.package == package}
     known |= {horizon} if horizon is not None else set()
-    return tuple(sorted(v for v in known if v > release(current) and (horizon is None or v <= horizon)))
+    return tuple(
+        sorted(v for v in known if v > release(current) and (horizon is None or v <= horizon))
+    )
 
 
 def plan(request: PlanRequest, kb: KnowledgeBase) -> Plan:
@@ -73,29 +83,49 @@ def plan(request: PlanRequest, kb: KnowledgeBase) -> Plan:
 
     package = pipeline.known_package(kb, request.package)
     pipeline.check_project(request.project)
-    current = (current_version(request.lock, package) if request.lock is not None
-               else parse_version(request.from_version or "", "--from"))
+    current = (
+        current_version(request.lock, package)
+        if request.lock is not None
+        else parse_version(request.from_version or "", "--from")
+    )
     rows: list[Row] = []
     notes: tuple[str, ...] = ()
     previous = release(current)
     fixes = Fixes(request.project, "keep-old", "medium", rewrite=True)
     for target in later_releases(kb, package, current):
-        done = pipeline.run(AuditRequest(VersionPair(package, str(current), str(target)), request.project,
-                                         request.environment, request.config, request.scan, None, Gate(),
-                                         fixes=fixes), kb)
+        done = pipeline.run(
+            AuditRequest(
+                VersionPair(package, str(current), str(target)),
+                request.project,
+                request.environment,
+                request.config,
+                request.scan,
+                None,
+                Gate(),
+                fixes=fixes,
+            ),
+            kb,
+        )
         result = done.result
         counted = [f for f in result.findings if section(result, f) in ("confident", "warnings")]
         tiers = Counter(result.change(f.change).consequence for f in counted)
-        rows.append(Row(
-            release=target,
-            crossed=len(result.changes),
-            sites=tuple((c, tiers[c]) for c in CONSEQUENCES if tiers[c]),
-            gating=call_sites(result.gating()),
-            fixable=call_sites(a.finding for a in done.fixes.applied) if done.fixes is not None else 0,
-            low=call_sites(f for f in result.findings if section(result, f) == "low"),
-            environment=tuple(c for c in result.changes
-                              if c.consequence == "environment" and previous < c.introduced <= target),
-        ))
+        rows.append(
+            Row(
+                release=target,
+                crossed=len(result.changes),
+                sites=tuple((c, tiers[c]) for c in CONSEQUENCES if tiers[c]),
+                gating=call_sites(result.gating()),
+                fixable=call_sites(a.finding for a in done.fixes.applied)
+                if done.fixes is not None
+                else 0,
+                low=call_sites(f for f in result.findings if section(result, f) == "low"),
+                environment=tuple(
+                    c
+                    for c in result.changes
+                    if c.consequence == "environment" and previous < c.introduced <= target
+                ),
+            )
+        )
         notes = result.notes
         previous = target
     return Plan(package, current, kb.horizon.get(package), tuple(rows), tuple(dict.fromkeys(notes)))

@@ -114,8 +114,11 @@ class RichReporter:
         from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
         progress = Progress(
-            SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-            console=self.console, transient=False,
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            console=self.console,
+            transient=False,
         )
         with progress:
             task = progress.add_task(description, total=1)
@@ -176,8 +179,13 @@ class RichProgressBar:
         )
 
         self._bar = Progress(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            console=self.console or stderr_console(), transient=True, auto_refresh=False,
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=self.console or stderr_console(),
+            transient=True,
+            auto_refresh=False,
         )
         self._bar.start()
         self._task = self._bar.add_task(self._description, total=self._total, completed=self._done)

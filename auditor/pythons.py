@@ -36,7 +36,11 @@ def query(path: str) -> Interpreter | None:
     try:
         done = subprocess.run(
             [path, "-I", "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
-            capture_output=True, text=True, timeout=30, check=False, stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+            stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None

@@ -39,7 +39,9 @@ class GitRange:
     patterns: tuple[str, ...] = ()
     old_format: str | None = None
     new_format: str | None = None
-    fallback: tuple[tuple[Transition, str | None], ...] = ()  # moves named elsewhere (a bump PR), each with a note
+    fallback: tuple[
+        tuple[Transition, str | None], ...
+    ] = ()  # moves named elsewhere (a bump PR), each with a note
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,9 @@ class Probing:
 
     settings: ProbeSettings
     reporter: Reporter
-    tolerant: bool = False  # the Action: run only when changes are crossed; a probe that cannot run is a warning
+    tolerant: bool = (
+        False  # the Action: run only when changes are crossed; a probe that cannot run is a warning
+    )
 
 
 @dataclass(frozen=True)
@@ -97,7 +101,9 @@ class AuditRequest:
     scan: ScanOptions
     probe: Probing | None
     gate: Gate
-    dependencies: DependencySettings | None = None  # how the new locks' dependencies are read (None: not read)
+    dependencies: DependencySettings | None = (
+        None  # how the new locks' dependencies are read (None: not read)
+    )
     fixes: Fixes | None = None  # the rewrites the report carries (None: none)
 
 

@@ -41,8 +41,13 @@ def actions_links(project: Path | None) -> Links | None:
     return Links(repository, sha, server, repository_prefix(project))
 
 
-def knowledge(cache_dir: Path | None = None, no_cache: bool = False, harvested: bool = False,
-              harvest: bool = False, index_url: str | None = None) -> KnowledgeBase:
+def knowledge(
+    cache_dir: Path | None = None,
+    no_cache: bool = False,
+    harvested: bool = False,
+    harvest: bool = False,
+    index_url: str | None = None,
+) -> KnowledgeBase:
     """The knowledge base, kept parsed and checked under `<cache dir>/knowledge` between runs; with
     `harvested`, also the changes generated from the shipped harvest (`--harvested`); with
     `harvest`, set to harvest the releases past the shipped harvest from `index_url` (`--harvest`),
@@ -98,27 +103,47 @@ class Provisioning:
     installer: str = "auto"
     timeout: float = 900
     probe_timeout: float = 120
-    memory_limit: float | None = None  # MiB, for CPU and CUDA builds alike (0: no limit; None: the defaults)
+    memory_limit: float | None = (
+        None  # MiB, for CPU and CUDA builds alike (0: no limit; None: the defaults)
+    )
 
 
-def probe_settings(given: Provisioning = Provisioning(), cache_dir: Path | None = None,
-                   no_cache: bool = False) -> ProbeSettings:
+def probe_settings(
+    given: Provisioning = Provisioning(), cache_dir: Path | None = None, no_cache: bool = False
+) -> ProbeSettings:
     """The probe options as settings: pip's configuration under the options, PyTorch's CPU index
     unless `torch_index` says otherwise."""
     from auditor.fix.probes import rewrites
     from auditor.probe import ProbeSettings, Sources
 
     sources = Sources(use_pip_config=not given.no_pip_config).with_options(
-        index_url=given.index_url, extra_index_urls=given.extra_index_url, find_links=given.find_links,
+        index_url=given.index_url,
+        extra_index_urls=given.extra_index_url,
+        find_links=given.find_links,
         offline=given.offline,
     )
     if given.torch_index is not None:
         sources = replace(sources, torch_index=given.torch_index or None)
-    limits = {} if given.memory_limit is None else dict.fromkeys(
-        ("memory_limit", "cuda_memory_limit"), int(given.memory_limit * (1 << 20)) if given.memory_limit else None)
+    limits = (
+        {}
+        if given.memory_limit is None
+        else dict.fromkeys(
+            ("memory_limit", "cuda_memory_limit"),
+            int(given.memory_limit * (1 << 20)) if given.memory_limit else None,
+        )
+    )
     return ProbeSettings(
-        cache_dir=cache_dir, use_cache=not no_cache, sources=sources,
-        python_old=given.python_old, python_new=given.python_new, env_old=given.env_old, env_new=given.env_new,
-        timeout=given.timeout, probe_timeout=given.probe_timeout,
-        installer=given.installer, allow_cuda=given.allow_cuda, rewrites=rewrites, **limits,
+        cache_dir=cache_dir,
+        use_cache=not no_cache,
+        sources=sources,
+        python_old=given.python_old,
+        python_new=given.python_new,
+        env_old=given.env_old,
+        env_new=given.env_new,
+        timeout=given.timeout,
+        probe_timeout=given.probe_timeout,
+        installer=given.installer,
+        allow_cuda=given.allow_cuda,
+        rewrites=rewrites,
+        **limits,
     )

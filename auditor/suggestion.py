@@ -24,7 +24,11 @@ class Suggestion:
 
 
 def fix_command(
-    result: AuditResult, project: str, mode: FixMode, locks: tuple[str, str] | None = None, action: str = "--write",
+    result: AuditResult,
+    project: str,
+    mode: FixMode,
+    locks: tuple[str, str] | None = None,
+    action: str = "--write",
 ) -> str:
     """The command that makes this rewrite (`action="--diff"`: that shows it): with the locks
     when the report compared two, else the transition's versions (`--from/--to`, one package)."""

@@ -64,13 +64,17 @@ def check(text: str, path: Path | str, error: type[AuditorError] = AuditorError)
         parts = len(_PARTS.findall(key))
         if parts > MAX_KEY_PARTS:
             line = text.count("\n", 0, token.start()) + 1
-            raise error(f"TOML key with more than {MAX_KEY_PARTS} dotted parts: not a real file", path, line)
+            raise error(
+                f"TOML key with more than {MAX_KEY_PARTS} dotted parts: not a real file", path, line
+            )
         if token.group("header") is not None:
             header = parts
         work += parts * (parts + header)
         if work > MAX_KEY_WORK:
             line = text.count("\n", 0, token.start()) + 1
-            raise error("too many dotted TOML key parts to parse safely: not a real file", path, line)
+            raise error(
+                "too many dotted TOML key parts to parse safely: not a real file", path, line
+            )
 
 
 def loads(text: str, path: Path | str, error: type[AuditorError] = AuditorError) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import signal
 
-from auditor.cli import audit, github, kb, lock, probe
+from auditor.cli import audit, fix, github, kb, kbfolder, lock, probe
 from auditor.cli.common import RUN, app, handles_errors
 from auditor.cli.provision import PROBE_OPTIONS
 from auditor.errors import ExitCode
@@ -14,7 +14,7 @@ from auditor.progress import wants_color
 from auditor.settings import knowledge
 
 __all__ = ["PROBE_OPTIONS", "app", "handles_errors", "knowledge", "main"]
-_COMMANDS = (audit, lock, kb, github, probe)  # registered on import, in this order
+_COMMANDS = (audit, fix, lock, kb, kbfolder, github, probe)  # registered on import, in this order
 
 
 def _terminated(signum: int, frame: object) -> None:

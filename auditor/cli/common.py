@@ -41,8 +41,13 @@ def _flags_without_type(params: list[Any]) -> list[Any]:
     return params
 
 
-app = typer.Typer(cls=Group, help="Audit a PyTorch dependency bump against your code.", no_args_is_help=True,
-                  pretty_exceptions_enable=False, add_completion=False)
+app = typer.Typer(
+    cls=Group,
+    help="Audit a PyTorch dependency bump against your code.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
 lock_app = typer.Typer(cls=Group, help="Read and compare lock files.", no_args_is_help=True)
 kb_app = typer.Typer(cls=Group, help="The knowledge base of spec changes.", no_args_is_help=True)
 app.add_typer(lock_app, name="lock")
@@ -78,8 +83,12 @@ class FailOn(str, Enum):
 
 FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
 ReportFormatOption = Annotated[ReportFormat, typer.Option("--format", "-f", help="Output format.")]
-OutputOption = Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to this file.")]
-FailOnOption = Annotated[FailOn, typer.Option(help="Exit 1 when a finding is at or above this severity.")]
+OutputOption = Annotated[
+    Path | None, typer.Option("--output", "-o", help="Write the report to this file.")
+]
+FailOnOption = Annotated[
+    FailOn, typer.Option(help="Exit 1 when a finding is at or above this severity.")
+]
 
 
 class Confidence(str, Enum):
@@ -90,10 +99,17 @@ class Confidence(str, Enum):
 
 ConfidenceHelp = "Only findings at or above this confidence count for --fail-on (low-confidence ones do not by default)."
 FailOnConfidenceOption = Annotated[Confidence, typer.Option(help=ConfidenceHelp)]
-WarningsHelp = "Also count findings whose only consequence is a new warning (listed apart otherwise)."
+WarningsHelp = (
+    "Also count findings whose only consequence is a new warning (listed apart otherwise)."
+)
 FailOnWarningsFlag = Annotated[bool, typer.Option("--fail-on-warnings", help=WarningsHelp)]
-FailOnVendoredFlag = Annotated[bool, typer.Option(
-    "--fail-on-vendored", help="Also count findings in vendored folders (third_party/, vendor/, ...; `vendored` in the settings).")]
+FailOnVendoredFlag = Annotated[
+    bool,
+    typer.Option(
+        "--fail-on-vendored",
+        help="Also count findings in vendored folders (third_party/, vendor/, ...; `vendored` in the settings).",
+    ),
+]
 
 
 def python_version(value: str | None) -> str | None:
@@ -104,48 +120,83 @@ def python_version(value: str | None) -> str | None:
 
 
 PythonOption = Annotated[
-    str | None, typer.Option("--python-version", callback=python_version,
-                             help="The project's Python, for changes that hold on some Pythons only.")
+    str | None,
+    typer.Option(
+        "--python-version",
+        callback=python_version,
+        help="The project's Python, for changes that hold on some Pythons only.",
+    ),
 ]
 
 
 PlatformOption = Annotated[
     str | None,
-    typer.Option(help="Only this platform's pins of locks that pin several (linux, darwin, win32, linux-64, osx-arm64, ...)."),
+    typer.Option(
+        help="Only this platform's pins of locks that pin several (linux, darwin, win32, linux-64, osx-arm64, ...)."
+    ),
 ]
 ResolveFlag = Annotated[
-    bool, typer.Option("--resolve", help="Resolve unpinned inputs (requirements.in, ranges) to pins with pip-compile."),
+    bool,
+    typer.Option(
+        "--resolve",
+        help="Resolve unpinned inputs (requirements.in, ranges) to pins with pip-compile.",
+    ),
 ]
 LockFormatHelp = "Lock formats: " + ", ".join(format_names())
 
 
 ConfigOption = Annotated[
     Path | None,
-    typer.Option("--config", help="Scan settings (default: \\[tool.auditor] in the project's pyproject.toml)."),
+    typer.Option(
+        "--config",
+        help="Scan settings (default: \\[tool.auditor] in the project's pyproject.toml).",
+    ),
 ]
 
 
-ProbeFlag = Annotated[bool, typer.Option("--probe", help="Run each crossed change's probe on both versions.")]
-HarvestedHelp = ("Also report the changes generated from the shipped harvest (the package's own released "
-                 "source, not probe-verified), at low confidence.")
+ProbeFlag = Annotated[
+    bool, typer.Option("--probe", help="Run each crossed change's probe on both versions.")
+]
+HarvestedHelp = (
+    "Also report the changes generated from the shipped harvest (the package's own released "
+    "source, not probe-verified), at low confidence."
+)
 HarvestedFlag = Annotated[bool, typer.Option("--harvested", help=HarvestedHelp)]
-HarvestHelp = ("Harvest the releases a transition reaches past the shipped harvest from their wheels (read, never "
-               "installed) and report their candidates as generated changes, at low confidence.")
+HarvestHelp = (
+    "Harvest the releases a transition reaches past the shipped harvest from their wheels (read, never "
+    "installed) and report their candidates as generated changes, at low confidence."
+)
 HarvestFlag = Annotated[bool, typer.Option("--harvest", help=HarvestHelp)]
 IndexUrlHelp = "The simple index --harvest reads wheels from (default: PyPI's)."
-IndexUrlOption = Annotated[str | None, typer.Option("--index-url", envvar="AUDITOR_INDEX_URL", help=IndexUrlHelp)]
+IndexUrlOption = Annotated[
+    str | None, typer.Option("--index-url", envvar="AUDITOR_INDEX_URL", help=IndexUrlHelp)
+]
 CacheDirOption = Annotated[
     Path | None,
-    typer.Option(help="Where scan results, probe environments and probe results are kept (default: the user cache)."),
+    typer.Option(
+        help="Where scan results, probe environments and probe results are kept (default: the user cache)."
+    ),
 ]
 NoCacheOption = Annotated[
-    bool, typer.Option("--no-cache", help="Scan every file again and probe in temporary environments; store nothing."),
+    bool,
+    typer.Option(
+        "--no-cache",
+        help="Scan every file again and probe in temporary environments; store nothing.",
+    ),
 ]
 ProbeCacheDirOption = Annotated[
-    Path | None, typer.Option("--cache-dir", help="Where probe environments and probe results are kept (default: the user cache)."),
+    Path | None,
+    typer.Option(
+        "--cache-dir",
+        help="Where probe environments and probe results are kept (default: the user cache).",
+    ),
 ]
 ProbeNoCacheOption = Annotated[
-    bool, typer.Option("--no-cache", help="Build the environments in a temporary folder and run every probe again; store nothing."),
+    bool,
+    typer.Option(
+        "--no-cache",
+        help="Build the environments in a temporary folder and run every probe again; store nothing.",
+    ),
 ]
 
 
@@ -193,9 +244,13 @@ def _quiet_stdout() -> None:
     os.close(devnull)
 
 
-def gate(fail_on: FailOn, confidence: Confidence, warnings: bool = False, vendored: bool = False) -> Gate:
+def gate(
+    fail_on: FailOn, confidence: Confidence, warnings: bool = False, vendored: bool = False
+) -> Gate:
     """What counts for the exit code under the command's options."""
-    return Gate(None if fail_on is FailOn.none else fail_on.value, confidence.value, warnings, vendored)
+    return Gate(
+        None if fail_on is FailOn.none else fail_on.value, confidence.value, warnings, vendored
+    )
 
 
 def exit_code(result: AuditResult) -> ExitCode:
@@ -212,10 +267,18 @@ def version_callback(value: bool) -> None:
 
 @app.callback()
 def main_options(
-    version: Annotated[bool, typer.Option("--version", callback=version_callback, is_eager=True,
-                                          help="Show the version and exit.")] = False,
-    debug: Annotated[bool, typer.Option("--debug", envvar="AUDITOR_DEBUG",
-                                        help="On an unexpected error, show the traceback.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=version_callback, is_eager=True, help="Show the version and exit."
+        ),
+    ] = False,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug", envvar="AUDITOR_DEBUG", help="On an unexpected error, show the traceback."
+        ),
+    ] = False,
 ) -> None:
     """Audit a PyTorch dependency bump against your code."""
     RUN["debug"] = debug

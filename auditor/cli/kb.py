@@ -29,8 +29,12 @@ from auditor.settings import knowledge
 @handles_errors
 def kb_list(
     package: Annotated[str | None, typer.Option(help="Only this package's entries.")] = None,
-    from_version: Annotated[str | None, typer.Option("--from", help="With --to: the entries this transition crosses.")] = None,
-    to_version: Annotated[str | None, typer.Option("--to", help="With --from: the version after the transition.")] = None,
+    from_version: Annotated[
+        str | None, typer.Option("--from", help="With --to: the entries this transition crosses.")
+    ] = None,
+    to_version: Annotated[
+        str | None, typer.Option("--to", help="With --from: the version after the transition.")
+    ] = None,
     kind: Annotated[str | None, typer.Option(help="Only entries of this kind.")] = None,
     fmt: FormatOption = Format.text,
     output: OutputOption = None,
@@ -73,14 +77,22 @@ def kb_show(
 @kb_app.command("verify", cls=Command)
 @handles_errors
 def kb_verify(
-    python: Annotated[str | None, typer.Option("--python", help="Run the probes in this interpreter.")] = None,
+    python: Annotated[
+        str | None, typer.Option("--python", help="Run the probes in this interpreter.")
+    ] = None,
     package: Annotated[str | None, typer.Option(help="Only this package's entries.")] = None,
-    timeout: Annotated[float, typer.Option(min=0.1, help="Seconds the whole batch may take.")] = 600,
-    memory_limit: Annotated[float | None, typer.Option(
-        min=0, show_default=False,
-        help="MiB of address space the probe interpreter may use (0: no limit). Default: 4096, and 8192 "
-             "when the interpreter has a CUDA build of torch, whose import maps about 4.7 GiB.",
-    )] = None,
+    timeout: Annotated[
+        float, typer.Option(min=0.1, help="Seconds the whole batch may take.")
+    ] = 600,
+    memory_limit: Annotated[
+        float | None,
+        typer.Option(
+            min=0,
+            show_default=False,
+            help="MiB of address space the probe interpreter may use (0: no limit). Default: 4096, and 8192 "
+            "when the interpreter has a CUDA build of torch, whose import maps about 4.7 GiB.",
+        ),
+    ] = None,
     fmt: FormatOption = Format.text,
     output: OutputOption = None,
 ) -> None:
@@ -111,15 +123,26 @@ def kb_harvest(
     package: Annotated[str, typer.Option(help="torch, torchvision, torchaudio or numpy.")],
     from_version: Annotated[str, typer.Option("--from", help="The first release to read.")],
     to_version: Annotated[str, typer.Option("--to", help="The last release to read.")],
-    index_url: Annotated[str | None, typer.Option(help="The simple index to read (default: PyPI's).")] = None,
-    patches: Annotated[bool, typer.Option(help="Read the patch releases too, not only X.Y.0.")] = True,
-    cache_dir: Annotated[Path | None, typer.Option(
-        help="Where each release's harvest is kept (default: <user cache>/auditor/harvest).")] = None,
+    index_url: Annotated[
+        str | None, typer.Option(help="The simple index to read (default: PyPI's).")
+    ] = None,
+    patches: Annotated[
+        bool, typer.Option(help="Read the patch releases too, not only X.Y.0.")
+    ] = True,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="Where each release's harvest is kept (default: <user cache>/auditor/harvest)."
+        ),
+    ] = None,
     no_cache: NoCacheOption = False,
-    ship: Annotated[Path | None, typer.Option(
-        help="Also write one TOML per release pair under DIR/<package>/harvest/ (the knowledge directory), "
-             "and presence.json: the module names whose presence changes, for `hasattr` version guards.",
-    )] = None,
+    ship: Annotated[
+        Path | None,
+        typer.Option(
+            help="Also write one TOML per release pair under DIR/<package>/harvest/ (the knowledge directory), "
+            "and presence.json: the module names whose presence changes, for `hasattr` version guards.",
+        ),
+    ] = None,
     fmt: FormatOption = Format.text,
     output: OutputOption = None,
 ) -> None:
@@ -150,15 +173,28 @@ def kb_harvest(
 @kb_app.command("cxx", cls=Command)
 @handles_errors
 def kb_cxx(
-    from_version: Annotated[str, typer.Option("--from", help="The first release to read.")] = "1.0.0",
+    from_version: Annotated[
+        str, typer.Option("--from", help="The first release to read.")
+    ] = "1.0.0",
     to_version: Annotated[str, typer.Option("--to", help="The last release to read.")] = "2.13.0",
-    index_url: Annotated[str | None, typer.Option(help="The simple index to read (default: PyPI's).")] = None,
-    cache_dir: Annotated[Path | None, typer.Option(
-        help="Where each release's messages are kept (default: <user cache>/auditor/harvest).")] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Read every release again; keep nothing.")] = False,
-    ship: Annotated[Path | None, typer.Option(
-        help="Also write one TOML per release pair under DIR/torch/harvest/cxx/ (the knowledge directory).",
-    )] = None,
+    index_url: Annotated[
+        str | None, typer.Option(help="The simple index to read (default: PyPI's).")
+    ] = None,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="Where each release's messages are kept (default: <user cache>/auditor/harvest)."
+        ),
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Read every release again; keep nothing.")
+    ] = False,
+    ship: Annotated[
+        Path | None,
+        typer.Option(
+            help="Also write one TOML per release pair under DIR/torch/harvest/cxx/ (the knowledge directory).",
+        ),
+    ] = None,
     output: OutputOption = None,
 ) -> None:
     """Read the deprecation, removal and behaviour-change messages compiled into torch's C++
@@ -192,10 +228,16 @@ def kb_cxx(
 @handles_errors
 def kb_coverage(
     package: Annotated[str | None, typer.Option(help="Only this package.")] = None,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List the open candidates with why.")] = False,
-    knowledge_dir: Annotated[Path | None, typer.Option(
-        "--knowledge", help="Another knowledge directory (a checkout under review) instead of the shipped one.",
-    )] = None,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="List the open candidates with why.")
+    ] = False,
+    knowledge_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--knowledge",
+            help="Another knowledge directory (a checkout under review) instead of the shipped one.",
+        ),
+    ] = None,
     fmt: FormatOption = Format.text,
     output: OutputOption = None,
 ) -> None:
@@ -210,47 +252,12 @@ def kb_coverage(
         raise UsageError("--knowledge: not a directory", knowledge_dir)
     root = knowledge_dir or default_directory()
     kb = KnowledgeBase.load(knowledge_dir) if knowledge_dir else knowledge()
-    packages = [pipeline.package_name(package)] if package else sorted(
-        p.parent.name for p in root.glob("*/harvest") if p.is_dir())
+    packages = (
+        [pipeline.package_name(package)]
+        if package
+        else sorted(p.parent.name for p in root.glob("*/harvest") if p.is_dir())
+    )
     results = [coverage(root, p, kb.entries, witnessed=True) for p in packages]
     emit(harvest_report.coverage(results, fmt.value, verbose), output)
     failed = any(c.witness is not None and c.witness.failed for c in results)
     raise typer.Exit(ExitCode.FINDINGS if failed else ExitCode.OK)
-
-
-KnowledgeDir = Annotated[Path | None, typer.Option(
-    "--knowledge", help="The knowledge directory of a checkout (default: this one's).", file_okay=False,
-)]
-
-
-@kb_app.command("new", cls=Command)
-@handles_errors
-def kb_new(
-    package: Annotated[str, typer.Argument(help="The package that changes, such as torch.")],
-    version: Annotated[str, typer.Argument(help="The release that brings the change, such as 2.16.0.")],
-    stem: Annotated[str, typer.Argument(help="The change's name in its folder; its id is PACKAGE-STEM.")],
-    knowledge_dir: KnowledgeDir = None,
-) -> None:
-    """A new change's folder: an entry to fill in (the loader refuses it until then) and fixtures."""
-    from auditor.knowledge.loader import default_directory
-    from auditor.knowledge.scaffold import new_change
-
-    typer.echo(new_change(knowledge_dir or default_directory(), package, version, stem))
-
-
-@kb_app.command("snapshot", cls=Command)
-@handles_errors
-def kb_snapshot(
-    ids: Annotated[list[str] | None, typer.Argument(metavar="[ID]...", help="Only these entries.")] = None,
-    knowledge_dir: KnowledgeDir = None,
-) -> None:
-    """Write each change's fix snapshots: what fix --keep-old and --adopt-new make of positive.py."""
-    from auditor.fix.snapshots import write_snapshots
-    from auditor.knowledge.base import KnowledgeBase
-    from auditor.knowledge.loader import default_directory
-
-    root = knowledge_dir or default_directory()
-    kb = KnowledgeBase.load(root)
-    entries = [kb.get(i) for i in ids] if ids else kb.entries
-    for path in write_snapshots(((root / e.source).parent, e) for e in entries):
-        typer.echo(path)

@@ -32,7 +32,9 @@ from auditor.settings import knowledge
 @handles_errors
 def lock_show(
     file: Annotated[Path, typer.Argument(help="A lock file.")],
-    format_in: Annotated[str | None, typer.Option(help=f"Read FILE as this lock format. {LockFormatHelp}.")] = None,
+    format_in: Annotated[
+        str | None, typer.Option(help=f"Read FILE as this lock format. {LockFormatHelp}.")
+    ] = None,
     resolve: ResolveFlag = False,
     fmt: FormatOption = Format.text,
     output: OutputOption = None,

@@ -37,7 +37,9 @@ def not_an_input(output: Path | None, *inputs: Path | None) -> None:
         except OSError:  # one of them does not exist (yet)
             same = os.path.abspath(output) == os.path.abspath(given)
         if same:
-            raise UsageError(f"--output names an input of this command ({given}): write the report elsewhere")
+            raise UsageError(
+                f"--output names an input of this command ({given}): write the report elsewhere"
+            )
 
 
 def emit(text: str, output: Path | None) -> None:
@@ -66,7 +68,9 @@ def destination(output: Path | None) -> Iterator[TextIO]:
         raise UsageError(f"cannot write: {exc.strerror or exc}", output) from exc
 
 
-def report_fixes(fmt: ReportFormat, project: Path | None, locks: tuple[Path, Path] | None = None) -> Fixes | None:
+def report_fixes(
+    fmt: ReportFormat, project: Path | None, locks: tuple[Path, Path] | None = None
+) -> Fixes | None:
     """The rewrites a report format carries, for the pipeline to make: SARIF's `fixes`, Markdown's
     suggested diffs; none without a project folder. `locks`: the lockfiles compared, for the
     `auditor fix` command a suggestion shows."""
@@ -84,7 +88,10 @@ def shown(locks: tuple[Path, Path] | None) -> tuple[str, str] | None:
 
 
 def render(
-    audited: Audited, fmt: ReportFormat, output: Path | None, project: Path | None = None,
+    audited: Audited,
+    fmt: ReportFormat,
+    output: Path | None,
+    project: Path | None = None,
     locks: tuple[Path, Path] | None = None,
 ) -> None:
     """The report of a finished audit; `locks`: the two lockfiles compared, for the `auditor fix`
@@ -96,7 +103,9 @@ def render(
         if project is not None and project.is_dir() and result.findings:
             from auditor.suggestion import fix_command
 
-            options["fix_command"] = fix_command(result, str(project), "keep-old", shown(locks), action="--diff")
+            options["fix_command"] = fix_command(
+                result, str(project), "keep-old", shown(locks), action="--diff"
+            )
     elif fmt in (ReportFormat.sarif, ReportFormat.github):
         options["prefix"] = repository_prefix(project)
     elif fmt is ReportFormat.markdown:

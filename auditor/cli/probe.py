@@ -43,7 +43,9 @@ def probe_command(
     from auditor.report import probe as probe_report
 
     settings = provisioned(provision or {}, cache_dir, no_cache)
-    result = pipeline.probe(knowledge(), package, from_version, to_version, settings, progress_reporter())
+    result = pipeline.probe(
+        knowledge(), package, from_version, to_version, settings, progress_reporter()
+    )
     emit(probe_report.render(result, fmt.value), output)
     failed = any(p.status == "not-reproduced" for p in result.probes)
     raise typer.Exit(ExitCode.FINDINGS if failed else ExitCode.OK)

@@ -53,8 +53,11 @@ def calls_torch(requires: Iterable[str]) -> bool:
 
 
 def scan_dependencies(
-    pins: Sequence[Pin], reader: Reader, changes: Sequence[SpecChange],
-    project: Sequence[tuple[str, Path]] = (), options: ScanOptions | None = None,
+    pins: Sequence[Pin],
+    reader: Reader,
+    changes: Sequence[SpecChange],
+    project: Sequence[tuple[str, Path]] = (),
+    options: ScanOptions | None = None,
 ) -> DependencyScan:
     """`project`: the project's files (relative path, file) whose calls may reach a finding."""
     found: list[InDependency] = []
@@ -74,7 +77,9 @@ def scan_dependencies(
         version = pin.version or reader.installed(pin).version  # type: ignore[union-attr]  # read from there
         for row in _results(pin.name, version, tree, reader, changes, options):
             ways = tuple(calls.ways(row.chains))
-            found.append(InDependency(pin.name, version, row.finding, ways, row.fixed_in, row.latest))
+            found.append(
+                InDependency(pin.name, version, row.finding, ways, row.fixed_in, row.latest)
+            )
     return DependencyScan(tuple(found), tuple(sorted(unread)), tuple(scanned))
 
 
@@ -89,11 +94,19 @@ class _Row:
     latest: Version | None
 
 
-def _results(name: str, version: Version, tree: Path, reader: Reader, changes: Sequence[SpecChange],
-             options: ScanOptions) -> list[_Row]:
+def _results(
+    name: str,
+    version: Version,
+    tree: Path,
+    reader: Reader,
+    changes: Sequence[SpecChange],
+    options: ScanOptions,
+) -> list[_Row]:
     """The calls of one release, scanned once per scanner and set of changes and kept in the cache:
     a second audit of the same lock scans nothing and reads no later release."""
-    digest = hashlib.sha256(scanner_fingerprint() + knowledge_fingerprint(changes) + tree.name.encode()).hexdigest()
+    digest = hashlib.sha256(
+        scanner_fingerprint() + knowledge_fingerprint(changes) + tree.name.encode()
+    ).hexdigest()
     kept = reader.cache / "dependencies" / "results" / f"{name}-{digest[:32]}.json"
     try:
         return [_row(data) for data in json.loads(kept.read_bytes())]
@@ -118,31 +131,57 @@ def _results(name: str, version: Version, tree: Path, reader: Reader, changes: S
 
 def _data(row: _Row) -> dict[str, object]:
     f = row.finding
-    return {"finding": [f.change, f.symbol, f.path, f.line, f.column, f.cell, f.confidence, f.message, f.snippet,
-                        f.shape], "chains": [list(c) for c in row.chains],
-            "fixed_in": str(row.fixed_in) if row.fixed_in else None, "latest": str(row.latest) if row.latest else None}
+    return {
+        "finding": [
+            f.change,
+            f.symbol,
+            f.path,
+            f.line,
+            f.column,
+            f.cell,
+            f.confidence,
+            f.message,
+            f.snippet,
+            f.shape,
+        ],
+        "chains": [list(c) for c in row.chains],
+        "fixed_in": str(row.fixed_in) if row.fixed_in else None,
+        "latest": str(row.latest) if row.latest else None,
+    }
 
 
 def _row(data: dict[str, Any]) -> _Row:
     change, symbol, path, line, column, cell, confidence, message, snippet, shape = data["finding"]
-    finding = Finding(change, symbol, path, line, column, cell, confidence, message, snippet, shape=shape)
-    return _Row(finding, tuple(tuple(c) for c in data["chains"]),
-                Version(data["fixed_in"]) if data["fixed_in"] else None,
-                Version(data["latest"]) if data["latest"] else None)
+    finding = Finding(
+        change, symbol, path, line, column, cell, confidence, message, snippet, shape=shape
+    )
+    return _Row(
+        finding,
+        tuple(tuple(c) for c in data["chains"]),
+        Version(data["fixed_in"]) if data["fixed_in"] else None,
+        Version(data["latest"]) if data["latest"] else None,
+    )
 
 
-_Key = tuple[str, str, str]  # change, file, function holding the call: what stays the same across releases
+_Key = tuple[
+    str, str, str
+]  # change, file, function holding the call: what stays the same across releases
 
 
-def _calls(tree: Path, changes: Sequence[SpecChange], options: ScanOptions,
-           only: str | None = None) -> list[tuple[_Key, Finding]]:
+def _calls(
+    tree: Path, changes: Sequence[SpecChange], options: ScanOptions, only: str | None = None
+) -> list[tuple[_Key, Finding]]:
     """Each finding of the tree (or of its one file `only`) with its key."""
-    findings, _ = scan_project(tree / only if only else tree, changes, ScanConfig(respect_gitignore=False), options)
+    findings, _ = scan_project(
+        tree / only if only else tree, changes, ScanConfig(respect_gitignore=False), options
+    )
     if only:
         findings = [replace(f, path=only) for f in findings]
     package = Package(tree, only)
-    return [((f.change, f.path, package.holding(f.path, f.line) or f"line {f.line}"), f)
-            for f in sorted(findings, key=lambda f: (f.path, f.line, f.column))]
+    return [
+        ((f.change, f.path, package.holding(f.path, f.line) or f"line {f.line}"), f)
+        for f in sorted(findings, key=lambda f: (f.path, f.line, f.column))
+    ]
 
 
 class _Later:
@@ -151,13 +190,33 @@ class _Later:
 
     _READS = 6
 
-    def __init__(self, index: Index, name: str, locked: Version, cache: Path, changes: Sequence[SpecChange],
-                 options: ScanOptions) -> None:
-        self.index, self.name, self.cache, self.changes, self.options = index, name, cache, changes, options
+    def __init__(
+        self,
+        index: Index,
+        name: str,
+        locked: Version,
+        cache: Path,
+        changes: Sequence[SpecChange],
+        options: ScanOptions,
+    ) -> None:
+        self.index, self.name, self.cache, self.changes, self.options = (
+            index,
+            name,
+            cache,
+            changes,
+            options,
+        )
         try:
-            self.versions = sorted({f.version for f in index.files(name)
-                                    if f.version > locked and not f.yanked and not f.version.is_prerelease
-                                    and not f.version.is_devrelease})
+            self.versions = sorted(
+                {
+                    f.version
+                    for f in index.files(name)
+                    if f.version > locked
+                    and not f.yanked
+                    and not f.version.is_prerelease
+                    and not f.version.is_devrelease
+                }
+            )
         except Unread:
             self.versions = []
         self.latest = self.versions[-1] if self.versions else None
@@ -182,8 +241,11 @@ class _Later:
         if read not in self._read:
             try:
                 tree = sources(self.index, self.name, version, self.cache)
-                self._read[read] = {k for k, _ in _calls(tree, self.changes, self.options, key[1])} \
-                    if (tree / key[1]).is_file() else set()
+                self._read[read] = (
+                    {k for k, _ in _calls(tree, self.changes, self.options, key[1])}
+                    if (tree / key[1]).is_file()
+                    else set()
+                )
             except Unread:
                 self._read[read] = None
         calls = self._read[read]

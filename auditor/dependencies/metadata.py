@@ -67,11 +67,15 @@ class Index:
         """What `name` at `version` requires. Raises Unread."""
         name = canonicalize_name(name)
         kept = self._kept(name, version)
-        if kept is not None:  # a release's files do not change on an index: its listing is not read again
+        if (
+            kept is not None
+        ):  # a release's files do not change on an index: its listing is not read again
             return kept
         # a yanked release pinned exactly is still installed (PEP 592): its files are read
-        files = sorted((f for f in self.files(name) if f.version == version),
-                       key=lambda f: (f.yanked, not f.filename.endswith(".whl"), not f.metadata, f.filename))
+        files = sorted(
+            (f for f in self.files(name) if f.version == version),
+            key=lambda f: (f.yanked, not f.filename.endswith(".whl"), not f.metadata, f.filename),
+        )
         if not files:
             raise Unread("the index lists no file of it")
         wheel = files[0]
@@ -86,10 +90,24 @@ class Index:
 
     def _listing(self, name: str) -> list[IndexFile]:
         path = self.cache / name / "files.json" if self.cache is not None else None
-        if path is not None and path.is_file() and time.time() - path.stat().st_mtime < _LISTING_AGE:
+        if (
+            path is not None
+            and path.is_file()
+            and time.time() - path.stat().st_mtime < _LISTING_AGE
+        ):
             try:
-                return [IndexFile(f["filename"], f["url"], Version(f["version"]), f["size"], f["sha256"],
-                                  f["yanked"], f["metadata"]) for f in json.loads(path.read_bytes())]
+                return [
+                    IndexFile(
+                        f["filename"],
+                        f["url"],
+                        Version(f["version"]),
+                        f["size"],
+                        f["sha256"],
+                        f["yanked"],
+                        f["metadata"],
+                    )
+                    for f in json.loads(path.read_bytes())
+                ]
             except (ValueError, KeyError, TypeError):
                 pass  # read again below
         try:
@@ -97,8 +115,18 @@ class Index:
         except HarvestError as exc:
             raise Unread(str(exc)) from exc
         if path is not None:
-            data = [{"filename": f.filename, "url": f.url, "version": str(f.version), "size": f.size,
-                     "sha256": f.sha256, "yanked": f.yanked, "metadata": f.metadata} for f in files]
+            data = [
+                {
+                    "filename": f.filename,
+                    "url": f.url,
+                    "version": str(f.version),
+                    "size": f.size,
+                    "sha256": f.sha256,
+                    "yanked": f.yanked,
+                    "metadata": f.metadata,
+                }
+                for f in files
+            ]
             _write(path, json.dumps(data).encode())
         return files
 
@@ -115,8 +143,12 @@ class Index:
 
     def _keep(self, release: Release, wheel: IndexFile) -> None:
         if self.cache is not None:
-            data = {"index": self.url, "file": wheel.filename, "sha256": wheel.sha256,
-                    "requires": list(release.requires)}
+            data = {
+                "index": self.url,
+                "file": wheel.filename,
+                "sha256": wheel.sha256,
+                "requires": list(release.requires),
+            }
             _write(self.cache / release.name / f"{release.version}.json", json.dumps(data).encode())
 
 
@@ -131,7 +163,9 @@ def _write(path: Path, data: bytes) -> None:
 def _get(url: str, start: int | None = None, end: int | None = None) -> bytes:
     headers = {} if start is None else {"Range": f"bytes={start}-{'' if end is None else end}"}
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=_TIMEOUT) as response:
+        with urllib.request.urlopen(
+            urllib.request.Request(url, headers=headers), timeout=_TIMEOUT
+        ) as response:
             body: bytes = response.read()
             if start is not None and response.status != 206:
                 raise Unread(f"{url}: the server does not serve byte ranges")
@@ -140,7 +174,9 @@ def _get(url: str, start: int | None = None, end: int | None = None) -> bytes:
         raise Unread(f"{url}: {getattr(exc, 'reason', exc)}") from exc
 
 
-_SDIST_LIMIT = 64 << 20  # a source archive larger than this is not downloaded to read its requirements
+_SDIST_LIMIT = (
+    64 << 20
+)  # a source archive larger than this is not downloaded to read its requirements
 
 
 def _requires_in_sdist(sdist: IndexFile) -> tuple[str, ...]:
@@ -154,13 +190,25 @@ def _requires_in_sdist(sdist: IndexFile) -> tuple[str, ...]:
             archive = download(sdist, Path(scratch))
         except HarvestError as exc:
             raise Unread(str(exc)) from exc
-        members = read_archive(archive, lambda name: name.endswith(("/PKG-INFO", ".egg-info/requires.txt")))
-    info = next((text for name, text in sorted(members.items())
-                 if name.count("/") == 1 and name.endswith("PKG-INFO")), b"")
-    found = tuple(HeaderParser().parsestr(info.decode("utf-8", "replace")).get_all("Requires-Dist") or ())
+        members = read_archive(
+            archive, lambda name: name.endswith(("/PKG-INFO", ".egg-info/requires.txt"))
+        )
+    info = next(
+        (
+            text
+            for name, text in sorted(members.items())
+            if name.count("/") == 1 and name.endswith("PKG-INFO")
+        ),
+        b"",
+    )
+    found = tuple(
+        HeaderParser().parsestr(info.decode("utf-8", "replace")).get_all("Requires-Dist") or ()
+    )
     if found:
         return found
-    listed = next((text for name, text in sorted(members.items()) if name.endswith("requires.txt")), b"")
+    listed = next(
+        (text for name, text in sorted(members.items()) if name.endswith("requires.txt")), b""
+    )
     out, marker = [], ""
     for line in listed.decode("utf-8", "replace").splitlines():
         line = line.strip()
@@ -207,9 +255,16 @@ def _metadata_file(wheel: IndexFile) -> str:
 def _metadata_in_wheel(wheel: IndexFile) -> str:
     try:
         with zipfile.ZipFile(_RangeFile(wheel.url, wheel.size)) as archive:
-            member = next((n for n in archive.namelist()
-                           if n.count("/") == 1 and n.split("/")[0].endswith(".dist-info")
-                           and n.endswith("/METADATA")), None)
+            member = next(
+                (
+                    n
+                    for n in archive.namelist()
+                    if n.count("/") == 1
+                    and n.split("/")[0].endswith(".dist-info")
+                    and n.endswith("/METADATA")
+                ),
+                None,
+            )
             if member is None:
                 raise Unread(f"{wheel.filename}: no .dist-info/METADATA in the wheel")
             return archive.read(member).decode("utf-8", "replace")
@@ -252,13 +307,15 @@ class _RangeFile(io.RawIOBase):
         want = min(len(target), self.size - self.position)
         if want <= 0:
             return 0
-        inside = self._buffered_at <= self.position and self.position + want <= self._buffered_at + len(self._buffer)
+        inside = (
+            self._buffered_at <= self.position
+            and self.position + want <= self._buffered_at + len(self._buffer)
+        )
         if not inside:
             end = min(self.size, self.position + max(want, _CHUNK)) - 1
             self._buffer, self._buffered_at = _get(self.url, self.position, end), self.position
         start = self.position - self._buffered_at
-        data = self._buffer[start:start + want]
+        data = self._buffer[start : start + want]
         target[: len(data)] = data
         self.position += len(data)
         return len(data)
-

@@ -144,7 +144,11 @@ class _Collector:
 
     def collect(self, tree: ast.Module) -> list[_Function]:
         aliases = _aliases(tree, self.module, self.package)
-        local = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        local = {
+            n.name
+            for n in tree.body
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        }
         scope = {**aliases, **{name: f"{self.module}.{name}" for name in local}}
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -156,15 +160,24 @@ class _Collector:
                         self._function(item, f"{owner}.{item.name}", scope, owner)
         return self.found
 
-    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, name: str, scope: dict[str, str],
-                  owner: str | None) -> None:
+    def _function(
+        self,
+        node: ast.FunctionDef | ast.AsyncFunctionDef,
+        name: str,
+        scope: dict[str, str],
+        owner: str | None,
+    ) -> None:
         calls = set()
         for inner in ast.walk(node):
             if not isinstance(inner, ast.Call):
                 continue
             func = inner.func
-            if (owner is not None and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-                    and func.value.id in ("self", "cls")):
+            if (
+                owner is not None
+                and isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+                and func.value.id in ("self", "cls")
+            ):
                 calls.add(f"{owner}.{func.attr}")
             elif (dotted := _dotted(func, scope)) is not None:
                 calls.add(dotted)

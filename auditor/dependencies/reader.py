@@ -29,7 +29,11 @@ class Reader:
 
     def installed(self, pin: Pin) -> Installed | None:
         found = self._installed.get(pin.name)
-        return found if found is not None and (pin.version is None or found.version == pin.version) else None
+        return (
+            found
+            if found is not None and (pin.version is None or found.version == pin.version)
+            else None
+        )
 
     def requires(self, pin: Pin) -> tuple[str, ...]:
         """Raises Unread."""

@@ -37,14 +37,17 @@ class Checked:
     read: int  # packages whose requirements were read
 
 
-def check_requirements(pins: Sequence[Pin], reader: Reader, lock_path: str | None = None) -> Checked:
+def check_requirements(
+    pins: Sequence[Pin], reader: Reader, lock_path: str | None = None
+) -> Checked:
     """Every pin of one lock side checked against the family versions the same side pins."""
     family = {p.name: p.version for p in pins if p.name in TORCH_FAMILY and p.version is not None}
     if not family:
         return Checked((), (), 0)
     records = any(p.requires for p in pins)
     candidates = [
-        p for p in readable(pins)
+        p
+        for p in readable(pins)
         if not records or any(canonicalize_name(r) in family for r in p.requires)
     ]
     with ThreadPoolExecutor(_WORKERS) as pool:
@@ -55,7 +58,9 @@ def check_requirements(pins: Sequence[Pin], reader: Reader, lock_path: str | Non
             unread.append(answer)
             continue
         for requirement, member in _violated(answer, family):
-            findings.append(_finding(pin, requirement, member, family[member], reader.index, lock_path))
+            findings.append(
+                _finding(pin, requirement, member, family[member], reader.index, lock_path)
+            )
     findings.sort(key=lambda f: (f.package or "", f.message))
     return Checked(tuple(findings), tuple(sorted(unread)), len(candidates) - len(unread))
 
@@ -64,8 +69,14 @@ def readable(pins: Iterable[Pin]) -> list[Pin]:
     """The pins a dependency audit reads: registry releases, and requirements from version
     control or a URL (read from an environment); not the torch family, not the project's own
     local folders."""
-    return [p for p in pins if p.name and p.name not in TORCH_FAMILY and not p.local
-            and (p.version is not None or (p.source or "").startswith(_NOT_INDEXED))]
+    return [
+        p
+        for p in pins
+        if p.name
+        and p.name not in TORCH_FAMILY
+        and not p.local
+        and (p.version is not None or (p.source or "").startswith(_NOT_INDEXED))
+    ]
 
 
 _NOT_INDEXED = ("git+", "hg+", "svn+", "bzr+", "http://", "https://", "file:")
@@ -109,21 +120,40 @@ def _holds_somewhere(marker: Marker) -> bool:
 
 
 def _finding(
-    pin: Pin, requirement: Requirement, member: str, version: Version, index: Index, lock_path: str | None
+    pin: Pin,
+    requirement: Requirement,
+    member: str,
+    version: Version,
+    index: Index,
+    lock_path: str | None,
 ) -> EnvironmentFinding:
     first = _first_accepting(index, pin.name, pin.version, member, version) if pin.version else None
-    then = (f"{pin.name} {first} is the first later release that accepts {member} {version}" if first
-            else f"no later release of {pin.name} on the index accepts {member} {version} (read up to {_LATER})")
-    message = (f"{pin.name} {pin.version or f'({pin.source})'} requires {requirement} (its metadata) and the lock pins "
-               f"{member} {version}: pip refuses to install the two together, and with --no-deps "
-               f"its compiled code may load against the other {member}; {then}")
-    return EnvironmentFinding("requirement-violated", "high", message, pin.name, lock_path, pin.line)
+    then = (
+        f"{pin.name} {first} is the first later release that accepts {member} {version}"
+        if first
+        else f"no later release of {pin.name} on the index accepts {member} {version} (read up to {_LATER})"
+    )
+    message = (
+        f"{pin.name} {pin.version or f'({pin.source})'} requires {requirement} (its metadata) and the lock pins "
+        f"{member} {version}: pip refuses to install the two together, and with --no-deps "
+        f"its compiled code may load against the other {member}; {then}"
+    )
+    return EnvironmentFinding(
+        "requirement-violated", "high", message, pin.name, lock_path, pin.line
+    )
 
 
-def _first_accepting(index: Index, name: str, locked: Version, member: str, version: Version) -> Version | None:
+def _first_accepting(
+    index: Index, name: str, locked: Version, member: str, version: Version
+) -> Version | None:
     try:
-        later = sorted({f.version for f in index.files(name)
-                        if f.version > locked and not f.yanked and not f.version.is_devrelease})
+        later = sorted(
+            {
+                f.version
+                for f in index.files(name)
+                if f.version > locked and not f.yanked and not f.version.is_devrelease
+            }
+        )
     except Unread:
         return None
     for candidate in later[:_LATER]:

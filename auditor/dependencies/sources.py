@@ -28,7 +28,9 @@ def sources(index: Index, name: str, version: Version, cache: Path) -> Path:
     if not files:
         raise Unread("the index lists no file of it")
     chosen = min(files, key=_rank)
-    target = cache / "dependencies" / "sources" / f"{name}-{version}-{(chosen.sha256 or 'nohash')[:12]}"
+    target = (
+        cache / "dependencies" / "sources" / f"{name}-{version}-{(chosen.sha256 or 'nohash')[:12]}"
+    )
     if (target / ".complete").is_file():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -41,7 +43,9 @@ def sources(index: Index, name: str, version: Version, cache: Path) -> Path:
         unpacked = Path(scratch) / "tree"
         wheel = chosen.filename.endswith(".whl")
         for member, data in members.items():
-            parts = PurePosixPath(member).parts if wheel else PurePosixPath(member).parts[1:]  # sdist: name-version/
+            parts = (
+                PurePosixPath(member).parts if wheel else PurePosixPath(member).parts[1:]
+            )  # sdist: name-version/
             if parts:
                 (unpacked / Path(*parts)).parent.mkdir(parents=True, exist_ok=True)
                 (unpacked / Path(*parts)).write_bytes(data)
@@ -54,4 +58,9 @@ def sources(index: Index, name: str, version: Version, cache: Path) -> Path:
 
 def _rank(file: IndexFile) -> tuple[bool, bool, int, str]:
     """A wheel before a source archive, a pure-Python wheel first, then the smallest."""
-    return (not file.filename.endswith(".whl"), "none-any" not in file.filename, file.size or 1 << 40, file.filename)
+    return (
+        not file.filename.endswith(".whl"),
+        "none-any" not in file.filename,
+        file.size or 1 << 40,
+        file.filename,
+    )

@@ -42,14 +42,21 @@ NOTHING = DependencyAudit()
 
 
 def audit_dependencies(
-    locks: Sequence[tuple[str, Lock]], transitions: Iterable[Transition], changes: Sequence[SpecChange],
-    settings: DependencySettings, project: Path | None = None, config: ScanConfig | None = None,
+    locks: Sequence[tuple[str, Lock]],
+    transitions: Iterable[Transition],
+    changes: Sequence[SpecChange],
+    settings: DependencySettings,
+    project: Path | None = None,
+    config: ScanConfig | None = None,
     options: ScanOptions | None = None,
 ) -> DependencyAudit:
     """`locks`: each new lock with the path it is reported under; `changes`: those the bump
     crosses (their torch-family ones are looked for in the dependencies)."""
-    if not settings.enabled or not locks or not any(t.package in TORCH_FAMILY and t.new is not None
-                                                    for t in transitions):
+    if (
+        not settings.enabled
+        or not locks
+        or not any(t.package in TORCH_FAMILY and t.new is not None for t in transitions)
+    ):
         return NOTHING
     if settings.cache is not None:
         return _audit(locks, changes, settings, settings.cache, project, config, options)
@@ -58,10 +65,17 @@ def audit_dependencies(
 
 
 def _audit(
-    locks: Sequence[tuple[str, Lock]], changes: Sequence[SpecChange], settings: DependencySettings, cache: Path,
-    project: Path | None, config: ScanConfig | None, options: ScanOptions | None,
+    locks: Sequence[tuple[str, Lock]],
+    changes: Sequence[SpecChange],
+    settings: DependencySettings,
+    cache: Path,
+    project: Path | None,
+    config: ScanConfig | None,
+    options: ScanOptions | None,
 ) -> DependencyAudit:
-    reader = Reader(Index(settings.index_url or DEFAULT_INDEX, cache), cache, settings.site_packages)
+    reader = Reader(
+        Index(settings.index_url or DEFAULT_INDEX, cache), cache, settings.site_packages
+    )
     family_changes = [c for c in changes if c.package in TORCH_FAMILY]
     files = _project_files(project, config)
     environment: list[EnvironmentFinding] = []
@@ -79,12 +93,21 @@ def _audit(
             found += scan.findings
             unread += scan.unread
             scanned += scan.scanned
-    return DependencyAudit(tuple(dict.fromkeys(environment)), tuple(dict.fromkeys(found)),
-                           tuple(sorted(set(unread))), read, tuple(dict.fromkeys(scanned)))
+    return DependencyAudit(
+        tuple(dict.fromkeys(environment)),
+        tuple(dict.fromkeys(found)),
+        tuple(sorted(set(unread))),
+        read,
+        tuple(dict.fromkeys(scanned)),
+    )
 
 
 def _project_files(project: Path | None, config: ScanConfig | None) -> list[tuple[str, Path]]:
     if project is None:
         return []
     found = discover(project, config)
-    return [(relative, file) for relative, file in zip(found.relatives, found.files) if relative.endswith(".py")]
+    return [
+        (relative, file)
+        for relative, file in zip(found.relatives, found.files)
+        if relative.endswith(".py")
+    ]

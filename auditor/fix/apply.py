@@ -49,10 +49,16 @@ def rewrite_source(
         left += refused
     text = plain(source)  # libcst gives some line endings back otherwise: layout.py
     new, applied, refused_here = apply_edits(text, edits, bound, table, deferred)
-    return Rewrite(source if new == text else relaid(source, new), tuple(applied), tuple(_ordered(left + refused_here)))
+    return Rewrite(
+        source if new == text else relaid(source, new),
+        tuple(applied),
+        tuple(_ordered(left + refused_here)),
+    )
 
 
-def _by_package(findings: Iterable[Finding], entries: Mapping[str, SpecChange]) -> dict[str, list[Finding]]:
+def _by_package(
+    findings: Iterable[Finding], entries: Mapping[str, SpecChange]
+) -> dict[str, list[Finding]]:
     groups: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
         entry = entries.get(f.change)
@@ -61,10 +67,15 @@ def _by_package(findings: Iterable[Finding], entries: Mapping[str, SpecChange]) 
 
 
 def _ordered(left: Iterable[LeftAlone]) -> list[LeftAlone]:
-    return sorted(left, key=lambda x: (x.finding.cell or 0, x.finding.line, x.finding.column, x.finding.change))
+    return sorted(
+        left,
+        key=lambda x: (x.finding.cell or 0, x.finding.line, x.finding.column, x.finding.change),
+    )
 
 
-def findings_in_source(source: str, entries: Iterable[SpecChange], path: str = "<source>") -> list[Finding]:
+def findings_in_source(
+    source: str, entries: Iterable[SpecChange], path: str = "<source>"
+) -> list[Finding]:
     """The scan's findings of these entries' matchers in one module's source (a probe's code)."""
     return scan_source(source, path, RuleIndex.build(entries))
 
@@ -94,18 +105,36 @@ def rewrite_file(
             text = handle.read()
     except (OSError, UnicodeDecodeError) as exc:
         reason = f"cannot read {relative}: {getattr(exc, 'strerror', None) or exc}"
-        return FileRewrite(relative, "", "", (), tuple(LeftAlone(f, "not-found", reason) for f in findings))
-    bom = "\ufeff" if text.startswith("\ufeff") else ""  # neither Python nor JSON: put back as it was
+        return FileRewrite(
+            relative, "", "", (), tuple(LeftAlone(f, "not-found", reason) for f in findings)
+        )
+    bom = (
+        "\ufeff" if text.startswith("\ufeff") else ""
+    )  # neither Python nor JSON: put back as it was
     if not relative.endswith(".ipynb"):
-        done = rewrite_source(text[len(bom):], findings, entries, mode, min_confidence=min_confidence, versions=versions)
+        done = rewrite_source(
+            text[len(bom) :],
+            findings,
+            entries,
+            mode,
+            min_confidence=min_confidence,
+            versions=versions,
+        )
         return FileRewrite(relative, text, bom + done.new_source, done.applied, done.left_alone)
-    notebook = _rewrite_notebook(relative, text[len(bom):], findings, entries, mode, min_confidence, versions)
+    notebook = _rewrite_notebook(
+        relative, text[len(bom) :], findings, entries, mode, min_confidence, versions
+    )
     return replace(notebook, old_text=text, new_text=bom + notebook.new_text)
 
 
 def _rewrite_notebook(
-    relative: str, text: str, findings: Sequence[Finding], entries: Mapping[str, SpecChange], mode: FixMode,
-    min_confidence: str, versions: Mapping[str, Versions] | None,
+    relative: str,
+    text: str,
+    findings: Sequence[Finding],
+    entries: Mapping[str, SpecChange],
+    mode: FixMode,
+    min_confidence: str,
+    versions: Mapping[str, Versions] | None,
 ) -> FileRewrite:
     sources = cell_sources(text)
     masked = {cell: mask(source) for cell, (_, source) in sources.items()}
@@ -123,11 +152,23 @@ def _rewrite_notebook(
     for cell, group in sorted(by_cell.items(), key=lambda item: item[0] or 0):
         found = masked.get(cell) if cell is not None else None
         if found is None:
-            left += [LeftAlone(f, "not-found", f"no Python code cell {cell} in {relative}") for f in group]
+            left += [
+                LeftAlone(f, "not-found", f"no Python code cell {cell} in {relative}")
+                for f in group
+            ]
             continue
         code = found[0]
-        done = rewrite_source(code, group, entries, mode, min_confidence=min_confidence, versions=versions, bound=bound,
-                              table=table, deferred=moves)
+        done = rewrite_source(
+            code,
+            group,
+            entries,
+            mode,
+            min_confidence=min_confidence,
+            versions=versions,
+            bound=bound,
+            table=table,
+            deferred=moves,
+        )
         applied += done.applied
         left += done.left_alone
         if done.new_source != code:
@@ -168,8 +209,11 @@ def fix_project(
     for file in files:
         if file.changed and file.path.endswith(".py"):
             try:
-                ast.parse(file.new_text.encode("utf-8"))  # as Python reads the file: a byte-order mark is no character
+                ast.parse(
+                    file.new_text.encode("utf-8")
+                )  # as Python reads the file: a byte-order mark is no character
             except SyntaxError as exc:  # never expected: said, not hidden
-                notes.append(f"{file.path}: the rewritten file does not parse ({exc.msg}, line {exc.lineno})")
+                notes.append(
+                    f"{file.path}: the rewritten file does not parse ({exc.msg}, line {exc.lineno})"
+                )
     return FixResult(audit, mode, min_confidence, files, tuple(notes))
-

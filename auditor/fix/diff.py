@@ -19,13 +19,16 @@ def file_diff(file: FileRewrite) -> str:
     if not file.cells:
         return _diff(file.old_text, file.new_text, f"a/{file.path}", f"b/{file.path}")
     return "".join(
-        _diff(old, new, f"a/{file.path} (cell {cell})", f"b/{file.path} (cell {cell})") for cell, old, new in file.cells
+        _diff(old, new, f"a/{file.path} (cell {cell})", f"b/{file.path} (cell {cell})")
+        for cell, old, new in file.cells
     )
 
 
 def _diff(old: str, new: str, a: str, b: str) -> str:
     lines = difflib.unified_diff(_LINE.findall(old), _LINE.findall(new), a, b)
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
 
 
 def unified_diff(result: FixResult) -> str:

@@ -24,7 +24,7 @@ def split_lines(text: str) -> list[str]:
 
 
 def _ending(line: str) -> str:
-    return line[len(line.rstrip("\r\n")):]
+    return line[len(line.rstrip("\r\n")) :]
 
 
 def plain(source: str) -> str:
@@ -48,9 +48,14 @@ def relaid(source: str, rewritten: str) -> str:
     tail = 0
     while tail < min(len(old), len(new)) - head and bodies[-1 - tail] == new_bodies[-1 - tail]:
         tail += 1
-    middle = SequenceMatcher(None, bodies[head:len(old) - tail], new_bodies[head:len(new) - tail], autojunk=False)
+    middle = SequenceMatcher(
+        None, bodies[head : len(old) - tail], new_bodies[head : len(new) - tail], autojunk=False
+    )
     pairs = [("equal", 0, head, 0, head)]
-    pairs += [(tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in middle.get_opcodes()]
+    pairs += [
+        (tag, i1 + head, i2 + head, j1 + head, j2 + head)
+        for tag, i1, i2, j1, j2 in middle.get_opcodes()
+    ]
     pairs.append(("equal", len(old) - tail, len(old), len(new) - tail, len(new)))
     out = []
     for tag, i1, i2, j1, j2 in pairs:

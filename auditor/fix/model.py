@@ -12,9 +12,21 @@ from auditor.models import AuditResult, Finding, ProbeRun
 # "no-fix" alone means the change has no mechanical fix (for this shape, in this mode): the
 # other kinds mean a fix exists but this call site does not allow it.
 LeftAloneKind = Literal[
-    "no-fix", "below-confidence", "requires", "keyword-given", "kwargs-spread", "args-spread",
-    "missing-argument", "not-found", "unparsable", "import-form", "overlap", "positional",
-    "double-evaluation", "unknown-value", "unproven-shape",
+    "no-fix",
+    "below-confidence",
+    "requires",
+    "keyword-given",
+    "kwargs-spread",
+    "args-spread",
+    "missing-argument",
+    "not-found",
+    "unparsable",
+    "import-form",
+    "overlap",
+    "positional",
+    "double-evaluation",
+    "unknown-value",
+    "unproven-shape",
 ]
 
 
@@ -61,7 +73,9 @@ class FileRewrite:
     new_text: str
     applied: tuple[Applied, ...]
     left_alone: tuple[LeftAlone, ...]
-    cells: tuple[tuple[int, str, str], ...] = ()  # notebooks: (cell, old source, new source) per edited cell
+    cells: tuple[
+        tuple[int, str, str], ...
+    ] = ()  # notebooks: (cell, old source, new source) per edited cell
 
     @property
     def changed(self) -> bool:
@@ -75,7 +89,9 @@ class FixResult:
     min_confidence: str
     files: tuple[FileRewrite, ...]  # every file holding a finding, changed or not
     notes: tuple[str, ...] = ()
-    proofs: tuple[Proof, ...] = ()  # with --probe: the rewritten literal-only sites run on both versions
+    proofs: tuple[
+        Proof, ...
+    ] = ()  # with --probe: the rewritten literal-only sites run on both versions
 
     @property
     def applied(self) -> tuple[Applied, ...]:

@@ -58,9 +58,15 @@ class ImportTable:
     imported name is used."""
 
     bindings: dict[str, list[Binding]] = field(default_factory=lambda: defaultdict(list))
-    other: set[str] = field(default_factory=set)  # names bound otherwise too (def, assignment, argument)
-    uses: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # local -> dotted chains read
-    loose: dict[str, str] = field(default_factory=dict)  # local -> why its import cannot be rewritten
+    other: set[str] = field(
+        default_factory=set
+    )  # names bound otherwise too (def, assignment, argument)
+    uses: dict[str, set[str]] = field(
+        default_factory=lambda: defaultdict(set)
+    )  # local -> dotted chains read
+    loose: dict[str, str] = field(
+        default_factory=dict
+    )  # local -> why its import cannot be rewritten
     unreadable: bool = False  # a source did not parse
 
     @classmethod
@@ -88,11 +94,15 @@ class ImportTable:
                 for a in node.names:
                     local = a.asname or a.name
                     if node.level or node.module is None:
-                        self.loose[local] = "a relative import: the module it names is not known here"
+                        self.loose[local] = (
+                            "a relative import: the module it names is not known here"
+                        )
                     elif a.name == "*":
                         self.loose["*"] = f"a star import from {node.module}"
                     else:
-                        self.bindings[local].append(Binding(local, f"{node.module}.{a.name}", f"{node.module}.{a.name}"))
+                        self.bindings[local].append(
+                            Binding(local, f"{node.module}.{a.name}", f"{node.module}.{a.name}")
+                        )
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 self.other.add(node.name)
             elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
@@ -123,7 +133,7 @@ def moved(qualified: str, old: str, new: str) -> str | None:
     if qualified == old:
         return new
     if qualified.startswith(old + "."):
-        return new + qualified[len(old):]
+        return new + qualified[len(old) :]
     return None
 
 
@@ -151,11 +161,15 @@ def plan_site(chain: str, transform: Transform, table: ImportTable) -> tuple[str
         why = table.loose.get(local) or table.loose.get("*")
         raise NoMove(f"{local} is not imported by name here" + (f" ({why})" if why else ""))
     if len(found) > 1:
-        raise NoMove(f"{local} is imported more than once ({', '.join(sorted(found))}): the code may choose by version already")
+        raise NoMove(
+            f"{local} is imported more than once ({', '.join(sorted(found))}): the code may choose by version already"
+        )
     if local in table.other:
-        raise NoMove(f"{local} is also bound otherwise (an assignment, a definition or an argument)")
+        raise NoMove(
+            f"{local} is also bound otherwise (an assignment, a definition or an argument)"
+        )
     binding = next(iter(found.values()))
-    qualified = binding.qualified + chain[len(local):]
+    qualified = binding.qualified + chain[len(local) :]
     target = moved(qualified, old, new)
     if target is None:
         raise NoMove(f"{chain} is {qualified}, not under {old}")
@@ -167,20 +181,28 @@ def plan_site(chain: str, transform: Transform, table: ImportTable) -> tuple[str
     if transform.symbols and not covered(binding.qualified, transform.symbols):
         # a module binding (import torch.func as tf): every use must be a name the fix moves
         for use in sorted(table.uses.get(local, ())):
-            full = binding.qualified + use[len(local):]
+            full = binding.qualified + use[len(local) :]
             if use == local or not covered(full, transform.symbols):
-                raise NoMove(f"{use} is used too, and {full} is not one of the names this fix moves")
+                raise NoMove(
+                    f"{use} is used too, and {full} is not one of the names this fix moves"
+                )
     new_binding = moved(binding.qualified, old, new)
     assert new_binding is not None
     if ":" in new_binding and "." in new_binding.split(":", 1)[1]:
-        raise NoMove(f"{binding.qualified} would be {expression(new_binding)}, which no import statement binds")
+        raise NoMove(
+            f"{binding.qualified} would be {expression(new_binding)}, which no import statement binds"
+        )
     return Move(local, binding.qualified, old, new, transform.symbols)
 
 
-def plan_import(node: cst.Import | cst.ImportFrom, transform: Transform, table: ImportTable) -> list[Move]:
+def plan_import(
+    node: cst.Import | cst.ImportFrom, transform: Transform, table: ImportTable
+) -> list[Move]:
     """An import statement a finding points at: a Move for each name it binds under the moved one."""
     assert transform.module is not None and transform.to is not None
-    if isinstance(node, cst.ImportFrom) and (node.relative or isinstance(node.names, cst.ImportStar)):
+    if isinstance(node, cst.ImportFrom) and (
+        node.relative or isinstance(node.names, cst.ImportStar)
+    ):
         raise NoMove("a relative or star import: the names it binds are not known")
     moves = []
     for alias in node.names:  # type: ignore[union-attr]
@@ -188,7 +210,13 @@ def plan_import(node: cst.Import | cst.ImportFrom, transform: Transform, table: 
         if isinstance(node, cst.ImportFrom):
             assert node.module is not None
             written = f"{_code(node.module)}.{written}"
-        local = _code(alias.asname.name) if alias.asname else written.split(".")[-1] if isinstance(node, cst.ImportFrom) else written.split(".")[0]
+        local = (
+            _code(alias.asname.name)
+            if alias.asname
+            else written.split(".")[-1]
+            if isinstance(node, cst.ImportFrom)
+            else written.split(".")[0]
+        )
         if moved(written, transform.module, transform.to) is None:
             continue
         chain = local if alias.asname or isinstance(node, cst.ImportFrom) else written
@@ -238,7 +266,9 @@ class _Imports(cst.CSTTransformer):
                 return moved(qualified, m.old, m.new)
         for m in line_moves:  # another name of a statement that moves: it goes with it when covered
             target = moved(qualified, m.old, m.new)
-            if target is not None and (not m.symbols or qualified in m.symbols or covered(qualified, m.symbols)):
+            if target is not None and (
+                not m.symbols or qualified in m.symbols or covered(qualified, m.symbols)
+            ):
                 return target
         return None
 
@@ -256,12 +286,21 @@ class _Imports(cst.CSTTransformer):
             if small.relative or isinstance(small.names, cst.ImportStar) or small.module is None:
                 return None
             base = _code(small.module)
-            entries = [(a, _code(a.asname.name) if a.asname else _code(a.name), f"{base}.{_code(a.name)}") for a in small.names]
-            mine = [m for m in self.moves if any((m.local, m.qualified) == (loc, q) for _, loc, q in entries)]
+            entries = [
+                (a, _code(a.asname.name) if a.asname else _code(a.name), f"{base}.{_code(a.name)}")
+                for a in small.names
+            ]
+            mine = [
+                m
+                for m in self.moves
+                if any((m.local, m.qualified) == (loc, q) for _, loc, q in entries)
+            ]
             if not mine:
                 return None
             kept: list[cst.ImportAlias] = []
-            groups: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)  # (form, module) -> (name, local)
+            groups: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(
+                list
+            )  # (form, module) -> (name, local)
             for alias, local, qualified in entries:
                 target = self._target(local, qualified, mine)
                 if target is None:
@@ -272,18 +311,34 @@ class _Imports(cst.CSTTransformer):
                 return None
             if not kept and len(groups) == 1 and next(iter(groups))[0] == "from":
                 (_, module), pairs = next(iter(groups.items()))
-                renamed = [a.with_changes(name=cst.Name(n), asname=None if n == loc else cst.AsName(name=cst.Name(loc)))
-                           for a, (n, loc) in zip(small.names, pairs)]
+                renamed = [
+                    a.with_changes(
+                        name=cst.Name(n),
+                        asname=None if n == loc else cst.AsName(name=cst.Name(loc)),
+                    )
+                    for a, (n, loc) in zip(small.names, pairs)
+                ]
                 return [small.with_changes(module=cst.parse_expression(module), names=renamed)]
             out: list[cst.BaseSmallStatement] = []
             if kept:
                 kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-                out.append(small.with_changes(names=kept, lpar=None, rpar=None) if len(kept) == 1 else small.with_changes(names=kept))
+                out.append(
+                    small.with_changes(names=kept, lpar=None, rpar=None)
+                    if len(kept) == 1
+                    else small.with_changes(names=kept)
+                )
             for (form, module), pairs in groups.items():
                 if form == "from":
-                    out.append(_statement(f"from {module} import " + ", ".join(_alias(n, loc) for n, loc in pairs)))
+                    out.append(
+                        _statement(
+                            f"from {module} import " + ", ".join(_alias(n, loc) for n, loc in pairs)
+                        )
+                    )
                 else:
-                    out += [_statement(f"import {module}" + ("" if module == loc else f" as {loc}")) for _, loc in pairs]
+                    out += [
+                        _statement(f"import {module}" + ("" if module == loc else f" as {loc}"))
+                        for _, loc in pairs
+                    ]
             return out
         if isinstance(small, cst.Import):
             changed = False
@@ -296,13 +351,21 @@ class _Imports(cst.CSTTransformer):
                     if target is not None:
                         changed = True
                         if ":" in target:
-                            extra.append(_statement(f"from {target.split(':')[0]} import {_alias(_last(target), _code(alias.asname.name))}"))
+                            extra.append(
+                                _statement(
+                                    f"from {target.split(':')[0]} import {_alias(_last(target), _code(alias.asname.name))}"
+                                )
+                            )
                             continue
                         alias = alias.with_changes(name=cst.parse_expression(target))
-                elif any(moved(written, m.old, m.new) is not None for m in self.moves) and not self._still_used(written):
+                elif any(
+                    moved(written, m.old, m.new) is not None for m in self.moves
+                ) and not self._still_used(written):
                     changed = True  # nothing refers through `import torch.func` (`import functorch`) any more
                     root = written.split(".")[0]
-                    if root == written or any(b.written == root for b in self.now.bindings.get(root, ())):
+                    if root == written or any(
+                        b.written == root for b in self.now.bindings.get(root, ())
+                    ):
                         continue  # `import functorch` goes; `import torch` is there already
                     alias = alias.with_changes(name=cst.Name(root))
                 names.append(alias)
@@ -332,11 +395,19 @@ class _Imports(cst.CSTTransformer):
         if not body:
             return cst.RemovalSentinel.REMOVE  # type: ignore[return-value]
         if len(updated_node.body) == 1 and len(body) > 1:  # one statement a line, as it was
-            lines = [cst.SimpleStatementLine(body=[s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]) for s in body]
-            lines[0] = lines[0].with_changes(leading_lines=updated_node.leading_lines, trailing_whitespace=updated_node.trailing_whitespace)
+            lines = [
+                cst.SimpleStatementLine(body=[s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+                for s in body
+            ]
+            lines[0] = lines[0].with_changes(
+                leading_lines=updated_node.leading_lines,
+                trailing_whitespace=updated_node.trailing_whitespace,
+            )
             return cst.FlattenSentinel(lines)
-        body = [s.with_changes(semicolon=cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" "))) for s in body[:-1]] + [
-            body[-1].with_changes(semicolon=updated_node.body[-1].semicolon)]
+        body = [
+            s.with_changes(semicolon=cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" ")))
+            for s in body[:-1]
+        ] + [body[-1].with_changes(semicolon=updated_node.body[-1].semicolon)]
         return updated_node.with_changes(body=body)
 
 

@@ -17,7 +17,7 @@ _TIMED_MARK = re.compile(r"  # __auditor_timed_(\d+)__(?=\r?\n?$)")
 
 def _ending(line: str) -> tuple[str, str]:
     body = line.rstrip("\r\n")
-    return body, line[len(body):]
+    return body, line[len(body) :]
 
 
 def mask(source: str) -> tuple[str, Callable[[str], str]] | None:
@@ -43,7 +43,7 @@ def mask(source: str) -> tuple[str, Callable[[str], str]] | None:
         timed = _TIMED_LINE.match(body) if magic else None
         indent = body[: len(body) - len(body.lstrip())]
         if timed and not body.rstrip().endswith("\\"):
-            prefixes[i] = body[len(timed.group(1)): len(body) - len(timed.group(2))]
+            prefixes[i] = body[len(timed.group(1)) : len(body) - len(timed.group(2))]
             out.append(f"{timed.group(1)}{timed.group(2)}  # __auditor_timed_{i}__{end}")
         elif magic:
             originals[i] = line
@@ -63,9 +63,11 @@ def mask(source: str) -> tuple[str, Callable[[str], str]] | None:
             if mark and int(mark.group(1)) in originals:
                 restored.append(originals[int(mark.group(1))])
             elif timed and int(timed.group(1)) in prefixes:
-                plain = line[: timed.start()] + line[timed.end():]
+                plain = line[: timed.start()] + line[timed.end() :]
                 body = plain.lstrip(" \t")
-                restored.append(plain[: len(plain) - len(body)] + prefixes[int(timed.group(1))] + body)
+                restored.append(
+                    plain[: len(plain) - len(body)] + prefixes[int(timed.group(1))] + body
+                )
             else:
                 restored.append(line)
         return "".join(restored)
@@ -81,13 +83,19 @@ def cell_sources(text: str) -> dict[int, tuple[list[Any], str]]:
         places = [(["cells", i], c) for i, c in enumerate(data["cells"])]
         key = "source"
     else:  # nbformat 3
-        places = [(["worksheets", w, "cells", i], c) for w, ws in enumerate(data.get("worksheets") or [])
-                  for i, c in enumerate(ws.get("cells") or [])]
+        places = [
+            (["worksheets", w, "cells", i], c)
+            for w, ws in enumerate(data.get("worksheets") or [])
+            for i, c in enumerate(ws.get("cells") or [])
+        ]
         key = "input"
     for index, (path, cell) in enumerate(places, start=1):
         if isinstance(cell, dict) and cell.get("cell_type") == "code" and key in cell:
             source = cell[key]
-            found[index] = ([*path, key], "".join(source) if isinstance(source, list) else str(source))
+            found[index] = (
+                [*path, key],
+                "".join(source) if isinstance(source, list) else str(source),
+            )
     return found
 
 
@@ -140,16 +148,24 @@ def _encode(raw: str, source: str) -> str:
             at = _SPACE.match(raw, at + 1).end()  # type: ignore[union-attr]
     if not items:
         return "[" + ", ".join(dump(s) for s in source.splitlines(keepends=True)) + "]"
-    kept = {json.loads(raw[start:end]): raw[start:end] for start, end in items}  # a line kept: its bytes too
-    opening, closing = raw[: items[0][0]], raw[items[-1][1]:]
-    separator = raw[items[0][1]: items[1][0]] if len(items) > 1 else "," + opening[1:]
-    return opening + separator.join(kept.get(s) or dump(s) for s in source.splitlines(keepends=True)) + closing
+    kept = {
+        json.loads(raw[start:end]): raw[start:end] for start, end in items
+    }  # a line kept: its bytes too
+    opening, closing = raw[: items[0][0]], raw[items[-1][1] :]
+    separator = raw[items[0][1] : items[1][0]] if len(items) > 1 else "," + opening[1:]
+    return (
+        opening
+        + separator.join(kept.get(s) or dump(s) for s in source.splitlines(keepends=True))
+        + closing
+    )
 
 
 def replace_sources(text: str, edits: dict[int, str]) -> str:
     """The notebook's raw JSON with the given cells' sources replaced, nothing else touched."""
     places = cell_sources(text)
-    spans = sorted(((_span(text, places[cell][0]), new) for cell, new in edits.items()), reverse=True)
+    spans = sorted(
+        ((_span(text, places[cell][0]), new) for cell, new in edits.items()), reverse=True
+    )
     for (start, end), new in spans:
         text = text[:start] + _encode(text[start:end], new) + text[end:]
     return text

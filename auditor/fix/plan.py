@@ -14,9 +14,15 @@ from auditor.knowledge.entry import SpecChange, release
 from auditor.models import Finding, Transition, rank
 
 SHAPE_WORDS = {
-    "call": "call", "method": "method call", "operator": "`//` operator", "import": "import",
-    "attribute": "reference", "assign": "attribute assignment", "class": "subclass",
-    "decorator": "decorator", "partial": "functools.partial binding",
+    "call": "call",
+    "method": "method call",
+    "operator": "`//` operator",
+    "import": "import",
+    "attribute": "reference",
+    "assign": "attribute assignment",
+    "class": "subclass",
+    "decorator": "decorator",
+    "partial": "functools.partial binding",
 }
 Versions = tuple[Version | None, Version | None]  # the package's versions before and after
 
@@ -41,7 +47,11 @@ def plan(
 
 
 def choose(
-    finding: Finding, entry: SpecChange | None, mode: FixMode, min_confidence: str, versions: Versions | None
+    finding: Finding,
+    entry: SpecChange | None,
+    mode: FixMode,
+    min_confidence: str,
+    versions: Versions | None,
 ) -> tuple[Transform, ...] | LeftAlone:
     """The transforms of the mode that fit the finding and whose `requires` hold, in order (the
     rewrite takes the first the call site allows), or why there is none."""
@@ -54,23 +64,38 @@ def choose(
     transforms = entry.fix.transforms(table) if entry is not None and entry.fix is not None else ()
     if not transforms:
         other: FixMode = "adopt-new" if mode == "keep-old" else "keep-old"
-        has_other = entry is not None and entry.fix is not None and entry.fix.transforms(_table(entry, other, versions))
-        return LeftAlone(finding, "no-fix", f"no mechanical fix for this change with --{mode}" + (
-            f" (--{other} has one)" if has_other else ""))
+        has_other = (
+            entry is not None
+            and entry.fix is not None
+            and entry.fix.transforms(_table(entry, other, versions))
+        )
+        return LeftAlone(
+            finding,
+            "no-fix",
+            f"no mechanical fix for this change with --{mode}"
+            + (f" (--{other} has one)" if has_other else ""),
+        )
     fitting = [t for t in transforms if t.on == finding.shape and _names(t, finding)]
     if not fitting:
         word = SHAPE_WORDS.get(finding.shape or "", "site of this kind")
         if any(t.on == finding.shape for t in transforms):
             word += f" of {finding.symbol}"
-        return LeftAlone(finding, "no-fix", f"no mechanical fix for a {word} of this change with --{mode}")
+        return LeftAlone(
+            finding, "no-fix", f"no mechanical fix for a {word} of this change with --{mode}"
+        )
     usable = []
     why = ""
     for transform in fitting:
         if transform.requires is not None and versions is not None and entry is not None:
             ends = [v for v in (versions if mode == "keep-old" else versions[1:]) if v is not None]
-            unmet = [v for v in ends if not transform.requires.contains(release(v), prereleases=True)]
+            unmet = [
+                v for v in ends if not transform.requires.contains(release(v), prereleases=True)
+            ]
             if unmet:
-                why = why or f"the rewrite needs {entry.package}{transform.requires}, which {unmet[0]} is not"
+                why = (
+                    why
+                    or f"the rewrite needs {entry.package}{transform.requires}, which {unmet[0]} is not"
+                )
                 continue
         usable.append(transform)
     if not usable:
@@ -84,7 +109,9 @@ def _names(transform: Transform, finding: Finding) -> bool:
     (the action checks the names the import binds)."""
     if not transform.symbols or finding.symbol in transform.symbols:
         return True
-    return finding.shape == "import" and any(s.startswith(finding.symbol + ".") for s in transform.symbols)
+    return finding.shape == "import" and any(
+        s.startswith(finding.symbol + ".") for s in transform.symbols
+    )
 
 
 def _table(entry: SpecChange | None, mode: FixMode, versions: Versions | None) -> FixMode:

@@ -21,9 +21,14 @@ def rewrites(entry: SpecChange) -> tuple[ProbeRewrite, ...]:
             continue
         done = rewrite_probe(entry, mode)
         if done is not None and done.applied:
-            found.append(ProbeRewrite(mode, done.new_source, tuple(a.transform for a in done.applied)))
+            found.append(
+                ProbeRewrite(mode, done.new_source, tuple(a.transform for a in done.applied))
+            )
             continue
         left = done.left_alone if done is not None else ()
-        why = "; ".join(dict.fromkeys(x.reason for x in left)) or "no site in the probe that the fix rewrites"
+        why = (
+            "; ".join(dict.fromkeys(x.reason for x in left))
+            or "no site in the probe that the fix rewrites"
+        )
         found.append(ProbeRewrite(mode, None, (), f"the engine cannot rewrite the probe: {why}"))
     return tuple(found)

@@ -35,21 +35,32 @@ def prove(
     for site in sites:
         entry = entries[site.finding.change]
         found = findings_in_source(site.code, [entry], "<site>")
-        done = rewrite_source(site.code, found, [entry], result.mode, min_confidence="low", versions=versions)
+        done = rewrite_source(
+            site.code, found, [entry], result.mode, min_confidence="low", versions=versions
+        )
         if not done.applied:
-            notes.append(f"{_where(site.finding)}: not proven: the rewrite does not apply to the site's probe")
+            notes.append(
+                f"{_where(site.finding)}: not proven: the rewrite does not apply to the site's probe"
+            )
             continue
         pairs.append((site, CallSite(site.finding, done.new_source)))
     if not pairs:
         return (), tuple(notes)
-    releases = [replace(t, old=t.old and release(t.old), new=t.new and release(t.new)) for t in result.audit.transitions]
+    releases = [
+        replace(t, old=t.old and release(t.old), new=t.new and release(t.new))
+        for t in result.audit.transitions
+    ]
     keeper = NoteKeeper(reporter)
-    outcomes, runs = probe_with_sites(releases, result.audit.changes, [s for pair in pairs for s in pair], settings, keeper)
+    outcomes, runs = probe_with_sites(
+        releases, result.audit.changes, [s for pair in pairs for s in pair], settings, keeper
+    )
     why = next((f" ({o.reason})" for o in outcomes if o.status == "error" and o.reason), "")
     proofs = []
     for site, twin in pairs:
         if site.id not in runs or twin.id not in runs:
-            notes.append(f"{_where(site.finding)}: not proven: its probe did not run on both versions{why}")
+            notes.append(
+                f"{_where(site.finding)}: not proven: its probe did not run on both versions{why}"
+            )
             continue
         old = runs[site.id][0] if result.mode == "keep-old" else runs[twin.id][0]
         new = runs[twin.id][1]

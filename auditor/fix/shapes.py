@@ -138,11 +138,19 @@ class ShapeCase:
 
 def signatures(python: str, symbols: list[str], package: str) -> dict[str, list[Param]]:
     """Each symbol's parameters as `python`'s build of `package` has them (absent: not there)."""
-    done = subprocess.run([python, "-c", _SIGNATURES, json.dumps(symbols), package],
-                          check=False, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [python, "-c", _SIGNATURES, json.dumps(symbols), package],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if done.returncode != 0 or not done.stdout.strip():
         return {}
-    return {k: [(n, kind, d) for n, kind, d in v] for k, v in json.loads(done.stdout.strip().splitlines()[-1]).items()}
+    return {
+        k: [(n, kind, d) for n, kind, d in v]
+        for k, v in json.loads(done.stdout.strip().splitlines()[-1]).items()
+    }
 
 
 def run(python: str, snippets: dict[str, str]) -> dict[str, str | None]:
@@ -150,17 +158,29 @@ def run(python: str, snippets: dict[str, str]) -> dict[str, str | None]:
     results: dict[str, str | None] = {}
     keys = sorted(snippets)
     for start in range(0, len(keys), 40):  # a crash loses one batch, not the whole run
-        chunk = {k: snippets[k] for k in keys[start:start + 40]}
+        chunk = {k: snippets[k] for k in keys[start : start + 40]}
         try:
-            done = subprocess.run([python, "-c", _RUNNER], check=False, input=json.dumps(chunk),
-                                  capture_output=True, text=True, timeout=900)
+            done = subprocess.run(
+                [python, "-c", _RUNNER],
+                check=False,
+                input=json.dumps(chunk),
+                capture_output=True,
+                text=True,
+                timeout=900,
+            )
             results.update(json.loads(done.stdout.strip().splitlines()[-1]))
         except (subprocess.TimeoutExpired, json.JSONDecodeError, IndexError):
             results.update(dict.fromkeys(chunk))
     return results
 
 
-def variants(source: str, call: ast.Call, params: list[Param], method: bool, values: dict[str, tuple[str, ...]]) -> list[str]:
+def variants(
+    source: str,
+    call: ast.Call,
+    params: list[Param],
+    method: bool,
+    values: dict[str, tuple[str, ...]],
+) -> list[str]:
     """The call as written and its variants (sources of the whole call). `values`: literal
     values to give each keyword besides its default (a transform's `proven_values`)."""
     func = ast.get_source_segment(source, call.func) or ""
@@ -178,11 +198,24 @@ def variants(source: str, call: ast.Call, params: list[Param], method: bool, val
     for name, value in keywords:
         found.append(write(positional, [kw for kw in keywords if kw[0] != name]))
         if value in ("True", "False"):
-            found.append(write(positional, [(k, str(value == "False") if k == name else v) for k, v in keywords]))
+            found.append(
+                write(
+                    positional,
+                    [(k, str(value == "False") if k == name else v) for k, v in keywords],
+                )
+            )
     for name, listed in sorted(values.items()):
-        found += [write(positional, [*(kw for kw in keywords if kw[0] != name), (name, v)]) for v in listed]
+        found += [
+            write(positional, [*(kw for kw in keywords if kw[0] != name), (name, v)])
+            for v in listed
+        ]
     for index, (name, kind, default) in enumerate(named):
-        if default is None or index < len(positional) or name in given or kind not in ("POSITIONAL_OR_KEYWORD", "KEYWORD_ONLY"):
+        if (
+            default is None
+            or index < len(positional)
+            or name in given
+            or kind not in ("POSITIONAL_OR_KEYWORD", "KEYWORD_ONLY")
+        ):
             continue
         try:
             value = ast.literal_eval(default)
@@ -200,7 +233,11 @@ def variants(source: str, call: ast.Call, params: list[Param], method: bool, val
 
 def _call_at(tree: ast.AST, f: Finding) -> ast.Call | None:
     """The call the finding is at: the innermost one starting there (`f(x).g()` starts there too)."""
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == f.line and n.col_offset == f.column - 1]
+    calls = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and n.lineno == f.line and n.col_offset == f.column - 1
+    ]
     return min(calls, key=lambda n: (n.end_lineno or 0, n.end_col_offset or 0), default=None)
 
 
@@ -208,7 +245,7 @@ def _replace(source: str, call: ast.Call, text: str) -> str:
     lines = source.splitlines(keepends=True)
     assert call.end_lineno is not None and call.end_col_offset is not None
     head = "".join(lines[: call.lineno - 1]) + lines[call.lineno - 1][: call.col_offset]
-    tail = lines[call.end_lineno - 1][call.end_col_offset:] + "".join(lines[call.end_lineno:])
+    tail = lines[call.end_lineno - 1][call.end_col_offset :] + "".join(lines[call.end_lineno :])
     return head + text + tail
 
 
@@ -220,7 +257,9 @@ def _listed(transforms: tuple[Transform, ...]) -> dict[str, tuple[str, ...]]:
     return values
 
 
-def shape_cases(entries: list[SpecChange], old: str | None, new: str = sys.executable) -> list[ShapeCase]:
+def shape_cases(
+    entries: list[SpecChange], old: str | None, new: str = sys.executable
+) -> list[ShapeCase]:
     """Every variant of every call site in the entries' probes (one package), rewritten in each
     mode with a fix, and run: originals on `old` (when given) and `new`, rewrites on `new`,
     an interpreter whose build of the package the rewrites are made for."""
@@ -237,7 +276,9 @@ def shape_cases(entries: list[SpecChange], old: str | None, new: str = sys.execu
         return []
     symbols = sorted({f.symbol for _, f, _ in sites})
     package = sites[0][0].package
-    builds = [signatures(new, symbols, package)] + ([signatures(old, symbols, package)] if old is not None else [])
+    builds = [signatures(new, symbols, package)] + (
+        [signatures(old, symbols, package)] if old is not None else []
+    )
     version = _version(new, package)
     found: list[ShapeCase] = []
     originals: set[str] = set()
@@ -245,25 +286,57 @@ def shape_cases(entries: list[SpecChange], old: str | None, new: str = sys.execu
         assert entry.probe is not None and entry.fix is not None
         code = entry.probe.code
         values = _listed((*entry.fix.keep_old, *entry.fix.adopt_new))
-        shapes = [v for sigs in builds for v in variants(code, call, sigs.get(f.symbol, []), f.shape == "method", values)]
+        shapes = [
+            v
+            for sigs in builds
+            for v in variants(code, call, sigs.get(f.symbol, []), f.shape == "method", values)
+        ]
         for variant in dict.fromkeys(shapes):  # the parameters of each build's signature
             at = f"__fz(lambda: {variant})"
             wrapped = _replace(code, call, at)
-            here = [g for g in findings_in_source(wrapped, [entry], "<probe>") if g.line == f.line and g.symbol == f.symbol]
+            here = [
+                g
+                for g in findings_in_source(wrapped, [entry], "<probe>")
+                if g.line == f.line and g.symbol == f.symbol
+            ]
             for mode in FIX_MODES:
                 table = entry.fix.transforms(mode)
                 if not table:
                     continue
                 # a rewrite that needs another build is left alone (requires)
-                done = rewrite_source(wrapped, here, [entry], mode, min_confidence="low", versions={entry.package: (version, version)})
+                done = rewrite_source(
+                    wrapped,
+                    here,
+                    [entry],
+                    mode,
+                    min_confidence="low",
+                    versions={entry.package: (version, version)},
+                )
                 if at in done.new_source or not done.applied:
-                    kinds = ",".join(sorted({x.kind for x in done.left_alone})) or "not-matched"  # the matcher skips this shape
+                    kinds = (
+                        ",".join(sorted({x.kind for x in done.left_alone})) or "not-matched"
+                    )  # the matcher skips this shape
                     found.append(ShapeCase(entry.id, mode, f.symbol, variant, None, kinds))
                     continue
-                line = next((ln.strip() for ln in done.new_source.splitlines() if "__fz(lambda:" in ln), "?")
+                line = next(
+                    (ln.strip() for ln in done.new_source.splitlines() if "__fz(lambda:" in ln), "?"
+                )
                 index = table.index(done.applied[0].transform)
                 originals.add(wrapped)
-                found.append(ShapeCase(entry.id, mode, f.symbol, variant, line, None, index, wrapped, wrapped, done.new_source))
+                found.append(
+                    ShapeCase(
+                        entry.id,
+                        mode,
+                        f.symbol,
+                        variant,
+                        line,
+                        None,
+                        index,
+                        wrapped,
+                        wrapped,
+                        done.new_source,
+                    )
+                )
     rewrites = {c.rewrite_new for c in found if c.rewrite_new is not None}
     keyed = {f"s{i}": s for i, s in enumerate(sorted(originals | rewrites))}
     back = {s: k for k, s in keyed.items()}
@@ -275,12 +348,29 @@ def shape_cases(entries: list[SpecChange], old: str | None, new: str = sys.execu
             result.append(c)
             continue
         key = back[c.original_old]
-        result.append(ShapeCase(c.entry, c.mode, c.symbol, c.call, c.rewritten, None, c.transform,
-                                on_old.get(key), on_new.get(key), on_new.get(back[c.rewrite_new])))
+        result.append(
+            ShapeCase(
+                c.entry,
+                c.mode,
+                c.symbol,
+                c.call,
+                c.rewritten,
+                None,
+                c.transform,
+                on_old.get(key),
+                on_new.get(key),
+                on_new.get(back[c.rewrite_new]),
+            )
+        )
     return result
 
 
 def _version(python: str, package: str) -> Version:
-    done = subprocess.run([python, "-c", f"from importlib.metadata import version; print(version({package!r}))"],
-                          check=True, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [python, "-c", f"from importlib.metadata import version; print(version({package!r}))"],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     return release(Version(done.stdout.strip()))

@@ -41,8 +41,16 @@ def stale(folder: Path, entry: SpecChange) -> list[str]:
     for path, text in expected(folder, entry).items():
         kept = path.read_text("utf-8") if path.is_file() else None
         if kept != text:
-            problems.append(f"{path}: " + ("not wanted: the fix leaves positive.py as it is" if text is None
-                                          else "missing" if kept is None else "out of date"))
+            problems.append(
+                f"{path}: "
+                + (
+                    "not wanted: the fix leaves positive.py as it is"
+                    if text is None
+                    else "missing"
+                    if kept is None
+                    else "out of date"
+                )
+            )
     return problems
 
 

@@ -28,21 +28,44 @@ class Action:
 
 
 # the call shapes a rewrite of a call was proven on: a call outside them is left alone
-CALL_SHAPE_FIELDS = ("max_positional", "min_positional", "keyword_absent", "not_literal", "proven_keywords", "proven_values")
+CALL_SHAPE_FIELDS = (
+    "max_positional",
+    "min_positional",
+    "keyword_absent",
+    "not_literal",
+    "proven_keywords",
+    "proven_values",
+)
 
 # The actions of a `[fix]` transform: the loader checks a transform against its action, and the
 # schema's `on` and `action` enums and required fields come from here.
 ACTIONS: dict[str, Action] = {
-    "set-keyword": Action(("call", "method"), ("keyword", "value"), ("keyword", "value", "replace", "max_positional", "proven_keywords")),
+    "set-keyword": Action(
+        ("call", "method"),
+        ("keyword", "value"),
+        ("keyword", "value", "replace", "max_positional", "proven_keywords"),
+    ),
     "rename-call": Action(("call",), ("to",), ("to", "prepend", *CALL_SHAPE_FIELDS)),
-    "template": Action(("call", "method", "operator"), ("template",), ("template", "augmented", *CALL_SHAPE_FIELDS)),
+    "template": Action(
+        ("call", "method", "operator"), ("template",), ("template", "augmented", *CALL_SHAPE_FIELDS)
+    ),
     "replace-import": Action(("import",), ("module",), ("module", "name")),
     "replace-attribute": Action(("attribute",), ("to",), ("to",)),
     "replace-module": Action(("call", "attribute", "import"), ("module", "to"), ("module", "to")),
     "map-keyword": Action(
-        ("call", "method"), ("keyword", "keywords", "map"),
-        ("keyword", "keywords", "map", "replace", "to", "max_positional", "min_positional", "proven_keywords",
-         "proven_values"),
+        ("call", "method"),
+        ("keyword", "keywords", "map"),
+        (
+            "keyword",
+            "keywords",
+            "map",
+            "replace",
+            "to",
+            "max_positional",
+            "min_positional",
+            "proven_keywords",
+            "proven_values",
+        ),
     ),
 }
 
@@ -65,11 +88,19 @@ class Transform:
     name: str | None = None  # replace-import
     note: str | None = None
     requires: SpecifierSet | None = None  # package versions where the rewritten code works
-    symbols: tuple[str, ...] = ()  # the qualified names it applies to (empty: every symbol of its shape)
-    max_positional: int | None = None  # refuse a call passing more positional arguments (they would move)
+    symbols: tuple[
+        str, ...
+    ] = ()  # the qualified names it applies to (empty: every symbol of its shape)
+    max_positional: int | None = (
+        None  # refuse a call passing more positional arguments (they would move)
+    )
     min_positional: int | None = None  # refuse a call passing fewer (another form of the call)
-    keyword_absent: tuple[str, ...] = ()  # rename-call, template: refuse a call giving one of these keywords
-    not_literal: tuple[int, ...] = ()  # rename-call, template: refuse a call whose positional argument N is a number literal
+    keyword_absent: tuple[
+        str, ...
+    ] = ()  # rename-call, template: refuse a call giving one of these keywords
+    not_literal: tuple[
+        int, ...
+    ] = ()  # rename-call, template: refuse a call whose positional argument N is a number literal
     # rename-call, template, map-keyword, set-keyword: the keywords a call may give (None: not stated); a call
     # giving another is left alone, and one giving a keyword of `proven_values` must give it one
     # of those literal values (Python sources)
@@ -100,6 +131,8 @@ class Fix:
 
     def transforms(self, mode: FixMode) -> tuple[Transform, ...]:
         return self.keep_old if mode == "keep-old" else self.adopt_new
+
+
 # what every transform rewriting a call's arguments states (the loader refuses one without):
 # how many positional arguments, and which keywords, the shapes it was proven on have
 CALL_SHAPE_STATED = ("max_positional", "proven_keywords")

@@ -27,9 +27,24 @@ from auditor.models import Finding
 
 _EMPTY = cst.Module(body=[])
 _ATOMS = (
-    cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.Imaginary,
-    cst.SimpleString, cst.FormattedString, cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ListComp,
-    cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.Ellipsis,
+    cst.Name,
+    cst.Attribute,
+    cst.Call,
+    cst.Subscript,
+    cst.Integer,
+    cst.Float,
+    cst.Imaginary,
+    cst.SimpleString,
+    cst.FormattedString,
+    cst.List,
+    cst.Tuple,
+    cst.Dict,
+    cst.Set,
+    cst.ListComp,
+    cst.SetComp,
+    cst.DictComp,
+    cst.GeneratorExp,
+    cst.Ellipsis,
 )
 _BUILTINS = frozenset(dir(builtins))
 MAGIC = "__auditor_magic_"  # notebook lines the engine must not move (see notebook.py)
@@ -63,8 +78,11 @@ def code(node: cst.CSTNode) -> str:
 
 
 def apply_edits(
-    source: str, edits: Sequence[Edit], bound: frozenset[str] = frozenset(),
-    table: ImportTable | None = None, deferred: list[Move] | None = None,
+    source: str,
+    edits: Sequence[Edit],
+    bound: frozenset[str] = frozenset(),
+    table: ImportTable | None = None,
+    deferred: list[Move] | None = None,
 ) -> tuple[str, list[Applied], list[LeftAlone]]:
     """`source` with every edit that fits applied. `bound`: names bound elsewhere (a notebook's
     other cells), so no import of them is added. `table`: the imports the sites may reach their
@@ -75,13 +93,27 @@ def apply_edits(
         return source, [], []
     try:
         return _apply_edits(source, edits, bound, table, deferred)
-    except (cst.ParserSyntaxError, RecursionError) as exc:  # libcst reads less than ast, or nests deeper
+    except (
+        cst.ParserSyntaxError,
+        RecursionError,
+    ) as exc:  # libcst reads less than ast, or nests deeper
         text = str(exc).splitlines()[0] if str(exc) else "nested too deeply"
-        return source, [], [LeftAlone(e.finding, "unparsable", f"libcst cannot read this source: {text}") for e in edits]
+        return (
+            source,
+            [],
+            [
+                LeftAlone(e.finding, "unparsable", f"libcst cannot read this source: {text}")
+                for e in edits
+            ],
+        )
 
 
 def _apply_edits(
-    source: str, edits: Sequence[Edit], bound: frozenset[str], table: ImportTable | None, deferred: list[Move] | None,
+    source: str,
+    edits: Sequence[Edit],
+    bound: frozenset[str],
+    table: ImportTable | None,
+    deferred: list[Move] | None,
 ) -> tuple[str, list[Applied], list[LeftAlone]]:
     wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
     starts: dict[tuple[int, int], Found] = {}  # the nodes starting at each (line, column)
@@ -94,7 +126,13 @@ def _apply_edits(
         nodes = _locate(edit, starts, lines)
         if not nodes:
             f = edit.finding
-            left.append(LeftAlone(f, "not-found", f"no {f.shape} at line {f.line}, column {f.column} (edited since the scan?)"))
+            left.append(
+                LeftAlone(
+                    f,
+                    "not-found",
+                    f"no {f.shape} at line {f.line}, column {f.column} (edited since the scan?)",
+                )
+            )
             continue
         for node in nodes:
             targets.setdefault(id(node), []).append(edit)
@@ -120,13 +158,19 @@ def _char_column(lines: list[str], line: int, column: int) -> int:
     return len(text.encode("utf-8")[: column - 1].decode("utf-8", "ignore"))
 
 
-def _locate(edit: Edit, starts: Mapping[tuple[int, int], Found], lines: list[str]) -> list[cst.CSTNode]:
+def _locate(
+    edit: Edit, starts: Mapping[tuple[int, int], Found], lines: list[str]
+) -> list[cst.CSTNode]:
     f = edit.finding
     here = starts.get((f.line, _char_column(lines, f.line, f.column)), [])
     last = f.symbol.rsplit(".", 1)[-1]
 
     def smallest(found: Found) -> list[cst.CSTNode]:
-        return [min(found, key=lambda item: (item[1].end.line, item[1].end.column))[0]] if found else []
+        return (
+            [min(found, key=lambda item: (item[1].end.line, item[1].end.column))[0]]
+            if found
+            else []
+        )
 
     def where(test: Callable[[cst.CSTNode], bool]) -> Found:
         return [(n, r) for n, r in here if test(n)]
@@ -137,14 +181,34 @@ def _locate(edit: Edit, starts: Mapping[tuple[int, int], Found], lines: list[str
         plain = [(n, r) for n, r in calls if isinstance(n.func, (cst.Name, cst.Attribute))]  # type: ignore[attr-defined]
         return smallest(named or plain)
     if f.shape == "method":
-        return smallest(where(
-            lambda n: isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == last
-        ))
+        return smallest(
+            where(
+                lambda n: (
+                    isinstance(n, cst.Call)
+                    and isinstance(n.func, cst.Attribute)
+                    and n.func.attr.value == last
+                )
+            )
+        )
     if f.shape == "operator":
         if last == "__ifloordiv__":
-            return smallest(where(lambda n: isinstance(n, cst.AugAssign) and isinstance(n.operator, cst.FloorDivideAssign)))
+            return smallest(
+                where(
+                    lambda n: (
+                        isinstance(n, cst.AugAssign)
+                        and isinstance(n.operator, cst.FloorDivideAssign)
+                    )
+                )
+            )
         # `a // b // c` is one finding at one place: every `//` starting there
-        return [n for n, _ in where(lambda n: isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.FloorDivide))]
+        return [
+            n
+            for n, _ in where(
+                lambda n: (
+                    isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.FloorDivide)
+                )
+            )
+        ]
     if f.shape == "import":
         return smallest(where(lambda n: isinstance(n, (cst.Import, cst.ImportFrom))))
     if f.shape == "attribute":
@@ -183,7 +247,11 @@ class _Rewriter(cst.CSTTransformer):
         done = False
         for edit in edits:
             if done:
-                self.left.append(LeftAlone(edit.finding, "overlap", "another fix already rewrote this expression"))
+                self.left.append(
+                    LeftAlone(
+                        edit.finding, "overlap", "another fix already rewrote this expression"
+                    )
+                )
                 continue
             refusals: list[tuple[LeftAloneKind, str]] = []
             for transform in (edit.transform, *edit.fallbacks):
@@ -215,19 +283,29 @@ class _Rewriter(cst.CSTTransformer):
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         return self._apply(original_node, updated_node)  # type: ignore[return-value]
 
-    def leave_BinaryOperation(self, original_node: cst.BinaryOperation, updated_node: cst.BinaryOperation) -> cst.BaseExpression:
+    def leave_BinaryOperation(
+        self, original_node: cst.BinaryOperation, updated_node: cst.BinaryOperation
+    ) -> cst.BaseExpression:
         return self._apply(original_node, updated_node)  # type: ignore[return-value]
 
-    def leave_AugAssign(self, original_node: cst.AugAssign, updated_node: cst.AugAssign) -> cst.BaseSmallStatement:
+    def leave_AugAssign(
+        self, original_node: cst.AugAssign, updated_node: cst.AugAssign
+    ) -> cst.BaseSmallStatement:
         return self._apply(original_node, updated_node)  # type: ignore[return-value]
 
-    def leave_Import(self, original_node: cst.Import, updated_node: cst.Import) -> cst.BaseSmallStatement:
+    def leave_Import(
+        self, original_node: cst.Import, updated_node: cst.Import
+    ) -> cst.BaseSmallStatement:
         return self._apply(original_node, updated_node)  # type: ignore[return-value]
 
-    def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom) -> cst.BaseSmallStatement:
+    def leave_ImportFrom(
+        self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
+    ) -> cst.BaseSmallStatement:
         return self._apply(original_node, updated_node)  # type: ignore[return-value]
 
-    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
+    def leave_Attribute(
+        self, original_node: cst.Attribute, updated_node: cst.Attribute
+    ) -> cst.BaseExpression:
         return self._apply(original_node, updated_node)  # type: ignore[return-value]
 
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
@@ -241,7 +319,9 @@ def _expression(source: str, what: str) -> cst.BaseExpression:
     try:
         return cst.parse_expression(source)
     except cst.ParserSyntaxError as exc:
-        raise Refused("unparsable", f"the {what} does not give valid Python here: {str(exc).splitlines()[0]}") from exc
+        raise Refused(
+            "unparsable", f"the {what} does not give valid Python here: {str(exc).splitlines()[0]}"
+        ) from exc
 
 
 def _uses(source: str, needs: set[str]) -> None:
@@ -252,20 +332,35 @@ def _uses(source: str, needs: set[str]) -> None:
         tree = ast.parse(PLACEHOLDER.sub("_", source))
     except SyntaxError:
         return
-    bound = {a.arg for n in ast.walk(tree) if isinstance(n, ast.Lambda) for a in ast.walk(n.args) if isinstance(a, ast.arg)}
-    bound |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound = {
+        a.arg
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Lambda)
+        for a in ast.walk(n.args)
+        if isinstance(a, ast.arg)
+    }
+    bound |= {
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
     needs.update(
-        n.value.id for n in ast.walk(tree)
-        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id not in bound
+        n.value.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute)
+        and isinstance(n.value, ast.Name)
+        and n.value.id not in bound
     )
 
 
 def _set_keyword(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:
     t = edit.transform
     assert isinstance(node, cst.Call) and t.keyword is not None and t.value is not None
-    _check_positional(node, edit)  # the keyword's own place given positionally: it would be given twice
+    _check_positional(
+        node, edit
+    )  # the keyword's own place given positionally: it would be given twice
     value = _expression(t.value, "value")
-    given = [i for i, a in enumerate(node.args) if a.keyword is not None and a.keyword.value == t.keyword]
+    given = [
+        i for i, a in enumerate(node.args) if a.keyword is not None and a.keyword.value == t.keyword
+    ]
     if given:
         if not t.replace:
             raise Refused("keyword-given", f"the call already gives {t.keyword}=")
@@ -276,8 +371,13 @@ def _set_keyword(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:
     if any(a.star == "**" for a in node.args):
         raise Refused("kwargs-spread", f"a **kwargs spread may already hold {t.keyword}=")
     _uses(t.value, needs)
-    new = cst.Arg(value=value, keyword=cst.Name(t.keyword), equal=cst.AssignEqual(
-        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+    new = cst.Arg(
+        value=value,
+        keyword=cst.Name(t.keyword),
+        equal=cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+        ),
+    )
     return node.with_changes(args=_append(node, new))
 
 
@@ -303,8 +403,11 @@ def _append(node: cst.Call, new: cst.Arg) -> list[cst.Arg]:
     if "#" in code(last.whitespace_after_arg):  # a comment after the last argument stays with it
         return [*args[:-1], last.with_changes(comma=comma), new]
     empty = cst.SimpleWhitespace("")
-    return [*args[:-1], last.with_changes(comma=comma, whitespace_after_arg=empty),
-            new.with_changes(whitespace_after_arg=last.whitespace_after_arg)]
+    return [
+        *args[:-1],
+        last.with_changes(comma=comma, whitespace_after_arg=empty),
+        new.with_changes(whitespace_after_arg=last.whitespace_after_arg),
+    ]
 
 
 def _check_positional(node: cst.Call, edit: Edit) -> None:
@@ -313,7 +416,9 @@ def _check_positional(node: cst.Call, edit: Edit) -> None:
     given_keywords = [a.keyword.value for a in node.args if a.keyword is not None]
     for name in edit.transform.keyword_absent:
         if name in given_keywords:
-            raise Refused("keyword-given", f"the call gives {name}=, which this rewrite does not keep")
+            raise Refused(
+                "keyword-given", f"the call gives {name}=, which this rewrite does not keep"
+            )
     _check_proven(node, edit.transform)
     positional = [a for a in node.args if a.keyword is None and not a.star]
     for index in edit.transform.not_literal:
@@ -321,17 +426,29 @@ def _check_positional(node: cst.Call, edit: Edit) -> None:
         if isinstance(value, cst.UnaryOperation):
             value = value.expression
         if isinstance(value, (cst.Integer, cst.Float)):
-            raise Refused("positional", f"positional argument {index} is the number {code(positional[index].value)}: another form of the call")
+            raise Refused(
+                "positional",
+                f"positional argument {index} is the number {code(positional[index].value)}: another form of the call",
+            )
     limit, least = edit.transform.max_positional, edit.transform.min_positional
     if limit is None and least is None:
         return
     if any(a.star == "*" for a in node.args):
-        raise Refused("positional", "a *args spread: how many positional arguments the call passes is not known")
+        raise Refused(
+            "positional",
+            "a *args spread: how many positional arguments the call passes is not known",
+        )
     given = sum(1 for a in node.args if a.keyword is None and not a.star)
     if limit is not None and given > limit:
-        raise Refused("positional", f"{given} positional arguments given, at most {limit} keep their place: positional arguments would move")
+        raise Refused(
+            "positional",
+            f"{given} positional arguments given, at most {limit} keep their place: positional arguments would move",
+        )
     if least is not None and given < least:
-        raise Refused("positional", f"{given} positional arguments given: the rewrite is for the form with at least {least}")
+        raise Refused(
+            "positional",
+            f"{given} positional arguments given: the rewrite is for the form with at least {least}",
+        )
 
 
 def _check_proven(node: cst.Call, t: Transform) -> None:
@@ -342,17 +459,26 @@ def _check_proven(node: cst.Call, t: Transform) -> None:
     values = dict(t.proven_values)
     for arg in node.args:
         if arg.star == "**":
-            raise Refused("kwargs-spread", "a **kwargs spread: which keywords the call gives is not known")
+            raise Refused(
+                "kwargs-spread", "a **kwargs spread: which keywords the call gives is not known"
+            )
         if arg.keyword is None:
             continue
         name = arg.keyword.value
         if name not in t.proven_keywords:
             proven = ", ".join(f"{k}=" for k in t.proven_keywords) or "none"
-            raise Refused("unproven-shape", f"the call gives {name}=, which the rewrite was not proven with (proven: {proven})")
+            raise Refused(
+                "unproven-shape",
+                f"the call gives {name}=, which the rewrite was not proven with (proven: {proven})",
+            )
         if name in values and not _literal_in(_literal_value(arg.value), values[name]):
-            raise Refused("unproven-shape", (
-                f"the call gives {name}={code(arg.value)}; the rewrite was proven with {name}= "
-                f"{' or '.join(values[name])} only"))
+            raise Refused(
+                "unproven-shape",
+                (
+                    f"the call gives {name}={code(arg.value)}; the rewrite was proven with {name}= "
+                    f"{' or '.join(values[name])} only"
+                ),
+            )
 
 
 def _literal_value(node: cst.BaseExpression) -> object:
@@ -370,8 +496,13 @@ def _rename_call(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:
     assert isinstance(node, cst.Call) and t.to is not None
     _check_positional(node, edit)
     func = _expression(t.to, "new name")
-    leading = [cst.Arg(value=_expression(p, "prepended argument"), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-               for p in t.prepend]
+    leading = [
+        cst.Arg(
+            value=_expression(p, "prepended argument"),
+            comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")),
+        )
+        for p in t.prepend
+    ]
     if leading and not node.args:
         leading[-1] = leading[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     _uses(t.to, needs)
@@ -395,25 +526,39 @@ def _replace_import(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNo
     assert isinstance(module, (cst.Name, cst.Attribute))
     if isinstance(node, cst.ImportFrom):
         if node.relative or isinstance(node.names, cst.ImportStar):
-            raise Refused("import-form", "a relative or star import: the names it binds are not known")
+            raise Refused(
+                "import-form", "a relative or star import: the names it binds are not known"
+            )
         if t.symbols and node.module is not None:
             source = code(node.module)
-            other = [code(a.name) for a in node.names if f"{source}.{code(a.name)}" not in t.symbols]
+            other = [
+                code(a.name) for a in node.names if f"{source}.{code(a.name)}" not in t.symbols
+            ]
             if other:
-                raise Refused("import-form", f"imports {', '.join(other)} from {source}, which this fix does not cover")
+                raise Refused(
+                    "import-form",
+                    f"imports {', '.join(other)} from {source}, which this fix does not cover",
+                )
         if t.name is not None and len(node.names) != 1:
             raise Refused("import-form", f"imports {len(node.names)} names; the fix renames one")
         names = list(node.names)
         if t.name is not None:
             alias = names[0]
             local = alias.asname or cst.AsName(name=cst.Name(code(alias.name)))
-            names[0] = alias.with_changes(name=cst.Name(t.name), asname=None if code(alias.name) == t.name else local)
+            names[0] = alias.with_changes(
+                name=cst.Name(t.name), asname=None if code(alias.name) == t.name else local
+            )
         return node.with_changes(module=module, names=names)
     assert isinstance(node, cst.Import)
     if t.symbols and not any(code(a.name) in t.symbols for a in node.names):
-        raise Refused("import-form", "imports the whole module; this fix covers some of its names only")
+        raise Refused(
+            "import-form", "imports the whole module; this fix covers some of its names only"
+        )
     if len(node.names) != 1 or node.names[0].asname is None:
-        raise Refused("import-form", "`import M` without `as`: the code refers to the module by its dotted name, which a new import does not bind")
+        raise Refused(
+            "import-form",
+            "`import M` without `as`: the code refers to the module by its dotted name, which a new import does not bind",
+        )
     return node.with_changes(names=[node.names[0].with_changes(name=module)])
 
 
@@ -424,7 +569,10 @@ def _map_keyword(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:
     assert isinstance(node, cst.Call) and t.keyword is not None
     _check_positional(node, edit)
     if any(a.star == "**" for a in node.args):
-        raise Refused("kwargs-spread", f"a **kwargs spread may hold {' or '.join(f'{k}=' for k in t.keywords)}")
+        raise Refused(
+            "kwargs-spread",
+            f"a **kwargs spread may hold {' or '.join(f'{k}=' for k in t.keywords)}",
+        )
     given = {a.keyword.value: i for i, a in enumerate(node.args) if a.keyword is not None}
     if t.keyword in given and t.keyword not in t.keywords and not t.replace:
         raise Refused("keyword-given", f"the call already gives {t.keyword}=")
@@ -437,9 +585,14 @@ def _map_keyword(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:
         try:
             values[name] = ast.literal_eval(written)
         except (ValueError, SyntaxError, TypeError):
-            raise Refused("unknown-value", f"{name}={written} is not a literal: which {t.keyword}= it means is not known here") from None
+            raise Refused(
+                "unknown-value",
+                f"{name}={written} is not a literal: which {t.keyword}= it means is not known here",
+            ) from None
     shown = ", ".join(f"{k}={values[k]!r}" for k in t.keywords if k in given)
-    row = next((r for r in t.map if all(_literal_in(values[k], sources) for k, sources in r.when)), None)
+    row = next(
+        (r for r in t.map if all(_literal_in(values[k], sources) for k, sources in r.when)), None
+    )
     if row is None:
         raise Refused("unknown-value", f"no row of the fix's table maps {shown}")
     if row.value is None:
@@ -448,9 +601,16 @@ def _map_keyword(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:
     _uses(row.value, needs)
     drop = sorted({given[k] for k in (*t.keywords, t.keyword) if k in given})
     args = list(node.args)
-    new = cst.Arg(value=value, keyword=cst.Name(t.keyword), equal=cst.AssignEqual(
-        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
-    if t.to is not None:  # the call itself is renamed too (sdp_kernel(flags) -> sdpa_kernel(backends=...))
+    new = cst.Arg(
+        value=value,
+        keyword=cst.Name(t.keyword),
+        equal=cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+        ),
+    )
+    if (
+        t.to is not None
+    ):  # the call itself is renamed too (sdp_kernel(flags) -> sdpa_kernel(backends=...))
         node = node.with_changes(func=_expression(t.to, "new name"))
         _uses(t.to, needs)
     if not drop:
@@ -458,9 +618,13 @@ def _map_keyword(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:
     first = args[drop[0]]
     args[drop[0]] = first.with_changes(keyword=new.keyword, value=value)
     kept = [a for i, a in enumerate(args) if i not in drop[1:]]
-    if drop[-1] == len(args) - 1 and len(drop) > 1:  # the last argument went: its comma and spacing stay last
+    if (
+        drop[-1] == len(args) - 1 and len(drop) > 1
+    ):  # the last argument went: its comma and spacing stay last
         last = args[-1]
-        kept[-1] = kept[-1].with_changes(comma=last.comma, whitespace_after_arg=last.whitespace_after_arg)
+        kept[-1] = kept[-1].with_changes(
+            comma=last.comma, whitespace_after_arg=last.whitespace_after_arg
+        )
     return node.with_changes(args=kept)
 
 
@@ -478,11 +642,15 @@ def _chain(node: cst.CSTNode) -> str | None:
     return None
 
 
-def _replace_module(node: cst.CSTNode, edit: Edit, needs: set[str], table: ImportTable, moves: list[Move]) -> cst.CSTNode:
+def _replace_module(
+    node: cst.CSTNode, edit: Edit, needs: set[str], table: ImportTable, moves: list[Move]
+) -> cst.CSTNode:
     """A site of a moved name (moves.py): its import line is to be rewritten (`moves`), or the
     site itself when it reaches the name through an import above it."""
     if table.unreadable:
-        raise Refused("unparsable", "a source of this file does not parse: its imports are not known")
+        raise Refused(
+            "unparsable", "a source of this file does not parse: its imports are not known"
+        )
     try:
         if isinstance(node, (cst.Import, cst.ImportFrom)):
             moves += plan_import(node, edit.transform, table)
@@ -500,7 +668,9 @@ def _replace_module(node: cst.CSTNode, edit: Edit, needs: set[str], table: Impor
     new, module = plan
     needs.add(module)
     assert edit.transform.module is not None and edit.transform.to is not None
-    moves.append(Move("", "", edit.transform.module, edit.transform.to, edit.transform.symbols))  # `import M` left unused goes
+    moves.append(
+        Move("", "", edit.transform.module, edit.transform.to, edit.transform.symbols)
+    )  # `import M` left unused goes
     if isinstance(node, cst.Call):
         return node.with_changes(func=_keep_parens(node.func, _expression(new, "new name")))
     return _keep_parens(node, _expression(new, "new name"))
@@ -517,7 +687,10 @@ def _template(node: cst.CSTNode, edit: Edit, needs: set[str]) -> cst.CSTNode:
         try:
             statement = cst.parse_statement(text + "\n")
         except cst.ParserSyntaxError as exc:
-            raise Refused("unparsable", f"the template does not give valid Python here: {str(exc).splitlines()[0]}") from exc
+            raise Refused(
+                "unparsable",
+                f"the template does not give valid Python here: {str(exc).splitlines()[0]}",
+            ) from exc
         assert isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
         return statement.body[0].with_changes(semicolon=node.semicolon)
     if isinstance(node, cst.BinaryOperation):
@@ -540,7 +713,11 @@ _CONSTANTS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellip
 
 
 def _value(node: cst.CSTNode, part: str) -> Value:
-    return code(node), isinstance(node, _ATOMS) or bool(getattr(node, "lpar", ())), ((part, _plain(node)),)
+    return (
+        code(node),
+        isinstance(node, _ATOMS) or bool(getattr(node, "lpar", ())),
+        ((part, _plain(node)),),
+    )
 
 
 def _plain(node: cst.CSTNode) -> bool:
@@ -568,7 +745,11 @@ def _call_values(node: cst.Call, edit: Edit) -> dict[str, Value]:
     if isinstance(node.func, cst.Attribute):
         values["receiver"] = _value(node.func.value, "receiver")
         name = node.func.attr.value
-        values["inplace"] = ("_" if name.endswith("_") and not name.endswith("__") else "", True, ())
+        values["inplace"] = (
+            "_" if name.endswith("_") and not name.endswith("__") else "",
+            True,
+            (),
+        )
     parts: list[tuple[cst.Arg, Part]] = []
     spread = False
     positional = 0
@@ -592,7 +773,11 @@ def _call_values(node: cst.Call, edit: Edit) -> dict[str, Value]:
     for arg, _ in parts:
         if arg.keyword is not None:
             rest = [(a, p) for a, p in parts if a is not arg]
-            values[f"args:-{arg.keyword.value}"] = (_args_text(node, [a for a, _ in rest]), True, tuple(p for _, p in rest))
+            values[f"args:-{arg.keyword.value}"] = (
+                _args_text(node, [a for a, _ in rest]),
+                True,
+                tuple(p for _, p in rest),
+            )
     for name in PLACEHOLDER.findall(edit.transform.template or ""):
         if name in values:
             continue
@@ -600,7 +785,10 @@ def _call_values(node: cst.Call, edit: Edit) -> dict[str, Value]:
             values[name] = values["args"]  # the keyword is not there to drop
         elif any(a.star == ("*" if name.startswith("arg") else "**") for a in node.args):
             kind: LeftAloneKind = "args-spread" if name.startswith("arg") else "kwargs-spread"
-            raise Refused(kind, f"a {'*args' if kind == 'args-spread' else '**kwargs'} spread may hold {{{name}}}")
+            raise Refused(
+                kind,
+                f"a {'*args' if kind == 'args-spread' else '**kwargs'} spread may hold {{{name}}}",
+            )
         elif name.startswith("kw:"):
             raise Refused("missing-argument", f"the call does not give {name[3:]}=")
         elif name.startswith("arg"):
@@ -616,7 +804,9 @@ def _args_text(node: cst.Call, args: list[cst.Arg]) -> str:
     text = head.lstrip() if "#" in head else ""
     last = args[-1]
     tail = code(last.whitespace_after_arg)
-    args[-1] = last.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=cst.SimpleWhitespace(""))
+    args[-1] = last.with_changes(
+        comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=cst.SimpleWhitespace("")
+    )
     text += "".join(code(a) for a in args)
     if "#" in tail or isinstance(last.comma, cst.Comma) and "#" in code(last.comma):
         text += code(last.comma) if isinstance(last.comma, cst.Comma) else tail
@@ -624,18 +814,27 @@ def _args_text(node: cst.Call, args: list[cst.Arg]) -> str:
 
 
 def _render(template: str, values: dict[str, Value], edit: Edit) -> str:
-    for name, (text, _, _) in values.items():  # `f({args}, x=1)` on a call without arguments: `f(x=1)`
+    for name, (
+        text,
+        _,
+        _,
+    ) in values.items():  # `f({args}, x=1)` on a call without arguments: `f(x=1)`
         if (name in ("args", "kwargs") or name.startswith("args:-")) and not text:
-            template = re.sub(rf"\{{{re.escape(name)}\}}\s*,\s*|\s*,\s*\{{{re.escape(name)}\}}", "", template)
+            template = re.sub(
+                rf"\{{{re.escape(name)}\}}\s*,\s*|\s*,\s*\{{{re.escape(name)}\}}", "", template
+            )
     written: dict[str, int] = {}
     for name in PLACEHOLDER.findall(template):
         for part, plain in values[name][2] if name in values else ():
             written[part] = written.get(part, 0) + 1
             if written[part] > 1 and not plain:
-                raise Refused("double-evaluation", (
-                    f"the rewrite writes {{{part}}} more than once: what the call passes there "
-                    "would be evaluated twice"
-                ))
+                raise Refused(
+                    "double-evaluation",
+                    (
+                        f"the rewrite writes {{{part}}} more than once: what the call passes there "
+                        "would be evaluated twice"
+                    ),
+                )
 
     def fill(match: re.Match[str]) -> str:
         name = match.group(1)
@@ -645,7 +844,7 @@ def _render(template: str, values: dict[str, Value], edit: Edit) -> str:
         if atomic or name in ("args", "kwargs", "func", "inplace") or name.startswith("args:-"):
             return text
         before = template[: match.start()].rstrip()[-1:]
-        after = template[match.end():].lstrip()[:1]
+        after = template[match.end() :].lstrip()[:1]
         in_argument = before in ("(", ",", "=") and after in (")", ",")
         return text if in_argument else f"({text})"
 
@@ -720,7 +919,13 @@ def _imported_modules(source: str) -> set[str]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError):
         return set()
-    return {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names if a.asname is None}
+    return {
+        a.name
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Import)
+        for a in n.names
+        if a.asname is None
+    }
 
 
 def _stays_first(statement: cst.BaseStatement, module: cst.Module) -> bool:
@@ -730,6 +935,12 @@ def _stays_first(statement: cst.BaseStatement, module: cst.Module) -> bool:
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return False
     small = statement.body[0]
-    if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
+    if isinstance(small, cst.Expr) and isinstance(
+        small.value, (cst.SimpleString, cst.ConcatenatedString)
+    ):
         return True
-    return isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name) and small.module.value == "__future__"
+    return (
+        isinstance(small, cst.ImportFrom)
+        and isinstance(small.module, cst.Name)
+        and small.module.value == "__future__"
+    )

@@ -21,7 +21,9 @@ from auditor.fix.model import FileRewrite, FixResult
 def write(result: FixResult, root: Path) -> list[str]:
     """Write every changed file, or none (FixError naming the file and why); the paths written."""
     places = [(file, str(root / file.path if root.is_dir() else root)) for file in result.changed]
-    targets = [Path(os.path.realpath(shown)) for _, shown in places]  # a link's target: the link stays a link
+    targets = [
+        Path(os.path.realpath(shown)) for _, shown in places
+    ]  # a link's target: the link stays a link
     modes = [_writable(file, target, shown) for (file, shown), target in zip(places, targets)]
     staged: list[Path] = []
     replaced: list[tuple[FileRewrite, Path]] = []
@@ -32,10 +34,12 @@ def write(result: FixResult, root: Path) -> list[str]:
             try:
                 os.replace(temp, target)
             except OSError as exc:
-                raise FixError(f"cannot write: {exc.strerror or exc}{_undo(replaced, modes)}", shown) from exc
+                raise FixError(
+                    f"cannot write: {exc.strerror or exc}{_undo(replaced, modes)}", shown
+                ) from exc
             replaced.append((file, target))
     finally:
-        for temp in staged[len(replaced):]:
+        for temp in staged[len(replaced) :]:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
     return [file.path for file, _ in replaced]
@@ -47,7 +51,10 @@ def _writable(file: FileRewrite, target: Path, shown: str) -> int:
         status = os.stat(target)
         data = target.read_bytes() if stat.S_ISREG(status.st_mode) else b""
     except OSError as exc:
-        raise FixError(f"cannot read it again before writing: {exc.strerror or exc}; nothing was written", shown) from exc
+        raise FixError(
+            f"cannot read it again before writing: {exc.strerror or exc}; nothing was written",
+            shown,
+        ) from exc
     reason = None
     if not stat.S_ISREG(status.st_mode):
         reason = "not a regular file"

@@ -7,6 +7,16 @@ from auditor.github.event import ActionsEnv, PullRequest
 from auditor.gitrange import GitError, changed_lockfiles, parse_range
 
 __all__ = [
-    "MARKER", "ActionsEnv", "Bump", "BumpInfo", "GitError", "GitHubAPIError", "GitHubClient",
-    "PullRequest", "changed_lockfiles", "parse_bump", "parse_range", "upsert_comment",
+    "MARKER",
+    "ActionsEnv",
+    "Bump",
+    "BumpInfo",
+    "GitError",
+    "GitHubAPIError",
+    "GitHubClient",
+    "PullRequest",
+    "changed_lockfiles",
+    "parse_bump",
+    "parse_range",
+    "upsert_comment",
 ]

@@ -68,11 +68,19 @@ class ActionOptions:
     head: str | None = None
     sarif: Path | None = None
     metadata: tuple[Bump, ...] = ()  # from dependabot/fetch-metadata, when given
-    probe: Probing | None = None  # the CLI's --probe, tolerant: a probe that cannot run is a warning
-    confidence: str = "medium"  # findings below it are listed apart and do not count (--fail-on-confidence)
-    gate: Gate = field(default_factory=Gate)  # what counts for the exit code (the CLI's --fail-on options)
+    probe: Probing | None = (
+        None  # the CLI's --probe, tolerant: a probe that cannot run is a warning
+    )
+    confidence: str = (
+        "medium"  # findings below it are listed apart and do not count (--fail-on-confidence)
+    )
+    gate: Gate = field(
+        default_factory=Gate
+    )  # what counts for the exit code (the CLI's --fail-on options)
     fix: FixMode | None = None  # commit this rewrite to a bot's bump branch (fixcommit.py)
-    dependencies: DependencySettings | None = None  # how the locked dependencies are read (None: not read)
+    dependencies: DependencySettings | None = (
+        None  # how the locked dependencies are read (None: not read)
+    )
 
 
 @dataclass(frozen=True)
@@ -87,7 +95,9 @@ class ActionRun:
     fix_commit: FixCommit | None = None
 
 
-def _bump_transitions(bumps: Sequence[Bump], kb: KnowledgeBase) -> list[tuple[Transition, str | None]]:
+def _bump_transitions(
+    bumps: Sequence[Bump], kb: KnowledgeBase
+) -> list[tuple[Transition, str | None]]:
     """The bumps the PR names, for packages no changed lockfile shows (manifest-only changes),
     each with a note on how a requirement update, which names ranges and no versions, was read."""
     known = set(kb.packages())
@@ -148,7 +158,10 @@ def fix_mode(text: str) -> FixMode | None:
 
 
 def _outputs(
-    result: AuditResult, comment: CommentResult | None, lockfiles: Sequence[str], confidence: str = "medium",
+    result: AuditResult,
+    comment: CommentResult | None,
+    lockfiles: Sequence[str],
+    confidence: str = "medium",
     fix_commit: FixCommit | None = None,
 ) -> dict[str, str]:
     return {
@@ -204,20 +217,37 @@ def run(env: ActionsEnv, options: ActionOptions, kb: KnowledgeBase) -> ActionRun
 
     # the rewrites are made before a fix commit changes the files
     mode: FixMode = options.fix or "keep-old"
-    fixes = Fixes(project, mode, rewrite=options.sarif is not None or options.fix is not None, suggest=True,
-                  shown=options.project.as_posix())
-    done = pipeline.run(AuditRequest(
-        GitRange(repo, base, head, options.patterns, fallback=tuple(_bump_transitions(bumps, kb))), project,
-        EnvironmentChoice(options.python), None, ScanOptions(), options.probe, options.gate, options.dependencies,
-        fixes,
-    ), kb)
+    fixes = Fixes(
+        project,
+        mode,
+        rewrite=options.sarif is not None or options.fix is not None,
+        suggest=True,
+        shown=options.project.as_posix(),
+    )
+    done = pipeline.run(
+        AuditRequest(
+            GitRange(
+                repo, base, head, options.patterns, fallback=tuple(_bump_transitions(bumps, kb))
+            ),
+            project,
+            EnvironmentChoice(options.python),
+            None,
+            ScanOptions(),
+            options.probe,
+            options.gate,
+            options.dependencies,
+            fixes,
+        ),
+        kb,
+    )
     result, lockfiles, suggested = done.result, done.lockfiles, done.suggested
     warnings.extend(done.warnings)
 
     prefix = _relative(project, repo)
     links = (
         markdown.Links(env.repository, head or env.sha or "HEAD", env.server_url, prefix)
-        if env.repository and (head or env.sha) else None
+        if env.repository and (head or env.sha)
+        else None
     )
     notes = _notes(info)
     client = GitHubClient(env.api_url, env.token) if env.token and env.repository else None
@@ -226,12 +256,16 @@ def run(env: ActionsEnv, options: ActionOptions, kb: KnowledgeBase) -> ActionRun
         assert done.fixes is not None  # asked for with options.fix, made when there are findings
         committed = commit_fix(repo, project, pr, result, done.fixes, client, env.repository)
         if committed.sha is not None:
-            said = (f"auditor pushed {committed.sha[:12]} to {pr.head_ref}: the {options.fix} rewrite of "
-                    f"{committed.rewritten} call site(s); the report below is of the code before it")
+            said = (
+                f"auditor pushed {committed.sha[:12]} to {pr.head_ref}: the {options.fix} rewrite of "
+                f"{committed.rewritten} call site(s); the report below is of the code before it"
+            )
             notes += (said,)
         elif committed.reason is not None:
             warnings.append(committed.reason)
-    comment_text = markdown.render(result, links, notes, markdown.GITHUB_COMMENT_LIMIT - len(MARKER) - 1, suggested)
+    comment_text = markdown.render(
+        result, links, notes, markdown.GITHUB_COMMENT_LIMIT - len(MARKER) - 1, suggested
+    )
     summary_text = markdown.render(result, links, notes, SUMMARY_LIMIT, suggested)
 
     if env.step_summary is not None:
@@ -273,4 +307,6 @@ def run(env: ActionsEnv, options: ActionOptions, kb: KnowledgeBase) -> ActionRun
 
     if env.token:  # defence in depth: nothing we print may carry the token
         warnings = [w.replace(env.token, "***") for w in warnings]
-    return ActionRun(result, summary_text, lockfiles, outputs, prefix, comment, tuple(warnings), committed)
+    return ActionRun(
+        result, summary_text, lockfiles, outputs, prefix, comment, tuple(warnings), committed
+    )

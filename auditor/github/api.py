@@ -36,7 +36,9 @@ def _retry_after(response: requests.Response, now: float) -> float | None:
                 return max(0.0, parsedate_to_datetime(value).timestamp() - now)
             except (TypeError, ValueError):
                 return None
-    if response.headers.get("X-RateLimit-Remaining") == "0" and response.headers.get("X-RateLimit-Reset"):
+    if response.headers.get("X-RateLimit-Remaining") == "0" and response.headers.get(
+        "X-RateLimit-Reset"
+    ):
         try:
             return max(0.0, float(response.headers["X-RateLimit-Reset"]) - now)
         except ValueError:
@@ -76,11 +78,13 @@ class GitHubClient:
         self.max_wait = max_wait
         self.sleep = sleep
         self.session = requests.Session()
-        self.session.headers.update({
-            "Accept": "application/vnd.github+json",
-            "X-GitHub-Api-Version": "2022-11-28",
-            "User-Agent": f"lockfile-auditor/{__version__}",
-        })
+        self.session.headers.update(
+            {
+                "Accept": "application/vnd.github+json",
+                "X-GitHub-Api-Version": "2022-11-28",
+                "User-Agent": f"lockfile-auditor/{__version__}",
+            }
+        )
         if token:
             self.session.headers["Authorization"] = f"Bearer {token}"
 
@@ -92,7 +96,7 @@ class GitHubClient:
 
     def request(self, method: str, path: str, **kwargs: Any) -> requests.Response:
         url = self._url(path)
-        shown = url[len(self.api_url):] or "/"
+        shown = url[len(self.api_url) :] or "/"
         backoff = 1.0
         for attempt in range(self.retries + 1):
             last = attempt == self.retries
@@ -115,7 +119,9 @@ class GitHubClient:
                 if wait <= self.max_wait:
                     self.sleep(wait)
                     continue
-            raise GitHubAPIError(self._describe(method, shown, response, limited), response.status_code)
+            raise GitHubAPIError(
+                self._describe(method, shown, response, limited), response.status_code
+            )
         raise AssertionError("unreachable")  # pragma: no cover
 
     @staticmethod
@@ -130,7 +136,9 @@ class GitHubClient:
         elif response.status_code == 401:  # the token itself was refused, whatever it may do
             text += " (the token is invalid or expired)"
         elif response.status_code == 403:
-            text += " (the token needs `pull-requests: write`; PRs from forks get a read-only token)"
+            text += (
+                " (the token needs `pull-requests: write`; PRs from forks get a read-only token)"
+            )
         return text
 
     def json(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
@@ -141,7 +149,9 @@ class GitHubClient:
         except ValueError:
             data = None
         if not isinstance(data, dict):
-            raise GitHubAPIError(f"{method} {path}: the answer is not a JSON object", response.status_code)
+            raise GitHubAPIError(
+                f"{method} {path}: the answer is not a JSON object", response.status_code
+            )
         return data
 
     def paginate(self, path: str, params: dict[str, Any] | None = None) -> Iterator[Any]:
@@ -153,7 +163,9 @@ class GitHubClient:
             try:
                 page = response.json()
             except ValueError:
-                raise GitHubAPIError(f"GET {path}: the answer is not JSON", response.status_code) from None
+                raise GitHubAPIError(
+                    f"GET {path}: the answer is not JSON", response.status_code
+                ) from None
             yield from page if isinstance(page, list) else []
             following = response.links.get("next", {}).get("url")
             url = following if following and following.startswith(self.api_url + "/") else None

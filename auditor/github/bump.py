@@ -19,15 +19,18 @@ _VER = r"v?[0-9][^\s`,;)]*"
 _PREFIX = r"^(?:[a-z]+(?:\([^)]*\))?!?:\s*)?"  # build(deps): / chore(deps)!:
 
 _TITLE_DEPENDABOT = re.compile(
-    _PREFIX + rf"bump (?P<name>{_NAME}) from (?P<old>{_VER}) to (?P<new>{_VER})(?: in (?P<dir>\S+))?",
+    _PREFIX
+    + rf"bump (?P<name>{_NAME}) from (?P<old>{_VER}) to (?P<new>{_VER})(?: in (?P<dir>\S+))?",
     re.IGNORECASE,
 )
 _TITLE_RANGE = re.compile(
-    _PREFIX + rf"update (?P<name>{_NAME}) requirement from (?P<old>\S+) to (?P<new>\S+)", re.IGNORECASE
+    _PREFIX + rf"update (?P<name>{_NAME}) requirement from (?P<old>\S+) to (?P<new>\S+)",
+    re.IGNORECASE,
 )
 _TITLE_GROUP = re.compile(_PREFIX + r"bump the (?P<group>\S+) group", re.IGNORECASE)
 _TITLE_RENOVATE = re.compile(
-    _PREFIX + rf"update (?:dependency )?(?P<name>{_NAME}) to (?P<new>{_VER})\s*(?:\[.*\])?$", re.IGNORECASE
+    _PREFIX + rf"update (?:dependency )?(?P<name>{_NAME}) to (?P<new>{_VER})\s*(?:\[.*\])?$",
+    re.IGNORECASE,
 )
 _TITLE_MAINTENANCE = re.compile(_PREFIX + r"lock ?file maintenance", re.IGNORECASE)
 
@@ -44,7 +47,11 @@ _BODY_RENOVATE_ROW = re.compile(
     re.MULTILINE,
 )
 _RENOVATE_MARKS = ("<!--renovate-debug:", "This PR contains the following updates", "renovatebot")
-_DEPENDABOT_MARKS = ("Dependabot will resolve any conflicts", "dependabot-automerge", "Dependabot commands")
+_DEPENDABOT_MARKS = (
+    "Dependabot will resolve any conflicts",
+    "dependabot-automerge",
+    "Dependabot commands",
+)
 
 
 @dataclass(frozen=True, slots=True)

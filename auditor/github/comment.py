@@ -43,11 +43,15 @@ def upsert_comment(
         url, cid = existing.get("html_url"), existing.get("id")
         if existing.get("body") == body:
             return CommentResult("unchanged", url, cid)
-        updated = client.json("PATCH", f"/repos/{repository}/issues/comments/{cid}", json={"body": body})
+        updated = client.json(
+            "PATCH", f"/repos/{repository}/issues/comments/{cid}", json={"body": body}
+        )
         return CommentResult("updated", updated.get("html_url", url), cid)
     if not create:
         return CommentResult("skipped")
-    created = client.json("POST", f"/repos/{repository}/issues/{number}/comments", json={"body": body})
+    created = client.json(
+        "POST", f"/repos/{repository}/issues/{number}/comments", json={"body": body}
+    )
     return CommentResult("created", created.get("html_url"), created.get("id"))
 
 

@@ -63,9 +63,13 @@ class ActionsEnv:
         try:
             data = json.loads(self.event_path.read_text("utf-8"))
         except OSError as exc:
-            raise UsageError(f"cannot read the event: {exc.strerror or exc}", self.event_path) from exc
+            raise UsageError(
+                f"cannot read the event: {exc.strerror or exc}", self.event_path
+            ) from exc
         except json.JSONDecodeError as exc:
-            raise UsageError(f"the event is not JSON: {exc.msg}", self.event_path, exc.lineno) from exc
+            raise UsageError(
+                f"the event is not JSON: {exc.msg}", self.event_path, exc.lineno
+            ) from exc
         return data if isinstance(data, dict) else {}
 
 

@@ -53,9 +53,13 @@ def may_push(client: GitHubClient, repository: str) -> str | None:
 
 
 def commit_message(fixed: FixResult, result: AuditResult) -> str:
-    moved = ", ".join(f"{t.package} {t.old} -> {t.new}" for t in result.transitions if t.old and t.new)
+    moved = ", ".join(
+        f"{t.package} {t.old} -> {t.new}" for t in result.transitions if t.old and t.new
+    )
     lines = [f"auditor fix --{fixed.mode}: {moved or 'the bump'}", ""]
-    lines.append(f"Rewritten ({len(fixed.applied)} call site{'s' if len(fixed.applied) != 1 else ''}):")
+    lines.append(
+        f"Rewritten ({len(fixed.applied)} call site{'s' if len(fixed.applied) != 1 else ''}):"
+    )
     for a in fixed.applied:
         f = a.finding
         where = f"{f.path}:{f.line}" if f.cell is None else f"{f.path} cell {f.cell}:{f.line}"
@@ -63,9 +67,21 @@ def commit_message(fixed: FixResult, result: AuditResult) -> str:
         lines.append(f"- {where} {f.change}: {a.transform.action}{note}")
     changes = list(dict.fromkeys(a.finding.change for a in fixed.applied))
     proofs = {p.change: [c for c in p.fixes if c.mode == fixed.mode] for p in result.probes}
-    proven = [f"- {c}: {check.summary()}" for c in changes for check in proofs.get(c, ()) if check.status == "verified"]
-    unproven = [c for c in changes if not any(check.status == "verified" for check in proofs.get(c, ()))]
-    lines += ["", "Proven by fix probes on both versions:" if proven else "Proven by fix probes: none run (probe: true runs them)."]
+    proven = [
+        f"- {c}: {check.summary()}"
+        for c in changes
+        for check in proofs.get(c, ())
+        if check.status == "verified"
+    ]
+    unproven = [
+        c for c in changes if not any(check.status == "verified" for check in proofs.get(c, ()))
+    ]
+    lines += [
+        "",
+        "Proven by fix probes on both versions:"
+        if proven
+        else "Proven by fix probes: none run (probe: true runs them).",
+    ]
     lines += proven
     if proven and unproven:
         lines.append(f"Not proven here: {', '.join(unproven)}")
@@ -77,14 +93,24 @@ def commit_message(fixed: FixResult, result: AuditResult) -> str:
 
 
 def commit_fix(
-    repo: Path, project: Path, pr: PullRequest, result: AuditResult, fixed: FixResult,
-    client: GitHubClient | None, repository: str | None,
+    repo: Path,
+    project: Path,
+    pr: PullRequest,
+    result: AuditResult,
+    fixed: FixResult,
+    client: GitHubClient | None,
+    repository: str | None,
 ) -> FixCommit:
     """Write the pipeline's rewrite `fixed`, commit and push it to the PR's branch; or say why
     not. Nothing is written when any condition fails."""
     if not is_bot_branch(pr):
-        return FixCommit(None, reason=(f"the branch {pr.head_ref or '(unknown)'} is not a bot's "
-                                       f"({' or '.join(BOT_BRANCHES)}, or a PR opened by a bot): no fix commit"))
+        return FixCommit(
+            None,
+            reason=(
+                f"the branch {pr.head_ref or '(unknown)'} is not a bot's "
+                f"({' or '.join(BOT_BRANCHES)}, or a PR opened by a bot): no fix commit"
+            ),
+        )
     if not pr.head_ref or not pr.head_sha:
         return FixCommit(None, reason="the event names no head branch and commit: no fix commit")
     try:
@@ -92,12 +118,19 @@ def commit_fix(
     except GitError as exc:
         return FixCommit(None, reason=f"no fix commit: {exc}")
     if checked_out != pr.head_sha:
-        return FixCommit(None, reason=(
-            f"the workspace is at {checked_out[:12]}, not the PR's head {pr.head_sha[:12]} "
-            "(check out the head branch, e.g. actions/checkout with ref: the PR's head_ref): no fix commit"))
+        return FixCommit(
+            None,
+            reason=(
+                f"the workspace is at {checked_out[:12]}, not the PR's head {pr.head_sha[:12]} "
+                "(check out the head branch, e.g. actions/checkout with ref: the PR's head_ref): no fix commit"
+            ),
+        )
     dirty = uncommitted(repo)
     if dirty:
-        return FixCommit(None, reason=f"uncommitted changes in the workspace ({', '.join(dirty[:3])}): no fix commit")
+        return FixCommit(
+            None,
+            reason=f"uncommitted changes in the workspace ({', '.join(dirty[:3])}): no fix commit",
+        )
     if client is not None and repository is not None:
         refused = may_push(client, repository)
         if refused is not None:
@@ -111,13 +144,22 @@ def commit_fix(
     message = commit_message(fixed, result)
     paths = [str((project / p).resolve().relative_to(repo.resolve())) for p in written]
     name, email = AUTHOR
-    identity = ["-c", f"user.name={name}", "-c", f"user.email={email}", "-c", "commit.gpgsign=false"]
+    identity = [
+        "-c",
+        f"user.name={name}",
+        "-c",
+        f"user.email={email}",
+        "-c",
+        "commit.gpgsign=false",
+    ]
     try:
         git(repo, "add", "--", *paths)
         git(repo, *identity, "commit", "-q", "-m", message)
         sha = git(repo, "rev-parse", "HEAD").stdout.strip()
         git(repo, "push", "-q", "origin", f"HEAD:refs/heads/{pr.head_ref}")
     except GitError as exc:
-        git(repo, "reset", "-q", "--hard", pr.head_sha, check=False)  # leave the workspace as it was
+        git(
+            repo, "reset", "-q", "--hard", pr.head_sha, check=False
+        )  # leave the workspace as it was
         return FixCommit(None, message, f"the fix commit could not be pushed: {exc}")
     return FixCommit(sha, message, rewritten=len(fixed.applied))

@@ -28,21 +28,50 @@ def to_data(r: Release) -> dict[str, Any]:
         "wheel": r.wheel,
         "stubs": list(r.stubs),
         "notes": list(r.notes),
-        "symbols": [[s.name, s.kind, s.file, s.line, s.source, s.origin,
-                     [[p.name, p.kind, p.default] for p in s.params], list(s.bases), list(s.fields),
-                     [list(r) for r in s.resolved], s.dynamic]
-                    for s in r.symbols],
-        "sites": [[s.symbol, s.kind, s.category, s.message, s.guard, s.file, s.line, s.via, s.conditional]
-                  for s in r.sites],
+        "symbols": [
+            [
+                s.name,
+                s.kind,
+                s.file,
+                s.line,
+                s.source,
+                s.origin,
+                [[p.name, p.kind, p.default] for p in s.params],
+                list(s.bases),
+                list(s.fields),
+                [list(r) for r in s.resolved],
+                s.dynamic,
+            ]
+            for s in r.symbols
+        ],
+        "sites": [
+            [s.symbol, s.kind, s.category, s.message, s.guard, s.file, s.line, s.via, s.conditional]
+            for s in r.sites
+        ],
     }
 
 
 def from_data(d: dict[str, Any]) -> Release:
     return Release(
-        d["package"], d["version"], d["wheel"],
-        tuple(Symbol(n, k, f, ln, src, tuple(Param(*p) for p in params), origin, tuple(bases), tuple(fields),
-                     tuple((r[0], r[1], r[2]) for r in resolved), dynamic)
-              for n, k, f, ln, src, origin, params, bases, fields, resolved, dynamic in d["symbols"]),
+        d["package"],
+        d["version"],
+        d["wheel"],
+        tuple(
+            Symbol(
+                n,
+                k,
+                f,
+                ln,
+                src,
+                tuple(Param(*p) for p in params),
+                origin,
+                tuple(bases),
+                tuple(fields),
+                tuple((r[0], r[1], r[2]) for r in resolved),
+                dynamic,
+            )
+            for n, k, f, ln, src, origin, params, bases, fields, resolved, dynamic in d["symbols"]
+        ),
         tuple(Site(*s) for s in d["sites"]),
         tuple(d["stubs"]),
         tuple(d["notes"]),

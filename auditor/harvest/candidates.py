@@ -22,14 +22,25 @@ from auditor.harvest.model import (
 from auditor.harvest.surface import is_private
 
 KINDS = (
-    "symbol-removed", "parameter-removed", "parameter-renamed", "default-changed",
-    "deprecation-begins", "warning-category-changed", "removal-stub-added",
+    "symbol-removed",
+    "parameter-removed",
+    "parameter-renamed",
+    "default-changed",
+    "deprecation-begins",
+    "warning-category-changed",
+    "removal-stub-added",
 )
 _ERRORS = ("stub", "expired")
 
 
-def candidate_id(package: str, release: str, kind: str, symbol: str, parameter: str | None = None,
-                 guard: str | None = None) -> str:
+def candidate_id(
+    package: str,
+    release: str,
+    kind: str,
+    symbol: str,
+    parameter: str | None = None,
+    guard: str | None = None,
+) -> str:
     """Stable across runs: it names what changed, never a line number or a message."""
     parts = [f"{package}@{release}", kind, symbol]
     if parameter:
@@ -48,7 +59,9 @@ def inherited(name: str, surface: dict[str, Symbol], classes: dict[str, Symbol])
     if cls is None or cls.kind not in ("class", "module"):
         return None
     if member in cls.fields:
-        return Symbol(name, "attribute", cls.file, cls.line, cls.source, (), f"{cls.origin}.{member}")
+        return Symbol(
+            name, "attribute", cls.file, cls.line, cls.source, (), f"{cls.origin}.{member}"
+        )
     for base in cls.bases:
         public = classes.get(base)
         if public is None:
@@ -57,7 +70,9 @@ def inherited(name: str, surface: dict[str, Symbol], classes: dict[str, Symbol])
         if found is not None:
             return found
         if member in public.fields:
-            return Symbol(name, "attribute", public.file, public.line, public.source, (), f"{base}.{member}")
+            return Symbol(
+                name, "attribute", public.file, public.line, public.source, (), f"{base}.{member}"
+            )
     return None
 
 
@@ -72,8 +87,11 @@ def class_origins(surface: dict[str, Symbol]) -> dict[str, Symbol]:
 def compare(old: Release, new: Release) -> list[Candidate]:
     before, after = old.by_name(), new.by_name()
     classes = class_origins(after)
-    reached = after | {name: found for name, s in before.items() if name not in after
-                       and (found := inherited(name, after, classes)) is not None}
+    reached = after | {
+        name: found
+        for name, s in before.items()
+        if name not in after and (found := inherited(name, after, classes)) is not None
+    }
     out: list[Candidate] = []
     out += _removed(old, new, before, after, reached)
     after = reached
@@ -87,7 +105,11 @@ def _leaked(symbol: Symbol, surface: dict[str, Symbol]) -> bool:
     """A name a plain module imported from elsewhere (`from torch._overrides import
     handle_torch_function` in torch/functional.py): not API, unlike a package's re-exports."""
     module = surface.get(symbol.name.rsplit(".", 1)[0])
-    if module is None or module.kind != "module" or module.file.endswith(("__init__.py", "__init__.pyi")):
+    if (
+        module is None
+        or module.kind != "module"
+        or module.file.endswith(("__init__.py", "__init__.pyi"))
+    ):
         return False
     return not symbol.origin.startswith(module.name + ".")
 
@@ -97,8 +119,13 @@ def _known(symbol: Symbol, new: Release) -> bool:
     return symbol.source == "py" or symbol.source in new.stubs
 
 
-def _removed(old: Release, new: Release, before: dict[str, Symbol], after: dict[str, Symbol],
-             reached: dict[str, Symbol]) -> list[Candidate]:
+def _removed(
+    old: Release,
+    new: Release,
+    before: dict[str, Symbol],
+    after: dict[str, Symbol],
+    reached: dict[str, Symbol],
+) -> list[Candidate]:
     """`reached`: `after` and what users still reach through bases and module bindings. A name off
     the surface that a module still binds (an import) is not removed, and neither are its
     members: what it is now is defined elsewhere, with its own candidates."""
@@ -107,25 +134,41 @@ def _removed(old: Release, new: Release, before: dict[str, Symbol], after: dict[
     gone = [s for s in absent if not _leaked(s, before) and s.name not in reached]
     owners = {s.name: s for s in after.values() if s.kind == "class" and s.dynamic}
     errors = {s.symbol for s in new.sites if s.kind in _ERRORS} | {
-        s.symbol for s in new.sites if s.kind == "getattr"}
+        s.symbol for s in new.sites if s.kind == "getattr"
+    }
     out = []
     for s in gone:
         parent = s.name.rsplit(".", 1)[0]
         if parent in gone_names or s.name in errors:
             continue  # reported with its module or class, or by the stub that replaced it
         owner = owners.get(parent)
-        waived = None if owner is None else (
-            f"in {new.version}, {parent} {owner.dynamic}: the member may still be reached")
-        out.append(Candidate(
-            candidate_id(new.package, new.version, "symbol-removed", s.name), new.package, old.version,
-            new.version, "symbol-removed", s.name, f"{s.kind} defined in {old.version}, absent from {new.version}",
-            evidence=(Evidence(old.version, s.file, s.line, f"{s.kind} {s.name} defined here"),), symbol_kind=s.kind,
-            waived=waived,
-        ))
+        waived = (
+            None
+            if owner is None
+            else (f"in {new.version}, {parent} {owner.dynamic}: the member may still be reached")
+        )
+        out.append(
+            Candidate(
+                candidate_id(new.package, new.version, "symbol-removed", s.name),
+                new.package,
+                old.version,
+                new.version,
+                "symbol-removed",
+                s.name,
+                f"{s.kind} defined in {old.version}, absent from {new.version}",
+                evidence=(
+                    Evidence(old.version, s.file, s.line, f"{s.kind} {s.name} defined here"),
+                ),
+                symbol_kind=s.kind,
+                waived=waived,
+            )
+        )
     return out
 
 
-def _parameters(old: Release, new: Release, before: dict[str, Symbol], after: dict[str, Symbol]) -> list[Candidate]:
+def _parameters(
+    old: Release, new: Release, before: dict[str, Symbol], after: dict[str, Symbol]
+) -> list[Candidate]:
     out: list[Candidate] = []
     for name, a in before.items():
         b = after.get(name)
@@ -141,12 +184,20 @@ def _parameters(old: Release, new: Release, before: dict[str, Symbol], after: di
         old_names = [p.name for p in a.params]
         new_by_name = {p.name: p for p in b.params}
 
-        def evidence(detail: str, a: Symbol = a, b: Symbol = b, name: str = name) -> tuple[Evidence, ...]:
-            return (Evidence(old.version, a.file, a.line, f"{name}{_signature(a)}"),
-                    Evidence(new.version, b.file, b.line, f"{name}{_signature(b)}; {detail}"))
+        def evidence(
+            detail: str, a: Symbol = a, b: Symbol = b, name: str = name
+        ) -> tuple[Evidence, ...]:
+            return (
+                Evidence(old.version, a.file, a.line, f"{name}{_signature(a)}"),
+                Evidence(new.version, b.file, b.line, f"{name}{_signature(b)}; {detail}"),
+            )
 
         for index, p in enumerate(a.params):
-            if p.kind in ("var-positional", "var-keyword") or p.name.startswith("_") or p.name == "self":
+            if (
+                p.kind in ("var-positional", "var-keyword")
+                or p.name.startswith("_")
+                or p.name == "self"
+            ):
                 continue
             q = new_by_name.get(p.name)
             if q is None and (absorbs or _tensor_option(p.name, a, b)):
@@ -155,28 +206,62 @@ def _parameters(old: Release, new: Release, before: dict[str, Symbol], after: di
                 renamed = None
                 # a new name in the same place, after the same parameters; a private one, or one
                 # after a reshuffle (MultiprocessContext's stdouts, stderrs, ... -> logs_specs), is none
-                if index < len(b.params) and [q.name for q in b.params[:index]] == old_names[:index]:
+                if (
+                    index < len(b.params)
+                    and [q.name for q in b.params[:index]] == old_names[:index]
+                ):
                     r = b.params[index]
                     if r.name not in old_names and r.kind == p.kind and not r.name.startswith("_"):
                         renamed = r.name
                 kind = "parameter-renamed" if renamed else "parameter-removed"
-                detail = f"{p.name} renamed to {renamed}" if renamed else f"parameter {p.name} removed"
-                out.append(Candidate(
-                    candidate_id(new.package, new.version, kind, name, p.name), new.package, old.version,
-                    new.version, kind, name, detail, parameter=p.name, evidence=evidence(detail),
-                    symbol_kind=a.kind, params=a.params))
-            elif (p.default != q.default and p.default is not None and q.default is not None
-                  and UNKNOWN_DEFAULT not in (p.default, q.default) and a.source == b.source
-                  and not p.default.endswith("...") and not q.default.endswith("...")
-                  and not same_value(p.default, q.default)):
+                detail = (
+                    f"{p.name} renamed to {renamed}" if renamed else f"parameter {p.name} removed"
+                )
+                out.append(
+                    Candidate(
+                        candidate_id(new.package, new.version, kind, name, p.name),
+                        new.package,
+                        old.version,
+                        new.version,
+                        kind,
+                        name,
+                        detail,
+                        parameter=p.name,
+                        evidence=evidence(detail),
+                        symbol_kind=a.kind,
+                        params=a.params,
+                    )
+                )
+            elif (
+                p.default != q.default
+                and p.default is not None
+                and q.default is not None
+                and UNKNOWN_DEFAULT not in (p.default, q.default)
+                and a.source == b.source
+                and not p.default.endswith("...")
+                and not q.default.endswith("...")
+                and not same_value(p.default, q.default)
+            ):
                 detail = f"default of {p.name}: {p.default} -> {q.default}"
                 waived = None
                 if q.default == "None":
                     detail, waived = _sentinel(detail, p.default, p.name, b)
-                out.append(Candidate(
-                    candidate_id(new.package, new.version, "default-changed", name, p.name), new.package,
-                    old.version, new.version, "default-changed", name, detail, parameter=p.name,
-                    evidence=evidence(detail), symbol_kind=a.kind, params=b.params, waived=waived))
+                out.append(
+                    Candidate(
+                        candidate_id(new.package, new.version, "default-changed", name, p.name),
+                        new.package,
+                        old.version,
+                        new.version,
+                        "default-changed",
+                        name,
+                        detail,
+                        parameter=p.name,
+                        evidence=evidence(detail),
+                        symbol_kind=a.kind,
+                        params=b.params,
+                        waived=waived,
+                    )
+                )
     return out
 
 
@@ -188,8 +273,12 @@ _TENSOR_OPTIONS = ("dtype", "layout", "device", "pin_memory")
 
 def _tensor_option(parameter: str, old: Symbol, new: Symbol) -> bool:
     """Whether a stub leaves out a TensorOptions parameter of a factory that keeps the others."""
-    return (old.source != "py" and new.source != "py" and parameter in _TENSOR_OPTIONS
-            and any(p.name in _TENSOR_OPTIONS for p in new.params))
+    return (
+        old.source != "py"
+        and new.source != "py"
+        and parameter in _TENSOR_OPTIONS
+        and any(p.name in _TENSOR_OPTIONS for p in new.params)
+    )
 
 
 # A stub's `= None` that the C++ signature behind it resolves to the old default (the Python arg
@@ -212,7 +301,10 @@ def _sentinel(detail: str, old: str, parameter: str, new: Symbol) -> tuple[str, 
         if other is not None:  # `allow_unused = materialize_grads`: that parameter's default
             value = other.default or value
         if value == old or same_value(old, value) or _same_name(old, value):
-            return detail, f"the body resolves None to the old default ({parameter} = {value}, {new.file}:{line})"
+            return (
+                detail,
+                f"the body resolves None to the old default ({parameter} = {value}, {new.file}:{line})",
+            )
         if not _plain_value(value, new.params):
             return f"{detail} (None becomes {value}, {new.file}:{line}: {HIDDEN})", None
         return f"{detail} {RESOLVED}{value} in for None, {new.file}:{line})", None
@@ -232,8 +324,11 @@ def _plain_value(text: str, params: tuple[Param, ...]) -> bool:
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         pass
     head = text.split(".")[0]
-    return (all(part.isidentifier() for part in text.split(".")) and head != "self"
-            and head not in {p.name for p in params})
+    return (
+        all(part.isidentifier() for part in text.split("."))
+        and head != "self"
+        and head not in {p.name for p in params}
+    )
 
 
 def _same_name(old: str, new: str) -> bool:
@@ -264,15 +359,22 @@ def same_value(old: str, new: str) -> bool:
         return False
     if a[-2:] == b[-2:]:
         return True
-    return (a[-1] == b[-1] and a[-1].isupper() and all(part.isidentifier() for part in a + b)
-            and (a[-2].startswith("_") or b[-2].startswith("_")))
+    return (
+        a[-1] == b[-1]
+        and a[-1].isupper()
+        and all(part.isidentifier() for part in a + b)
+        and (a[-2].startswith("_") or b[-2].startswith("_"))
+    )
 
 
 def _names_function(text: str, dotted: str) -> bool:
     """`'relu'` and `F.relu`: a string literal that is the last part of a module's function name."""
     parts = dotted.split(".")
-    return (len(parts) >= 2 and all(part.isidentifier() for part in parts)
-            and text in (repr(parts[-1]), f'"{parts[-1]}"'))
+    return (
+        len(parts) >= 2
+        and all(part.isidentifier() for part in parts)
+        and text in (repr(parts[-1]), f'"{parts[-1]}"')
+    )
 
 
 def _device_text(text: str) -> str:
@@ -304,8 +406,12 @@ def _deprecations(old: Release, new: Release) -> list[Candidate]:
         """`c` with what a matcher needs to know of the symbol: its kind, its parameters."""
         found = symbols.get(s.symbol)
         kind = found.kind if found else ("attribute" if s.kind in ("getattr", "expired") else None)
-        return replace(c, symbol_kind=kind, conditional=s.conditional,
-                       params=found.params if found and s.guard else ())
+        return replace(
+            c,
+            symbol_kind=kind,
+            conditional=s.conditional,
+            params=found.params if found and s.guard else (),
+        )
 
     def key(s: Site) -> tuple[str, str | None]:
         return (s.symbol, s.guard)
@@ -323,7 +429,9 @@ def _deprecations(old: Release, new: Release) -> list[Candidate]:
         if key(s) in seen:
             continue
         seen.add(key(s))
-        evidence = (Evidence(new.version, s.file, s.line, s.message + (f" (via {s.via})" if s.via else "")),)
+        evidence = (
+            Evidence(new.version, s.file, s.line, s.message + (f" (via {s.via})" if s.via else "")),
+        )
         earlier = old_sites.get(key(s))
         before_error = any(o.kind in _ERRORS for o in old_symbols.get(s.symbol, []))
         if s.kind in _ERRORS:
@@ -331,23 +439,71 @@ def _deprecations(old: Release, new: Release) -> list[Candidate]:
                 continue
             warned = old_symbols.get(s.symbol, [])
             detail = "now raises" + (f" (was {warned[0].category})" if warned else "")
-            out.append(about(Candidate(
-                candidate_id(new.package, new.version, "removal-stub-added", s.symbol), new.package,
-                old.version, new.version, "removal-stub-added", s.symbol, detail, category="error",
-                evidence=evidence), s))
+            out.append(
+                about(
+                    Candidate(
+                        candidate_id(new.package, new.version, "removal-stub-added", s.symbol),
+                        new.package,
+                        old.version,
+                        new.version,
+                        "removal-stub-added",
+                        s.symbol,
+                        detail,
+                        category="error",
+                        evidence=evidence,
+                    ),
+                    s,
+                )
+            )
         elif earlier is None:
             detail = f"{s.category}" + (f" when {s.guard}" if s.guard else "")
-            out.append(about(Candidate(
-                candidate_id(new.package, new.version, "deprecation-begins", s.symbol, guard=s.guard),
-                new.package, old.version, new.version, "deprecation-begins", s.symbol, detail,
-                guard=s.guard, category=s.category, evidence=evidence), s))
+            out.append(
+                about(
+                    Candidate(
+                        candidate_id(
+                            new.package, new.version, "deprecation-begins", s.symbol, guard=s.guard
+                        ),
+                        new.package,
+                        old.version,
+                        new.version,
+                        "deprecation-begins",
+                        s.symbol,
+                        detail,
+                        guard=s.guard,
+                        category=s.category,
+                        evidence=evidence,
+                    ),
+                    s,
+                )
+            )
         elif earlier.category != s.category and earlier.kind not in _ERRORS:
             detail = f"{earlier.category} -> {s.category}"
-            out.append(about(Candidate(
-                candidate_id(new.package, new.version, "warning-category-changed", s.symbol, guard=s.guard),
-                new.package, old.version, new.version, "warning-category-changed", s.symbol, detail,
-                guard=s.guard, category=s.category,
-                evidence=(Evidence(old.version, earlier.file, earlier.line, earlier.message), *evidence)), s))
+            out.append(
+                about(
+                    Candidate(
+                        candidate_id(
+                            new.package,
+                            new.version,
+                            "warning-category-changed",
+                            s.symbol,
+                            guard=s.guard,
+                        ),
+                        new.package,
+                        old.version,
+                        new.version,
+                        "warning-category-changed",
+                        s.symbol,
+                        detail,
+                        guard=s.guard,
+                        category=s.category,
+                        evidence=(
+                            Evidence(old.version, earlier.file, earlier.line, earlier.message),
+                            *evidence,
+                        ),
+                    ),
+                    s,
+                )
+            )
     return out
 
 

@@ -39,7 +39,9 @@ class Coverage:
         """(from, to, counts per state) for each release pair, oldest first."""
         pairs: dict[tuple[str, str], dict[str, int]] = {}
         for s in self.standings:
-            counts = pairs.setdefault((s.candidate.before, s.candidate.release), dict.fromkeys(STATES, 0))
+            counts = pairs.setdefault(
+                (s.candidate.before, s.candidate.release), dict.fromkeys(STATES, 0)
+            )
             counts[s.state] += 1
         return [(a, b, counts) for (a, b), counts in pairs.items()]
 
@@ -58,11 +60,18 @@ class Coverage:
         states: dict[str, set[str]] = {}
         for s in self.standings:
             c = s.candidate
-            if (c.kind in _WARNS and Version(c.release) <= at
-                    and (c.until is None or Version(c.until) > at)):
+            if (
+                c.kind in _WARNS
+                and Version(c.release) <= at
+                and (c.until is None or Version(c.until) > at)
+            ):
                 states.setdefault(c.symbol, set()).add(s.state)
-        return {symbol: next(state for state in ("covered", "generated", "open", "waived") if state in found)
-                for symbol, found in sorted(states.items())}
+        return {
+            symbol: next(
+                state for state in ("covered", "generated", "open", "waived") if state in found
+            )
+            for symbol, found in sorted(states.items())
+        }
 
 
 def stand(c: Candidate, covering: dict[str, str], waivers: list[Waiver]) -> Standing:
@@ -79,14 +88,20 @@ def stand(c: Candidate, covering: dict[str, str], waivers: list[Waiver]) -> Stan
     return Standing(c, "generated", "")
 
 
-def coverage(knowledge: Path, package: str, entries: tuple[SpecChange, ...], witnessed: bool = False) -> Coverage:
+def coverage(
+    knowledge: Path, package: str, entries: tuple[SpecChange, ...], witnessed: bool = False
+) -> Coverage:
     """Where each candidate stands; with `witnessed`, also the curated entries' releases against
     the candidates and where each C++ message candidate stands (`kb coverage`; the loader's
     generated changes need neither)."""
     covering = {cid: e.id for e in entries for cid in e.covers}
     waivers = read_waivers(knowledge, package)
     candidates = relate(read_candidates(knowledge, package))
-    found = witness(knowledge, package, entries, candidates, oldest_release(candidates)) if witnessed else None
+    found = (
+        witness(knowledge, package, entries, candidates, oldest_release(candidates))
+        if witnessed
+        else None
+    )
     cxx = standings(knowledge, package, {e.id for e in entries}) if witnessed else ()
     return Coverage(package, tuple(stand(c, covering, waivers) for c in candidates), found, cxx)
 
@@ -95,8 +110,12 @@ def generated_candidates(knowledge: Path, entries: tuple[SpecChange, ...]) -> tu
     """The shipped candidates that no curated entry covers and no waiver takes, and whose
     evidence allows a narrow matcher, for every package with a harvest."""
     packages = sorted(p.parent.name for p in knowledge.glob("*/harvest") if p.is_dir())
-    return tuple(s.candidate for package in packages for s in coverage(knowledge, package, entries).standings
-                 if s.state == "generated")
+    return tuple(
+        s.candidate
+        for package in packages
+        for s in coverage(knowledge, package, entries).standings
+        if s.state == "generated"
+    )
 
 
 def changes_of(candidates: Iterable[Candidate]) -> tuple[SpecChange, ...]:
@@ -123,4 +142,6 @@ def unloaded(knowledge: Path, entries: tuple[SpecChange, ...]) -> tuple[Unloaded
 def counted(changes: Iterable[SpecChange]) -> tuple[Unloaded, ...]:
     """`changes` grouped by package, releases and hazard, with their counts (`unloaded`)."""
     groups = Counter((c.package, c.introduced, c.until, c.hazard) for c in changes)
-    return tuple(Unloaded(*group, count) for group, count in sorted(groups.items(), key=lambda g: repr(g[0])))
+    return tuple(
+        Unloaded(*group, count) for group, count in sorted(groups.items(), key=lambda g: repr(g[0]))
+    )

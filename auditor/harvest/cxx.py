@@ -40,7 +40,9 @@ STATES = ("covered", "waived", "open")
 KINDS = ("message-added", "message-removed")
 # The libraries holding torch's C++ and its Python bindings, across the releases' layouts: one
 # libtorch (up to 1.4) or libtorch_cpu (1.5 on), libtorch_python, and the extension module.
-LIBRARY = re.compile(r"torch/(lib/lib(torch_cpu|torch_python|torch|caffe2)\.so(\.\d+)*|_C(\.[^/]*)?\.so)")
+LIBRARY = re.compile(
+    r"torch/(lib/lib(torch_cpu|torch_python|torch|caffe2)\.so(\.\d+)*|_C(\.[^/]*)?\.so)"
+)
 # Printable runs: a C string literal ends at its NUL; a TORCH_WARN's pieces are separate literals.
 _PRINTABLE = re.compile(rb"[\t\n\x20-\x7e]{20,}")
 _PRINTABLE_BYTES = bytes([9, 10, *range(0x20, 0x7F)])
@@ -49,8 +51,11 @@ _WARNING = re.compile(
     r"deprecat|will be removed|(has|have|was|were) been removed|(has|have|was|were) removed"
     r"|(is|are) no longer|no longer (be )?support|will (now )?change|will be changed|(has|have) changed"
     r"|in a future (release|version)|in the future|future release|future version|is not supported anymore",
-    re.IGNORECASE)
-_ASSERT = "INTERNAL ASSERT FAILED"  # an assertion's text, with a source line that moves every release
+    re.IGNORECASE,
+)
+_ASSERT = (
+    "INTERNAL ASSERT FAILED"  # an assertion's text, with a source line that moves every release
+)
 _CHUNK = 8 << 20
 
 
@@ -107,7 +112,7 @@ def strings(chunks: Iterable[bytes]) -> Iterator[str]:
     for chunk in chunks:
         data = carry + chunk
         head = data.rstrip(_PRINTABLE_BYTES)  # a run at the end may go on in the next chunk
-        carry = data[len(head):]
+        carry = data[len(head) :]
         yield from (found.group().decode("ascii") for found in _PRINTABLE.finditer(head))
     if _PRINTABLE.fullmatch(carry):
         yield carry.decode("ascii")
@@ -124,20 +129,30 @@ def read_zip(wheel: zipfile.ZipFile) -> tuple[tuple[str, ...], tuple[tuple[str, 
     found: set[tuple[str, str]] = set()
     for member in members:
         with wheel.open(member) as stream:
-            found.update((" ".join(s.split()), member) for s in strings(_chunks(stream)) if is_warning(s))
+            found.update(
+                (" ".join(s.split()), member) for s in strings(_chunks(stream)) if is_warning(s)
+            )
     return members, tuple(sorted(found))
 
 
 def choose_wheel(files: list[IndexFile], version: Version) -> IndexFile | None:
     """The release's Linux x86_64 wheel for CPython 3.10, or for the newest CPython it has."""
+
     def rank(f: IndexFile) -> tuple[int, int, int, str]:
         _, _, build, tags = parse_wheel_filename(f.filename)
         interpreters = {t.interpreter for t in tags}
         minor = max((int(i[3:]) for i in interpreters if re.fullmatch(r"cp3\d+", i)), default=-1)
         return (minor == 10, minor, build[0] if build else 0, f.filename)
 
-    fitting = [f for f in files if f.version == version and not f.yanked and "x86_64" in f.filename
-               and "linux" in f.filename and not re.search(r"cp3\d+t-", f.filename)]
+    fitting = [
+        f
+        for f in files
+        if f.version == version
+        and not f.yanked
+        and "x86_64" in f.filename
+        and "linux" in f.filename
+        and not re.search(r"cp3\d+t-", f.filename)
+    ]
     return max(fitting, key=rank, default=None)
 
 
@@ -165,8 +180,17 @@ def compare(old: CxxRelease, new: CxxRelease, package: str = "torch") -> list[Cx
     for kind, here, there in (("added", after, before), ("removed", before, after)):
         for message in sorted(set(here) - set(there)):
             digest = hashlib.sha256(message.encode()).hexdigest()[:12]
-            out.append(CxxCandidate(f"{package}@{new.version}:cxx-{kind}:{digest}", package, old.version,
-                                    new.version, f"message-{kind}", message, here[message]))
+            out.append(
+                CxxCandidate(
+                    f"{package}@{new.version}:cxx-{kind}:{digest}",
+                    package,
+                    old.version,
+                    new.version,
+                    f"message-{kind}",
+                    message,
+                    here[message],
+                )
+            )
     return out
 
 
@@ -188,8 +212,12 @@ def load(directory: Path, package: str, version: str) -> CxxRelease | None:
         data = json.loads(gzip.decompress(path.read_bytes()))
         if data.get("format") != FORMAT:
             return None
-        return CxxRelease(data["version"], data["wheel"], tuple(data["members"]),
-                          tuple((m, lib) for m, lib in data["messages"] if is_warning(m)))
+        return CxxRelease(
+            data["version"],
+            data["wheel"],
+            tuple(data["members"]),
+            tuple((m, lib) for m, lib in data["messages"] if is_warning(m)),
+        )
     except (OSError, ValueError, EOFError, KeyError, TypeError, AttributeError):
         return None
 
@@ -198,8 +226,13 @@ def store(directory: Path, package: str, release: CxxRelease) -> None:
     """Raises OSError when the file cannot be written."""
     path = cache_path(directory, package, release.version)
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = {"format": FORMAT, "version": release.version, "wheel": release.wheel,
-            "members": list(release.members), "messages": [list(m) for m in release.messages]}
+    data = {
+        "format": FORMAT,
+        "version": release.version,
+        "wheel": release.wheel,
+        "members": list(release.members),
+        "messages": [list(m) for m in release.messages],
+    }
     write_whole(path, gzip.compress(json.dumps(data, sort_keys=True).encode(), mtime=0))
 
 
@@ -212,7 +245,9 @@ def _s(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)  # a TOML basic string: the same escapes
 
 
-def pair_text(package: str, old: CxxRelease, new: CxxRelease, candidates: list[CxxCandidate]) -> str:
+def pair_text(
+    package: str, old: CxxRelease, new: CxxRelease, candidates: list[CxxCandidate]
+) -> str:
     lines = [
         "# Generated by `auditor kb cxx --ship`: edit by harvesting again, not by hand.",
         f"package = {_s(package)}",
@@ -221,12 +256,20 @@ def pair_text(package: str, old: CxxRelease, new: CxxRelease, candidates: list[C
         f"wheels = [{_s(old.wheel)}, {_s(new.wheel)}]",
     ]
     for c in candidates:
-        lines += ["", "[[candidate]]", f"id = {_s(c.id)}", f"kind = {_s(c.kind)}", f"library = {_s(c.library)}",
-                  f"message = {_s(c.message)}"]
+        lines += [
+            "",
+            "[[candidate]]",
+            f"id = {_s(c.id)}",
+            f"kind = {_s(c.kind)}",
+            f"library = {_s(c.library)}",
+            f"message = {_s(c.message)}",
+        ]
     return "\n".join(lines) + "\n"
 
 
-def ship(package: str, releases: list[CxxRelease], candidates: list[CxxCandidate], knowledge: Path) -> list[Path]:
+def ship(
+    package: str, releases: list[CxxRelease], candidates: list[CxxCandidate], knowledge: Path
+) -> list[Path]:
     """One file per release pair that has candidates; a pair's file with none is deleted."""
     directory = knowledge / package / "harvest" / DIRECTORY
     directory.mkdir(parents=True, exist_ok=True)
@@ -264,8 +307,17 @@ def read_candidates(knowledge: Path, package: str) -> list[CxxCandidate]:
         data = _read(path)
         for index, raw in enumerate(data.get("candidate", [])):
             try:
-                out.append(CxxCandidate(raw["id"], data["package"], data["from"], data["to"], raw["kind"],
-                                        raw["message"], raw["library"]))
+                out.append(
+                    CxxCandidate(
+                        raw["id"],
+                        data["package"],
+                        data["from"],
+                        data["to"],
+                        raw["kind"],
+                        raw["message"],
+                        raw["library"],
+                    )
+                )
             except (KeyError, TypeError) as exc:
                 problems.append(f"{path}: candidate[{index}]: missing {exc}")
     if problems:
@@ -282,12 +334,20 @@ def read_review(knowledge: Path, package: str) -> list[Review]:
     for index, raw in enumerate(_read(path).get("message", [])):
         ok = isinstance(raw, dict) and raw.get("match") and raw.get("symbol") is not None
         if not ok or (raw.get("entry") is None) == (raw.get("waived") is None):
-            problems.append(f"{path}: message[{index}]: needs `match`, `symbol`, and one of `entry` or `waived`")
+            problems.append(
+                f"{path}: message[{index}]: needs `match`, `symbol`, and one of `entry` or `waived`"
+            )
             continue
         if raw.get("kind") not in (None, *KINDS):
-            problems.append(f"{path}: message[{index}]: kind: {raw['kind']!r} is not one of {', '.join(KINDS)}")
+            problems.append(
+                f"{path}: message[{index}]: kind: {raw['kind']!r} is not one of {', '.join(KINDS)}"
+            )
             continue
-        out.append(Review(raw["match"], raw.get("entry"), raw.get("waived"), raw["symbol"], raw.get("kind")))
+        out.append(
+            Review(
+                raw["match"], raw.get("entry"), raw.get("waived"), raw["symbol"], raw.get("kind")
+            )
+        )
     if problems:
         raise KnowledgeError(problems)
     return out
@@ -302,7 +362,9 @@ def stand(c: CxxCandidate, reviews: list[Review], entries: set[str]) -> CxxStand
             return CxxStanding(c, "waived", r.waived)
         if r.entry in entries:
             return CxxStanding(c, "covered", r.entry or "")
-        return CxxStanding(c, "open", f"reviewed as covered by {r.entry}, which is no curated entry")
+        return CxxStanding(
+            c, "open", f"reviewed as covered by {r.entry}, which is no curated entry"
+        )
     return CxxStanding(c, "open", "no review takes the message")
 
 
@@ -323,8 +385,14 @@ class CxxHarvest:
         return sum(r.fetched for r in self.releases)
 
 
-def harvest(package: str, low: Version, high: Version, index: str, cache_dir: Path | None,
-            progress: ProgressReporter = SILENT) -> CxxHarvest:
+def harvest(
+    package: str,
+    low: Version,
+    high: Version,
+    index: str,
+    cache_dir: Path | None,
+    progress: ProgressReporter = SILENT,
+) -> CxxHarvest:
     """Every minor release's messages from `low` to `high` (X.Y.0), kept or read through range
     requests, and the candidates between consecutive ones; a release not read is a note."""
     from auditor.harvest.index import read_index, releases
@@ -340,7 +408,9 @@ def harvest(package: str, low: Version, high: Version, index: str, cache_dir: Pa
             if kept is None:
                 wheel = choose_wheel(files, version)
                 if wheel is None:
-                    notes.append(f"{package} {version}: no Linux x86_64 wheel on the index; not read")
+                    notes.append(
+                        f"{package} {version}: no Linux x86_64 wheel on the index; not read"
+                    )
                     progress.advance()
                     continue
                 try:
@@ -353,7 +423,9 @@ def harvest(package: str, low: Version, high: Version, index: str, cache_dir: Pa
                     try:
                         store(cache_dir, package, kept)
                     except OSError as exc:
-                        notes.append(f"{package} {version}: not kept in the cache ({exc.strerror or exc})")
+                        notes.append(
+                            f"{package} {version}: not kept in the cache ({exc.strerror or exc})"
+                        )
             done.append(kept)
             progress.advance()
     finally:
@@ -363,14 +435,19 @@ def harvest(package: str, low: Version, high: Version, index: str, cache_dir: Pa
 
 def summary(h: CxxHarvest) -> str:
     """Per release the messages read, per pair the candidates, then the bytes downloaded."""
-    lines = [f"{r.version}: {len(r.messages)} messages in {', '.join(r.members)} ({r.wheel})" for r in h.releases]
+    lines = [
+        f"{r.version}: {len(r.messages)} messages in {', '.join(r.members)} ({r.wheel})"
+        for r in h.releases
+    ]
     for old, new in itertools.pairwise(h.releases):
         found = [c for c in h.candidates if c.release == new.version]
         added = sum(c.kind == "message-added" for c in found)
         lines.append(f"{old.version} -> {new.version}: {added} added, {len(found) - added} removed")
         lines += [f"  {c.kind:15} {c.message}" for c in found]
     kept = sum(r.fetched == 0 for r in h.releases)
-    lines.append(f"read {len(h.releases)} releases of {h.package} ({kept} from the cache), "
-                 f"{len(h.candidates)} candidates, {h.fetched} bytes downloaded")
+    lines.append(
+        f"read {len(h.releases)} releases of {h.package} ({kept} from the cache), "
+        f"{len(h.candidates)} candidates, {h.fetched} bytes downloaded"
+    )
     lines += [f"note: {n}" for n in h.notes]
     return "\n".join(lines) + "\n"

@@ -20,8 +20,9 @@ from auditor.harvest.surface import is_private
 from auditor.harvest.wheel import Source
 
 CATEGORIES = ("DeprecationWarning", "FutureWarning", "PendingDeprecationWarning")
-DEPRECATION_WORDS = re.compile(r"deprecat|will be removed|has been removed|was removed|no longer supported",
-                               re.IGNORECASE)
+DEPRECATION_WORDS = re.compile(
+    r"deprecat|will be removed|has been removed|was removed|no longer supported", re.IGNORECASE
+)
 REMOVED_WORDS = re.compile(r"\bremoved\b", re.IGNORECASE)
 REMOVED_TABLES = ("__expired_attributes__", "__former_attrs__", "__expired_functions__")
 _MESSAGE_WIDTH = 300
@@ -62,19 +63,32 @@ def message_text(node: ast.expr | None, local: dict[str, ast.expr] | None = None
 def _text(node: ast.expr, local: dict[str, ast.expr]) -> str:
     if isinstance(node, ast.Name) and node.id in local:
         return _text(local[node.id], _without(local, node.id))
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-            and isinstance(node.func.value, ast.Name) and node.func.value.id in local:
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id in local
+    ):
         return _text(local[node.func.value.id], _without(local, node.func.value.id))
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.JoinedStr):
-        return "".join(str(v.value) if isinstance(v, ast.Constant)
-                       else _text(v.value, local) if _is_local(v, local)
-                       else "{" + ast.unparse(v.value) + "}"
-                       for v in node.values if isinstance(v, (ast.Constant, ast.FormattedValue)))
+        return "".join(
+            str(v.value)
+            if isinstance(v, ast.Constant)
+            else _text(v.value, local)
+            if _is_local(v, local)
+            else "{" + ast.unparse(v.value) + "}"
+            for v in node.values
+            if isinstance(v, (ast.Constant, ast.FormattedValue))
+        )
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
         return _text(node.left, local) + _text(node.right, local)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+    ):
         return _text(node.func.value, local)
     return "{" + ast.unparse(node) + "}"
 
@@ -85,8 +99,12 @@ def _without(local: dict[str, ast.expr], name: str) -> dict[str, ast.expr]:
 
 
 def _is_local(value: ast.FormattedValue, local: dict[str, ast.expr]) -> bool:
-    return (isinstance(value.value, ast.Name) and value.value.id in local and value.conversion == -1
-            and value.format_spec is None)
+    return (
+        isinstance(value.value, ast.Name)
+        and value.value.id in local
+        and value.conversion == -1
+        and value.format_spec is None
+    )
 
 
 def _name(node: ast.expr) -> str:
@@ -110,8 +128,12 @@ def _is_warn(call: ast.Call) -> bool:
     f = call.func
     if isinstance(f, ast.Name):
         return f.id == "warn"
-    return isinstance(f, ast.Attribute) and f.attr == "warn" and isinstance(f.value, ast.Name) \
+    return (
+        isinstance(f, ast.Attribute)
+        and f.attr == "warn"
+        and isinstance(f.value, ast.Name)
         and f.value.id in ("warnings", "_warnings")
+    )
 
 
 def _is_deprecated_decorator(node: ast.expr) -> ast.Call | None:
@@ -144,7 +166,9 @@ class _Walker:
         self.tables: dict[str, list[str]] = {}  # module-level dicts/sets of string keys
         self.imports: dict[str, str] = {}  # every import in the module, function-local ones too
         self.bases: list[tuple[str, str]] = []  # (base as qualified as the imports tell, subclass)
-        self.params: dict[str, tuple[tuple[str, str | None], ...]] = {}  # function -> (param, default)
+        self.params: dict[
+            str, tuple[tuple[str, str | None], ...]
+        ] = {}  # function -> (param, default)
         self.constants: dict[str, ast.expr] = {}  # the module's top-level string assignments
         self.local: dict[str, ast.expr] = {}  # those and the current function's string assignments
 
@@ -176,11 +200,17 @@ class _Walker:
         value = node.value
         keys: list[tuple[str, ast.expr | None, int]] = []
         if isinstance(value, ast.Dict):
-            keys = [(k.value, v, k.lineno) for k, v in zip(value.keys, value.values, strict=True)
-                    if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+            keys = [
+                (k.value, v, k.lineno)
+                for k, v in zip(value.keys, value.values, strict=True)
+                if isinstance(k, ast.Constant) and isinstance(k.value, str)
+            ]
         elif isinstance(value, (ast.Set, ast.List, ast.Tuple)):
-            keys = [(e.value, None, e.lineno) for e in value.elts
-                    if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            keys = [
+                (e.value, None, e.lineno)
+                for e in value.elts
+                if isinstance(e, ast.Constant) and isinstance(e.value, str)
+            ]
         for target in targets:
             if not isinstance(target, ast.Name) or not keys:
                 continue
@@ -212,18 +242,51 @@ class _Walker:
             base = f"{self.source.module}.{head}"
         return ".".join([base, *parts])
 
-    def _add(self, owner: str, symbol: str | None, kind: str, category: str, message: str,
-             guard: str | None, line: int, conditional: bool = False) -> None:
-        site = Site(symbol or owner, kind, category, message, guard, self.source.path, line, None, conditional)
+    def _add(
+        self,
+        owner: str,
+        symbol: str | None,
+        kind: str,
+        category: str,
+        message: str,
+        guard: str | None,
+        line: int,
+        conditional: bool = False,
+    ) -> None:
+        site = Site(
+            symbol or owner,
+            kind,
+            category,
+            message,
+            guard,
+            self.source.path,
+            line,
+            None,
+            conditional,
+        )
         self.raws.append(_Raw(owner if symbol is None else symbol, site))
 
-    def _body(self, body: list[ast.stmt], owner: str, params: tuple[str, ...], guards: list[str],
-              is_module: bool = False, in_class: bool = False) -> None:
+    def _body(
+        self,
+        body: list[ast.stmt],
+        owner: str,
+        params: tuple[str, ...],
+        guards: list[str],
+        is_module: bool = False,
+        in_class: bool = False,
+    ) -> None:
         for node in body:
             self._stmt(node, owner, params, guards, is_module, in_class)
 
-    def _stmt(self, node: ast.stmt, owner: str, params: tuple[str, ...], guards: list[str],
-              is_module: bool, in_class: bool) -> None:
+    def _stmt(
+        self,
+        node: ast.stmt,
+        owner: str,
+        params: tuple[str, ...],
+        guards: list[str],
+        is_module: bool,
+        in_class: bool,
+    ) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self._function(node, owner, in_class)
         elif isinstance(node, ast.ClassDef):
@@ -240,9 +303,22 @@ class _Walker:
         elif isinstance(node, ast.If):
             test = ast.unparse(node.test)
             relevant = bool(_names_in(node.test) & (set(params) - {"self", "cls"}))
-            self._body(node.body, owner, params, guards + [test if relevant else _OPAQUE], is_module, in_class)
-            self._body(node.orelse, owner, params, guards + [f"not ({test})" if relevant else _OPAQUE],
-                       is_module, in_class)
+            self._body(
+                node.body,
+                owner,
+                params,
+                guards + [test if relevant else _OPAQUE],
+                is_module,
+                in_class,
+            )
+            self._body(
+                node.orelse,
+                owner,
+                params,
+                guards + [f"not ({test})" if relevant else _OPAQUE],
+                is_module,
+                in_class,
+            )
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
             self._scan_exprs(node, owner, params, guards, exclude_body=True)
             self._body(node.body, owner, params, guards, is_module, in_class)
@@ -266,7 +342,9 @@ class _Walker:
                 if call is not None and isinstance(target, ast.Name):
                     self._decorated(call, f"{module}.{target.id}", node.lineno)
 
-    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, owner: str, in_class: bool) -> None:
+    def _function(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef, owner: str, in_class: bool
+    ) -> None:
         qualname = f"{owner}.{node.name}"
         if in_class and node.name in ("__init__", "__new__", "__call__"):
             qualname = owner  # warning on construction or call belongs to the class
@@ -289,10 +367,14 @@ class _Walker:
         params = tuple(p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs))
         params += tuple(p.arg for p in (a.vararg, a.kwarg) if p is not None)
         positional = [*a.posonlyargs, *a.args]
-        defaults = [None] * (len(positional) - len(a.defaults)) + [ast.unparse(d) for d in a.defaults]
+        defaults = [None] * (len(positional) - len(a.defaults)) + [
+            ast.unparse(d) for d in a.defaults
+        ]
         signature = [(p.arg, d) for p, d in zip(positional, defaults, strict=True)]
-        signature += [(p.arg, ast.unparse(d) if d is not None else None)
-                      for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)]
+        signature += [
+            (p.arg, ast.unparse(d) if d is not None else None)
+            for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)
+        ]
         if in_class and signature and signature[0][0] in ("self", "cls"):
             signature = signature[1:]
         self.params[qualname] = tuple(signature)
@@ -315,12 +397,17 @@ class _Walker:
         """A module `__getattr__` that warns: each warning is for the names its `if` tests compare
         the attribute with (`name == "x"`, `name in {...}`, `name in _deprecated_attrs`), or, with
         no such test, for the keys of the tables the hook reads (`_deprecated_attrs.get(name)`)."""
-        tables = [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in self.tables
-                  and n.id not in REMOVED_TABLES]
+        tables = [
+            n.id
+            for n in ast.walk(node)
+            if isinstance(n, ast.Name) and n.id in self.tables and n.id not in REMOVED_TABLES
+        ]
         fallback = [k for t in dict.fromkeys(tables) for k in self.tables[t]]
         self._hook_body(node.body, module, [], fallback)
 
-    def _hook_body(self, body: list[ast.stmt], module: str, tests: list[ast.expr], fallback: list[str]) -> None:
+    def _hook_body(
+        self, body: list[ast.stmt], module: str, tests: list[ast.expr], fallback: list[str]
+    ) -> None:
         for stmt in body:
             if isinstance(stmt, ast.If):
                 self._hook_body(stmt.body, module, tests + [stmt.test], fallback)
@@ -340,7 +427,15 @@ class _Walker:
                 category = _category(call, 1, "UserWarning")
                 for name in dict.fromkeys(names):
                     if not name.startswith("_"):
-                        self._add(module, f"{module}.{name}", "getattr", category, message, None, call.lineno)
+                        self._add(
+                            module,
+                            f"{module}.{name}",
+                            "getattr",
+                            category,
+                            message,
+                            None,
+                            call.lineno,
+                        )
 
     def _compared(self, test: ast.expr) -> list[str]:
         names: list[str] = []
@@ -350,7 +445,11 @@ class _Walker:
                 if isinstance(right, ast.Constant) and isinstance(right.value, str):
                     names.append(right.value)
                 elif isinstance(right, (ast.Set, ast.List, ast.Tuple)):
-                    names += [e.value for e in right.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+                    names += [
+                        e.value
+                        for e in right.elts
+                        if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                    ]
                 elif isinstance(right, ast.Name) and right.id in self.tables:
                     names += self.tables[right.id]
         return names
@@ -360,11 +459,21 @@ class _Walker:
         message = message_text(call.args[0] if call.args else None, self.local)
         return category in CATEGORIES or bool(DEPRECATION_WORDS.search(message))
 
-    def _scan_exprs(self, node: ast.stmt, owner: str, params: tuple[str, ...], guards: list[str],
-                    exclude_body: bool = False) -> None:
+    def _scan_exprs(
+        self,
+        node: ast.stmt,
+        owner: str,
+        params: tuple[str, ...],
+        guards: list[str],
+        exclude_body: bool = False,
+    ) -> None:
         roots: list[ast.AST] = [node]
         if exclude_body:
-            roots = [getattr(node, f) for f in ("test", "iter", "target") if getattr(node, f, None) is not None]
+            roots = [
+                getattr(node, f)
+                for f in ("test", "iter", "target")
+                if getattr(node, f, None) is not None
+            ]
             roots += [item for item in getattr(node, "items", [])]
         said = [g for g in guards if g != _OPAQUE]
         guard = " and ".join(f"({g})" if len(said) > 1 else g for g in said) or None
@@ -374,24 +483,44 @@ class _Walker:
                 if _is_warn(call):
                     if self._is_deprecation(call):
                         message = message_text(call.args[0] if call.args else None, self.local)
-                        self._add(owner, None, "warning", _category(call, 1, "UserWarning"), message, guard,
-                                  call.lineno, conditional)
+                        self._add(
+                            owner,
+                            None,
+                            "warning",
+                            _category(call, 1, "UserWarning"),
+                            message,
+                            guard,
+                            call.lineno,
+                            conditional,
+                        )
                 else:
                     callee = self.qualify(call.func, owner, True)
                     if callee is not None:
-                        self.calls.append(_Call(
-                            owner, callee, guard, self.source.path, call.lineno,
-                            tuple(ast.unparse(a) for a in call.args),
-                            tuple((k.arg, ast.unparse(k.value)) for k in call.keywords if k.arg),
-                            conditional,
-                        ))
+                        self.calls.append(
+                            _Call(
+                                owner,
+                                callee,
+                                guard,
+                                self.source.path,
+                                call.lineno,
+                                tuple(ast.unparse(a) for a in call.args),
+                                tuple(
+                                    (k.arg, ast.unparse(k.value)) for k in call.keywords if k.arg
+                                ),
+                                conditional,
+                            )
+                        )
 
 
 def _strings_bound(nodes: Iterable[ast.AST]) -> dict[str, ast.expr]:
     """The names assigned a string, an f-string or a concatenation among `nodes`."""
-    return {t.id: n.value for n in nodes if isinstance(n, ast.Assign)
-            for t in n.targets if isinstance(t, ast.Name)
-            and isinstance(n.value, (ast.Constant, ast.JoinedStr, ast.BinOp))}
+    return {
+        t.id: n.value
+        for n in nodes
+        if isinstance(n, ast.Assign)
+        for t in n.targets
+        if isinstance(t, ast.Name) and isinstance(n.value, (ast.Constant, ast.JoinedStr, ast.BinOp))
+    }
 
 
 def _calls(root: ast.AST) -> Iterator[ast.Call]:
@@ -402,7 +531,9 @@ def _calls(root: ast.AST) -> Iterator[ast.Call]:
         if isinstance(node, ast.Call):
             yield node
         for child in ast.iter_child_nodes(node):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            if not isinstance(
+                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+            ):
                 stack.append(child)
 
 
@@ -439,12 +570,20 @@ def find_sites(sources: list[Source], symbols: list[Symbol]) -> tuple[list[Site]
             private += 1
         for site in found:
             sites.setdefault((site.symbol, site.kind, site.guard, site.category), site)
-    return sorted(sites.values(), key=lambda s: (s.symbol, s.kind, s.guard or "", s.file, s.line)), private
+    return sorted(
+        sites.values(), key=lambda s: (s.symbol, s.kind, s.guard or "", s.file, s.line)
+    ), private
 
 
-def _attribute(owner: str, site: Site, public: dict[str, list[str]], callers: dict[str, list[_Call]],
-               subclasses: dict[str, list[str]], signatures: dict[str, tuple[tuple[str, str | None], ...]],
-               depth: int) -> Iterator[Site]:
+def _attribute(
+    owner: str,
+    site: Site,
+    public: dict[str, list[str]],
+    callers: dict[str, list[_Call]],
+    subclasses: dict[str, list[str]],
+    signatures: dict[str, tuple[tuple[str, str | None], ...]],
+    depth: int,
+) -> Iterator[Site]:
     if site.kind in ("getattr", "expired"):
         yield site  # already named by the table: torch.has_cuda, numpy.float
         return
@@ -458,8 +597,15 @@ def _attribute(owner: str, site: Site, public: dict[str, list[str]], callers: di
     if not is_private(owner):
         return  # a public-looking name that is not on the surface: nested or unreachable
     for subclass in subclasses.get(owner, []):  # a private base class warns in its constructor
-        yield from _attribute(subclass, replace(site, via=site.via or helper), public, callers, subclasses,
-                              signatures, depth + 1)
+        yield from _attribute(
+            subclass,
+            replace(site, via=site.via or helper),
+            public,
+            callers,
+            subclasses,
+            signatures,
+            depth + 1,
+        )
     for call in callers.get(owner, []):
         if call.caller == owner:
             continue
@@ -471,12 +617,22 @@ def _attribute(owner: str, site: Site, public: dict[str, list[str]], callers: di
         conditional = site.conditional or call.conditional
         if inner is None and site.guard is not None:
             conditional = True  # the helper's condition cannot be said in the caller's terms
-        moved = replace(site, guard=guard, file=call.file, line=call.line, via=site.via or helper,
-                        conditional=conditional)
-        yield from _attribute(call.caller, moved, public, callers, subclasses, signatures, depth + 1)
+        moved = replace(
+            site,
+            guard=guard,
+            file=call.file,
+            line=call.line,
+            via=site.via or helper,
+            conditional=conditional,
+        )
+        yield from _attribute(
+            call.caller, moved, public, callers, subclasses, signatures, depth + 1
+        )
 
 
-def translate(guard: str | None, signature: tuple[tuple[str, str | None], ...], call: _Call) -> str | bool | None:
+def translate(
+    guard: str | None, signature: tuple[tuple[str, str | None], ...], call: _Call
+) -> str | bool | None:
     """The helper's guard in the caller's terms: its parameters replaced by the call's arguments
     (or their defaults). True: always holds; False: never; None: cannot be said."""
     if guard is None:

@@ -44,8 +44,9 @@ def shipped_end(knowledge: Path, package: str) -> Version | None:
     return max(ends, default=None)
 
 
-def beyond_harvest(transitions: Iterable[Transition], knowledge: Path,
-                   horizon: dict[str, Version]) -> list[tuple[str, Version, Version]]:
+def beyond_harvest(
+    transitions: Iterable[Transition], knowledge: Path, horizon: dict[str, Version]
+) -> list[tuple[str, Version, Version]]:
     """(package, first, last): the releases after the shipped harvest (or, without one, after the
     horizon) up to a transition's newest endpoint, once per package."""
     wanted: dict[str, tuple[Version, Version]] = {}
@@ -61,8 +62,13 @@ def beyond_harvest(transitions: Iterable[Transition], knowledge: Path,
     return [(package, first, last) for package, (first, last) in sorted(wanted.items())]
 
 
-def harvest_beyond(transitions: Iterable[Transition], knowledge: Path, horizon: dict[str, Version],
-                   entries: tuple[SpecChange, ...], settings: FlySettings) -> tuple[tuple[SpecChange, ...], tuple[str, ...]]:
+def harvest_beyond(
+    transitions: Iterable[Transition],
+    knowledge: Path,
+    horizon: dict[str, Version],
+    entries: tuple[SpecChange, ...],
+    settings: FlySettings,
+) -> tuple[tuple[SpecChange, ...], tuple[str, ...]]:
     """The generated changes of the releases past the shipped harvest, and the notes that say
     what was read, what failed and what was left open."""
     covered = {cid for e in entries for cid in e.covers}
@@ -71,8 +77,12 @@ def harvest_beyond(transitions: Iterable[Transition], knowledge: Path, horizon: 
     for package, first, last in beyond_harvest(transitions, knowledge, horizon):
         span = f"{package} {first} -> {last}"
         try:
-            done = harvest(package, str(first), str(last), HarvestSettings(index=settings.index,
-                                                                            cache_dir=settings.cache_dir))
+            done = harvest(
+                package,
+                str(first),
+                str(last),
+                HarvestSettings(index=settings.index, cache_dir=settings.cache_dir),
+            )
         except AuditorError as exc:
             notes.append(f"--harvest: {span} not harvested: {exc}")
             continue
@@ -92,6 +102,7 @@ def harvest_beyond(transitions: Iterable[Transition], knowledge: Path, horizon: 
         notes.append(
             f"--harvest: {span} harvested on the fly from the released wheels ({read}): "
             f"{len(done.candidates)} candidates, {generated} reported as generated changes (from {package}'s "
-            f"own source, not probe-verified), {waived} covered or waived, {left} left open (no narrow matcher)")
+            f"own source, not probe-verified), {waived} covered or waived, {left} left open (no narrow matcher)"
+        )
         notes += [f"--harvest: {note}" for note in done.notes]
     return tuple(made), tuple(notes)

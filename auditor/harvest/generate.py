@@ -41,12 +41,24 @@ NOT_VERIFIED = "from {package}'s own source, not probe-verified"
 # Every hit of a generated change is low confidence: listed apart and not counted by default
 # (docs/precision.md has the sample of generated findings this rests on).
 CONFIDENCE: Confidence = "low"
-_SEVERITY = {"symbol-removed": "high", "removal-stub-added": "high", "parameter-removed": "high",
-             "parameter-renamed": "high", "default-changed": "medium", "deprecation-begins": "low",
-             "warning-category-changed": "low"}
-_KIND = {"symbol-removed": "removed", "removal-stub-added": "now-raises", "parameter-removed": "removed",
-         "parameter-renamed": "removed", "default-changed": "default-changed", "deprecation-begins": "deprecated",
-         "warning-category-changed": "deprecated"}
+_SEVERITY = {
+    "symbol-removed": "high",
+    "removal-stub-added": "high",
+    "parameter-removed": "high",
+    "parameter-renamed": "high",
+    "default-changed": "medium",
+    "deprecation-begins": "low",
+    "warning-category-changed": "low",
+}
+_KIND = {
+    "symbol-removed": "removed",
+    "removal-stub-added": "now-raises",
+    "parameter-removed": "removed",
+    "parameter-renamed": "removed",
+    "default-changed": "default-changed",
+    "deprecation-begins": "deprecated",
+    "warning-category-changed": "deprecated",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,12 +76,20 @@ def matches(c: Candidate) -> tuple[Match, ...] | Open:
     if isinstance(target, Open):
         return target
     call, method = target
-    message = f"{c.symbol}: {c.detail} ({NOT_VERIFIED.format(package=c.package)}: " \
-              f"{c.evidence[-1].file}:{c.evidence[-1].line})"
+    message = (
+        f"{c.symbol}: {c.detail} ({NOT_VERIFIED.format(package=c.package)}: "
+        f"{c.evidence[-1].file}:{c.evidence[-1].line})"
+    )
 
     def match(when: Condition | None = None) -> Match:
-        return Match(call=call, method=method, when=when or Condition(), message=message, confidence=CONFIDENCE,
-                     decided=True)
+        return Match(
+            call=call,
+            method=method,
+            when=when or Condition(),
+            message=message,
+            confidence=CONFIDENCE,
+            decided=True,
+        )
 
     if c.kind == "symbol-removed":
         return (match(),)
@@ -77,11 +97,18 @@ def matches(c: Candidate) -> tuple[Match, ...] | Open:
         return (match(Condition(keyword_present=(c.parameter,))),)
     if c.kind == "default-changed" and c.parameter:
         if HIDDEN in c.detail:
-            return Open("the body puts in for None a value that depends on what the call does not show "
-                        "(another argument, the instance, the machine): leaving the argument out is not the change")
-        if any(p.name == c.parameter and p.default == "None" for p in c.params) and RESOLVED not in c.detail:
-            return Open("the new default is None and no top-level statement of the body puts a value in for it "
-                        "(a sentinel read further in, or a native default): the evidence shows no change")
+            return Open(
+                "the body puts in for None a value that depends on what the call does not show "
+                "(another argument, the instance, the machine): leaving the argument out is not the change"
+            )
+        if (
+            any(p.name == c.parameter and p.default == "None" for p in c.params)
+            and RESOLVED not in c.detail
+        ):
+            return Open(
+                "the new default is None and no top-level statement of the body puts a value in for it "
+                "(a sentinel read further in, or a native default): the evidence shows no change"
+            )
         slot = _position(c.params, c.parameter)
         return (match(Condition(keyword_absent=(c.parameter,), max_positional=slot)),)
     if c.conditional:
@@ -120,19 +147,27 @@ def _position(params: tuple[Param, ...], name: str) -> int | None:
     return None
 
 
-def guard_conditions(guard: str, params: tuple[Param, ...], method: bool) -> tuple[Condition, ...] | Open:
+def guard_conditions(
+    guard: str, params: tuple[Param, ...], method: bool
+) -> tuple[Condition, ...] | Open:
     """The guard as alternatives of argument conditions, or why it cannot be said so."""
     try:
         tree = ast.parse(guard, mode="eval").body
     except SyntaxError:
         return Open(f"unreadable guard: {guard}")
     by_name = {p.name: p for p in params}
-    alternatives = tree.values if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.Or) else [tree]
+    alternatives = (
+        tree.values if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.Or) else [tree]
+    )
     out = []
     for test in alternatives:
-        parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+        parts = (
+            test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+        )
         conditions = [_condition(part, by_name, params) for part in parts]
-        combined = None if any(c is None for c in conditions) else _all_of([c for c in conditions if c])
+        combined = (
+            None if any(c is None for c in conditions) else _all_of([c for c in conditions if c])
+        )
         if combined is None:
             return Open(f"guard not expressible as argument conditions: {guard}")
         out.append(combined)
@@ -155,16 +190,26 @@ def _all_of(conditions: list[Condition]) -> Condition | None:
             limit = c.max_positional if limit is None else min(limit, c.max_positional)
     if len(present) > 1:
         return None
-    return Condition(keyword_absent=absent, keyword_present=present, keyword_values=values, max_positional=limit)
+    return Condition(
+        keyword_absent=absent, keyword_present=present, keyword_values=values, max_positional=limit
+    )
 
 
-def _condition(test: ast.expr, by_name: dict[str, Param], params: tuple[Param, ...]) -> Condition | None:
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name):
+def _condition(
+    test: ast.expr, by_name: dict[str, Param], params: tuple[Param, ...]
+) -> Condition | None:
+    if (
+        isinstance(test, ast.UnaryOp)
+        and isinstance(test.op, ast.Not)
+        and isinstance(test.operand, ast.Name)
+    ):
         p = by_name.get(test.operand.id)  # `not only_inputs`: the keyword given a false value
         if p is None or p.default not in ("True",):
             return None
         return Condition(keyword_values=((p.name, (False, 0, None)),))
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)):
+    if not (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+    ):
         return None
     p = by_name.get(test.left.id)
     right, op = test.comparators[0], test.ops[0]
@@ -196,7 +241,9 @@ def spec_change(c: Candidate, found: tuple[Match, ...], source: str | None = Non
         id=c.id,
         package=c.package,
         introduced=Version(c.release),
-        until=Version(c.until) if c.until else None,  # undone there: a move across both sees no change
+        until=Version(c.until)
+        if c.until
+        else None,  # undone there: a move across both sees no change
         since=Version(c.since) if c.since else None,  # a move from before it had nothing to lose
         kind=_KIND[c.kind],
         severity=_SEVERITY[c.kind],  # type: ignore[arg-type]
@@ -207,7 +254,9 @@ def spec_change(c: Candidate, found: tuple[Match, ...], source: str | None = Non
         docs=Docs(
             what=f"{c.kind} between {c.package} {c.before} and {c.release}: {c.detail}.",
             why=f"{note}; evidence: {evidence.release} {evidence.file}:{evidence.line}: {evidence.message}",
-            before=f"{c.symbol}(...)" if c.symbol_kind in ("function", "class", "method") else c.symbol,
+            before=f"{c.symbol}(...)"
+            if c.symbol_kind in ("function", "class", "method")
+            else c.symbol,
             keep_old=f"keep {c.package}=={c.before}",
             adopt_new=_adopt_new(c, evidence),
         ),

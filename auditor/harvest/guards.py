@@ -6,7 +6,12 @@ from __future__ import annotations
 import ast
 
 _NEGATED: dict[type[ast.cmpop], type[ast.cmpop]] = {
-    ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
 }
 
 
@@ -29,7 +34,11 @@ def _simplify(node: ast.expr) -> ast.expr | bool:
         inner = _simplify(node.operand)
         if isinstance(inner, bool):
             return not inner
-        if isinstance(inner, ast.Compare) and len(inner.ops) == 1 and type(inner.ops[0]) in _NEGATED:
+        if (
+            isinstance(inner, ast.Compare)
+            and len(inner.ops) == 1
+            and type(inner.ops[0]) in _NEGATED
+        ):
             return ast.Compare(inner.left, [_NEGATED[type(inner.ops[0])]()], inner.comparators)
         return ast.UnaryOp(ast.Not(), inner)
     if isinstance(node, ast.Compare):
@@ -37,8 +46,14 @@ def _simplify(node: ast.expr) -> ast.expr | bool:
             return bool(ast.literal_eval(node))
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             return node
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"
-            and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value is None):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "isinstance"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and node.args[0].value is None
+    ):
         return False  # isinstance(None, ProcessGroup): a default of None put in by the harvest
     return node
 
@@ -65,8 +80,22 @@ def _bool_op(node: ast.BoolOp) -> ast.expr | bool:
 
 def _drop_implied(values: list[ast.expr]) -> list[ast.expr]:
     """`x != 'a' and x == 'b'`: the equality says it all."""
-    equal = {ast.unparse(v.left) for v in values if isinstance(v, ast.Compare) and len(v.ops) == 1
-             and isinstance(v.ops[0], ast.Eq) and isinstance(v.comparators[0], ast.Constant)}
-    return [v for v in values if not (
-        isinstance(v, ast.Compare) and len(v.ops) == 1 and isinstance(v.ops[0], ast.NotEq)
-        and isinstance(v.comparators[0], ast.Constant) and ast.unparse(v.left) in equal)]
+    equal = {
+        ast.unparse(v.left)
+        for v in values
+        if isinstance(v, ast.Compare)
+        and len(v.ops) == 1
+        and isinstance(v.ops[0], ast.Eq)
+        and isinstance(v.comparators[0], ast.Constant)
+    }
+    return [
+        v
+        for v in values
+        if not (
+            isinstance(v, ast.Compare)
+            and len(v.ops) == 1
+            and isinstance(v.ops[0], ast.NotEq)
+            and isinstance(v.comparators[0], ast.Constant)
+            and ast.unparse(v.left) in equal
+        )
+    ]

@@ -64,9 +64,17 @@ def read_index(base: str, package: str, sdists: bool = False) -> list[IndexFile]
             files = json.loads(body)["files"]
         except (ValueError, KeyError, TypeError) as exc:
             raise HarvestError(f"{url}: not a simple-API JSON page ({exc})") from exc
-        raw = [(f.get("filename", ""), urllib.parse.urljoin(url, f.get("url", "")), f.get("size"),
-                (f.get("hashes") or {}).get("sha256"), bool(f.get("yanked")),
-                bool(f.get("core-metadata") or f.get("data-dist-info-metadata"))) for f in files]
+        raw = [
+            (
+                f.get("filename", ""),
+                urllib.parse.urljoin(url, f.get("url", "")),
+                f.get("size"),
+                (f.get("hashes") or {}).get("sha256"),
+                bool(f.get("yanked")),
+                bool(f.get("core-metadata") or f.get("data-dist-info-metadata")),
+            )
+            for f in files
+        ]
     else:
         raw = _html_files(body.decode("utf-8", "replace"), url)
     out = []
@@ -82,8 +90,17 @@ def read_index(base: str, package: str, sdists: bool = False) -> list[IndexFile]
             continue
         if name != canonicalize_name(package):
             continue
-        out.append(IndexFile(filename, href, version, size if isinstance(size, int) else None, sha256, yanked,
-                             metadata))
+        out.append(
+            IndexFile(
+                filename,
+                href,
+                version,
+                size if isinstance(size, int) else None,
+                sha256,
+                yanked,
+                metadata,
+            )
+        )
     return out
 
 
@@ -117,16 +134,33 @@ def _html_files(page: str, url: str) -> list[tuple[str, str, int | None, str | N
         full = urllib.parse.urljoin(url, href)
         fragment = re.search(r"#sha256=([0-9a-f]{64})", full)
         filename = text or full.split("#")[0].rsplit("/", 1)[-1]
-        out.append((filename, full.split("#")[0], None, fragment.group(1) if fragment else None,
-                    "data-yanked" in attrs,
-                    attrs.get("data-core-metadata", attrs.get("data-dist-info-metadata")) not in (None, "false")))
+        out.append(
+            (
+                filename,
+                full.split("#")[0],
+                None,
+                fragment.group(1) if fragment else None,
+                "data-yanked" in attrs,
+                attrs.get("data-core-metadata", attrs.get("data-dist-info-metadata"))
+                not in (None, "false"),
+            )
+        )
     return out
 
 
-def releases(files: list[IndexFile], low: Version, high: Version, patches: bool = True) -> list[Version]:
+def releases(
+    files: list[IndexFile], low: Version, high: Version, patches: bool = True
+) -> list[Version]:
     """The final releases from `low` to `high` (both included) that have a wheel not yanked."""
-    versions = {f.version for f in files if not f.yanked and not f.version.is_prerelease
-                and not f.version.is_devrelease and not f.version.local and low <= f.version <= high}
+    versions = {
+        f.version
+        for f in files
+        if not f.yanked
+        and not f.version.is_prerelease
+        and not f.version.is_devrelease
+        and not f.version.local
+        and low <= f.version <= high
+    }
     if not patches:
         versions = {v for v in versions if v.micro == 0 or v == low or v == high}
     return sorted(versions)
@@ -138,7 +172,9 @@ def smallest_wheel(files: list[IndexFile], version: Version) -> IndexFile | None
         return None
 
     def rank(f: IndexFile) -> tuple[int, int, str]:
-        platform = next((i for i, p in enumerate(_PLATFORM_ORDER) if p in f.filename), len(_PLATFORM_ORDER))
+        platform = next(
+            (i for i, p in enumerate(_PLATFORM_ORDER) if p in f.filename), len(_PLATFORM_ORDER)
+        )
         return (f.size if f.size is not None else 1 << 40, platform, f.filename)
 
     return min(candidates, key=rank)
@@ -149,13 +185,18 @@ def download(file: IndexFile, directory: Path) -> Path:
     target = directory / file.filename
     digest = hashlib.sha256()
     try:
-        with urllib.request.urlopen(file.url, timeout=_TIMEOUT) as response, target.open("wb") as out:
+        with (
+            urllib.request.urlopen(file.url, timeout=_TIMEOUT) as response,
+            target.open("wb") as out,
+        ):
             while chunk := response.read(1 << 20):
                 digest.update(chunk)
                 out.write(chunk)
     except (urllib.error.URLError, OSError) as exc:
         target.unlink(missing_ok=True)
-        raise HarvestError(f"{file.filename}: download failed ({getattr(exc, 'reason', exc)})") from exc
+        raise HarvestError(
+            f"{file.filename}: download failed ({getattr(exc, 'reason', exc)})"
+        ) from exc
     if file.sha256 and digest.hexdigest() != file.sha256:
         target.unlink(missing_ok=True)
         raise HarvestError(f"{file.filename}: sha256 does not match the index")

@@ -122,11 +122,13 @@ def candidate_data(c: Candidate) -> dict[str, Any]:
 
 def candidate_from(data: dict[str, Any]) -> Candidate:
     """A candidate from `candidate_data`'s values; data of another shape raises KeyError or TypeError."""
-    return Candidate(**{
-        **data,
-        "evidence": tuple(Evidence(**e) for e in data["evidence"]),
-        "params": tuple(Param(**p) for p in data["params"]),
-    })
+    return Candidate(
+        **{
+            **data,
+            "evidence": tuple(Evidence(**e) for e in data["evidence"]),
+            "params": tuple(Param(**p) for p in data["params"]),
+        }
+    )
 
 
 @dataclass(frozen=True, slots=True)

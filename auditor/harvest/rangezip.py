@@ -51,24 +51,36 @@ class RangeFile(io.RawIOBase):
         if end <= self.position:
             return 0
         try:
-            with self.session.get(self.url, headers={"Range": f"bytes={self.position}-{end - 1}"},
-                                  timeout=_TIMEOUT, stream=True) as response:
+            with self.session.get(
+                self.url,
+                headers={"Range": f"bytes={self.position}-{end - 1}"},
+                timeout=_TIMEOUT,
+                stream=True,
+            ) as response:
                 response.raise_for_status()
                 if response.status_code != 206:  # the whole file would follow: not read
-                    raise HarvestError(f"{self.url}: the server does not answer range requests "
-                                       f"(status {response.status_code})")
+                    raise HarvestError(
+                        f"{self.url}: the server does not answer range requests "
+                        f"(status {response.status_code})"
+                    )
                 data = response.content
         except requests.RequestException as exc:
-            raise HarvestError(f"{self.url}: range {self.position}-{end - 1} failed ({exc})") from exc
+            raise HarvestError(
+                f"{self.url}: range {self.position}-{end - 1} failed ({exc})"
+            ) from exc
         if len(data) != end - self.position:
-            raise HarvestError(f"{self.url}: range {self.position}-{end - 1} gave {len(data)} bytes")
-        view[:len(data)] = data
+            raise HarvestError(
+                f"{self.url}: range {self.position}-{end - 1} gave {len(data)} bytes"
+            )
+        view[: len(data)] = data
         self.position += len(data)
         self.fetched += len(data)
         return len(data)
 
 
-def open_remote(url: str, session: requests.Session | None = None) -> tuple[RangeFile, io.BufferedReader]:
+def open_remote(
+    url: str, session: requests.Session | None = None
+) -> tuple[RangeFile, io.BufferedReader]:
     """The raw range file (for its byte count) and a buffered reader over it for `zipfile`."""
     raw = RangeFile(url, session)
     return raw, io.BufferedReader(raw, buffer_size=BLOCK)

@@ -52,7 +52,12 @@ def relate(candidates: list[Candidate]) -> list[Candidate]:
             if defaults is not None and same_value(*defaults):
                 continue
             c = _as_deprecation(c, sentinels)
-            if c.kind == "default-changed" and c.waived is None and defaults is not None and defaults[0] == "required":
+            if (
+                c.kind == "default-changed"
+                and c.waived is None
+                and defaults is not None
+                and defaults[0] == "required"
+            ):
                 c = replace(c, waived=_required(c))
         out.append(c)
     return out
@@ -66,13 +71,21 @@ def _defaults(c: Candidate) -> tuple[str, str] | None:
 
 
 def _required(c: Candidate) -> str:
-    where = f" ({c.evidence[0].release} {c.evidence[0].file}:{c.evidence[0].line})" if c.evidence else ""
-    return (f"the old default of {c.parameter} was torch.optim's `required`{where}: a param group without "
-            f"{c.parameter} raised, so every call that ran gave it (as a keyword or in each group); the new "
-            "default only applies where the old one raised")
+    where = (
+        f" ({c.evidence[0].release} {c.evidence[0].file}:{c.evidence[0].line})"
+        if c.evidence
+        else ""
+    )
+    return (
+        f"the old default of {c.parameter} was torch.optim's `required`{where}: a param group without "
+        f"{c.parameter} raised, so every call that ran gave it (as a keyword or in each group); the new "
+        "default only applies where the old one raised"
+    )
 
 
-def _sentinel_guards(candidates: list[Candidate]) -> dict[tuple[str, str, str, str, str], Candidate]:
+def _sentinel_guards(
+    candidates: list[Candidate],
+) -> dict[tuple[str, str, str, str, str], Candidate]:
     """The deprecation candidates whose guard is `name != 'text'` (or `is not`), by release pair,
     evidence file, name and text."""
     out = {}
@@ -90,8 +103,12 @@ def _tested_against(guard: str) -> tuple[str, str] | None:
         test = ast.parse(guard, mode="eval").body
     except SyntaxError:
         return None
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.NotEq, ast.IsNot))
-            and isinstance(test.left, ast.Name)):
+    if not (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], (ast.NotEq, ast.IsNot))
+        and isinstance(test.left, ast.Name)
+    ):
         return None
     right = test.comparators[0]
     if not (isinstance(right, ast.Constant) and isinstance(right.value, str)):
@@ -99,7 +116,9 @@ def _tested_against(guard: str) -> tuple[str, str] | None:
     return test.left.id, right.value
 
 
-def _as_deprecation(c: Candidate, sentinels: dict[tuple[str, str, str, str, str], Candidate]) -> Candidate:
+def _as_deprecation(
+    c: Candidate, sentinels: dict[tuple[str, str, str, str, str], Candidate]
+) -> Candidate:
     defaults = _defaults(c)
     if defaults is None or c.parameter is None or not c.evidence:
         return c
@@ -112,13 +131,23 @@ def _as_deprecation(c: Candidate, sentinels: dict[tuple[str, str, str, str, str]
     site = sentinels.get((c.before, c.release, c.evidence[-1].file, c.parameter, new))
     if site is None or site.guard is None:
         return c
-    detail = (f"{site.category} when {site.guard}: the default of {c.parameter} is now the sentinel "
-              f"{defaults[1]} (was {defaults[0]}), passing {c.parameter} warns")
-    return replace(c, kind="deprecation-begins", guard=site.guard, category=site.category, detail=detail,
-                   evidence=(*c.evidence, *site.evidence))
+    detail = (
+        f"{site.category} when {site.guard}: the default of {c.parameter} is now the sentinel "
+        f"{defaults[1]} (was {defaults[0]}), passing {c.parameter} warns"
+    )
+    return replace(
+        c,
+        kind="deprecation-begins",
+        guard=site.guard,
+        category=site.category,
+        detail=detail,
+        evidence=(*c.evidence, *site.evidence),
+    )
 
 
-def restored(candidates: list[Candidate], releases: tuple[Release, ...] | list[Release]) -> list[Candidate]:
+def restored(
+    candidates: list[Candidate], releases: tuple[Release, ...] | list[Release]
+) -> list[Candidate]:
     """The candidates with `until` set where a later release undoes them (releases oldest first)."""
     order = {r.version: index for index, r in enumerate(releases)}
     surfaces = [r.by_name() for r in releases]
@@ -129,8 +158,14 @@ def restored(candidates: list[Candidate], releases: tuple[Release, ...] | list[R
         if start is None or c.until is not None:
             out.append(c)
             continue
-        back = next((releases[i].version for i in range(start + 1, len(releases))
-                     if _undone(c, surfaces[i], warned[i])), None)
+        back = next(
+            (
+                releases[i].version
+                for i in range(start + 1, len(releases))
+                if _undone(c, surfaces[i], warned[i])
+            ),
+            None,
+        )
         out.append(replace(c, until=back) if back else c)
     return out
 
@@ -154,11 +189,17 @@ def _undone(c: Candidate, surface: dict[str, Symbol], warned: set[tuple[str, str
     return False
 
 
-REMOVALS = ("symbol-removed", "parameter-removed", "parameter-renamed")  # a renamed one's old name is gone too
+REMOVALS = (
+    "symbol-removed",
+    "parameter-removed",
+    "parameter-renamed",
+)  # a renamed one's old name is gone too
 HAD, LACKED, UNREADABLE = "had", "lacked", "unreadable"
 
 
-def appeared(candidates: list[Candidate], releases: Sequence[Release], listed: Sequence[Version] = ()) -> list[Candidate]:
+def appeared(
+    candidates: list[Candidate], releases: Sequence[Release], listed: Sequence[Version] = ()
+) -> list[Candidate]:
     """The removals with `since` set to the first release that may have had what they remove
     (releases oldest first). Every release read before it is known to lack it, or cannot show it
     at all and comes before the first one that can (torch 1.0 ships no stubs: the C functions of
@@ -212,7 +253,9 @@ class _Shown:
         """Whether a stub of this release defines names of the module or class `owner` (its
         functions and methods written in C): without one, the release cannot show them."""
         if self._stubbed is None:
-            self._stubbed = {s.name.rpartition(".")[0] for s in self.release.symbols if s.source != "py"}
+            self._stubbed = {
+                s.name.rpartition(".")[0] for s in self.release.symbols if s.source != "py"
+            }
         return owner in self._stubbed
 
     def state(self, c: Candidate, before: _Shown) -> str:
@@ -223,7 +266,11 @@ class _Shown:
             return found or LACKED
         if c.kind == "symbol-removed" or found.kind == "attribute" or not found.params:
             return HAD  # the name, or a signature the release does not show
-        return HAD if any(p.name == c.parameter or p.kind == "var-keyword" for p in found.params) else LACKED
+        return (
+            HAD
+            if any(p.name == c.parameter or p.kind == "var-keyword" for p in found.params)
+            else LACKED
+        )
 
     def _find(self, name: str, before: _Shown) -> Symbol | str | None:
         """The symbol `name` reaches here; HAD or UNREADABLE when it may be here unseen; None
@@ -240,7 +287,9 @@ class _Shown:
         holder = surface.get(owner)
         if holder is None:  # its module or class is not here either: whatever that one is, so is it
             above = self._find(owner, before)
-            return HAD if isinstance(above, Symbol) else above  # a binding of another kind: its members unseen
+            return (
+                HAD if isinstance(above, Symbol) else above
+            )  # a binding of another kind: its members unseen
         if name in self._hooks or holder.dynamic:
             return HAD
         return UNREADABLE if before.stubbed(owner) and not self.stubbed(owner) else None
@@ -252,6 +301,8 @@ def unshown_default(c: Candidate) -> str | None:
         return None
     defaults = _defaults(c)
     if defaults is not None and defaults[0] == "None":
-        return ("the old default is None, a sentinel the body replaced (operator_export_type=None meant ONNX): "
-                "the evidence does not show that the value used changes")
+        return (
+            "the old default is None, a sentinel the body replaced (operator_export_type=None meant ONNX): "
+            "the evidence does not show that the value used changes"
+        )
     return None

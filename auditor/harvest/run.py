@@ -49,10 +49,16 @@ def harvest_wheel(path: Path, package: str, version: str) -> Release:
     symbols = surface.symbols()
     sites, private = find_sites(sources, symbols)
     if private:
-        notes.append(f"{package} {version}: {private} deprecation sites in private code reach no public symbol")
+        notes.append(
+            f"{package} {version}: {private} deprecation sites in private code reach no public symbol"
+        )
     if not sources:
-        notes.append(f"{package} {version}: {path.name} holds no Python sources of {import_name(package)}")
-    return Release(package, version, path.name, tuple(symbols), tuple(sites), surface.stubs, tuple(notes))
+        notes.append(
+            f"{package} {version}: {path.name} holds no Python sources of {import_name(package)}"
+        )
+    return Release(
+        package, version, path.name, tuple(symbols), tuple(sites), surface.stubs, tuple(notes)
+    )
 
 
 def _version(text: str, option: str) -> Version:
@@ -62,16 +68,27 @@ def _version(text: str, option: str) -> Version:
         raise UsageError(f"{option} {text!r} is not a version") from exc
 
 
-def harvest(package: str, low: str, high: str, settings: HarvestSettings,
-            progress: ProgressReporter = SILENT) -> Harvest:
+def harvest(
+    package: str,
+    low: str,
+    high: str,
+    settings: HarvestSettings,
+    progress: ProgressReporter = SILENT,
+) -> Harvest:
     lo, hi = _version(low, "--from"), _version(high, "--to")
     if lo > hi:
         raise UsageError(f"--from {low} is newer than --to {high}")
     files = read_index(settings.index, package)
     versions = releases(files, lo, hi, settings.patches)
     notes: list[str] = []
-    yanked = sorted({f.version for f in files if lo <= f.version <= hi and not f.version.is_prerelease
-                     and not f.version.is_devrelease} - {f.version for f in files if not f.yanked})
+    yanked = sorted(
+        {
+            f.version
+            for f in files
+            if lo <= f.version <= hi and not f.version.is_prerelease and not f.version.is_devrelease
+        }
+        - {f.version for f in files if not f.yanked}
+    )
     notes += [f"{package} {v}: every file is yanked on the index; not harvested" for v in yanked]
     if not versions:
         notes.append(f"{package}: the index lists no final release from {low} to {high}")
@@ -91,7 +108,9 @@ def harvest(package: str, low: str, high: str, settings: HarvestSettings,
     candidates: list[Candidate] = []
     for old, new in itertools.pairwise(done):
         candidates += compare(old, new)
-    listed = sorted({*releases(files, lo, hi), *yanked})  # every release, read or not: `since` passes over none
+    listed = sorted(
+        {*releases(files, lo, hi), *yanked}
+    )  # every release, read or not: `since` passes over none
     candidates = appeared(restored(relate(candidates), done), done, listed)
     for release in done:
         notes += release.notes
@@ -100,8 +119,14 @@ def harvest(package: str, low: str, high: str, settings: HarvestSettings,
     return Harvest(package, tuple(done), tuple(candidates), tuple(failed), tuple(notes))
 
 
-def _release(package: str, version: Version, files: list[IndexFile], settings: HarvestSettings, work: Path,
-             notes: list[str]) -> Release:
+def _release(
+    package: str,
+    version: Version,
+    files: list[IndexFile],
+    settings: HarvestSettings,
+    work: Path,
+    notes: list[str],
+) -> Release:
     if settings.cache_dir is not None:
         try:
             kept = cache.load(settings.cache_dir, package, str(version))
@@ -122,5 +147,7 @@ def _release(package: str, version: Version, files: list[IndexFile], settings: H
         try:
             cache.store(settings.cache_dir, release)
         except OSError as exc:
-            notes.append(f"harvest cache not written for {package} {version}: {exc.strerror or exc}")
+            notes.append(
+                f"harvest cache not written for {package} {version}: {exc.strerror or exc}"
+            )
     return release

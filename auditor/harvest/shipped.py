@@ -36,7 +36,9 @@ class Waiver:
     def waives(self, c: Candidate) -> bool:
         if self.kinds and c.kind not in self.kinds:
             return False
-        return fnmatch.fnmatchcase(c.id, self.pattern) or fnmatch.fnmatchcase(c.symbol, self.pattern)
+        return fnmatch.fnmatchcase(c.id, self.pattern) or fnmatch.fnmatchcase(
+            c.symbol, self.pattern
+        )
 
 
 def _s(value: str) -> str:
@@ -51,9 +53,19 @@ def pair_text(package: str, before: str, after: str, candidates: list[Candidate]
         f"to = {_s(after)}",
     ]
     for c in candidates:
-        lines += ["", "[[candidate]]", f"id = {_s(c.id)}", f"kind = {_s(c.kind)}", f"symbol = {_s(c.symbol)}"]
-        for key, value in (("symbol_kind", c.symbol_kind), ("parameter", c.parameter), ("guard", c.guard),
-                           ("category", c.category)):
+        lines += [
+            "",
+            "[[candidate]]",
+            f"id = {_s(c.id)}",
+            f"kind = {_s(c.kind)}",
+            f"symbol = {_s(c.symbol)}",
+        ]
+        for key, value in (
+            ("symbol_kind", c.symbol_kind),
+            ("parameter", c.parameter),
+            ("guard", c.guard),
+            ("category", c.category),
+        ):
             if value is not None:
                 lines.append(f"{key} = {_s(value)}")
         if c.conditional:
@@ -67,14 +79,19 @@ def pair_text(package: str, before: str, after: str, candidates: list[Candidate]
             lines.append(f"waived = {_s(c.waived)}")
         if c.params:
             shown = ", ".join(
-                "{" + f"name = {_s(p.name)}, kind = {_s(p.kind)}"
-                + (f", default = {_s(p.default)}" if p.default is not None else "") + "}"
-                for p in c.params)
+                "{"
+                + f"name = {_s(p.name)}, kind = {_s(p.kind)}"
+                + (f", default = {_s(p.default)}" if p.default is not None else "")
+                + "}"
+                for p in c.params
+            )
             lines.append(f"params = [{shown}]")
         lines.append("evidence = [")
         for e in c.evidence:
-            lines.append(f"  {{release = {_s(e.release)}, file = {_s(e.file)}, line = {e.line}, "
-                         f"message = {_s(e.message)}}},")
+            lines.append(
+                f"  {{release = {_s(e.release)}, file = {_s(e.file)}, line = {e.line}, "
+                f"message = {_s(e.message)}}},"
+            )
         lines.append("]")
     return "\n".join(lines) + "\n"
 
@@ -128,18 +145,33 @@ def read_candidates(knowledge: Path, package: str) -> list[Candidate]:
         data = _read(path)
         for index, raw in enumerate(data.get("candidate", [])):
             try:
-                out.append(Candidate(
-                    id=raw["id"], package=data["package"], before=data["from"], release=data["to"],
-                    kind=raw["kind"], symbol=raw["symbol"], detail=raw["detail"],
-                    parameter=raw.get("parameter"), guard=raw.get("guard"), category=raw.get("category"),
-                    evidence=tuple(Evidence(e["release"], e["file"], e["line"], e["message"])
-                                   for e in raw["evidence"]),
-                    symbol_kind=raw.get("symbol_kind"), conditional=raw.get("conditional", False),
-                    params=tuple(Param(p["name"], p["kind"], p.get("default")) for p in raw.get("params", [])),
-                    until=raw.get("until"),
-                    since=raw.get("since"),
-                    waived=raw.get("waived"),
-                ))
+                out.append(
+                    Candidate(
+                        id=raw["id"],
+                        package=data["package"],
+                        before=data["from"],
+                        release=data["to"],
+                        kind=raw["kind"],
+                        symbol=raw["symbol"],
+                        detail=raw["detail"],
+                        parameter=raw.get("parameter"),
+                        guard=raw.get("guard"),
+                        category=raw.get("category"),
+                        evidence=tuple(
+                            Evidence(e["release"], e["file"], e["line"], e["message"])
+                            for e in raw["evidence"]
+                        ),
+                        symbol_kind=raw.get("symbol_kind"),
+                        conditional=raw.get("conditional", False),
+                        params=tuple(
+                            Param(p["name"], p["kind"], p.get("default"))
+                            for p in raw.get("params", [])
+                        ),
+                        until=raw.get("until"),
+                        since=raw.get("since"),
+                        waived=raw.get("waived"),
+                    )
+                )
             except (KeyError, TypeError) as exc:
                 problems.append(f"{path}: candidate[{index}]: missing or malformed {exc}")
     if problems:

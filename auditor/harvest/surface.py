@@ -27,20 +27,32 @@ _DEFAULT_WIDTH = 80
 
 
 def is_private(dotted: str) -> bool:
-    return any(part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
-               for part in dotted.split("."))
+    return any(
+        part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
+        for part in dotted.split(".")
+    )
 
 
 def params_of(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> tuple[Param, ...]:
     a = node.args
-    positional = [(arg, "positional-only") for arg in a.posonlyargs] + [(arg, "positional") for arg in a.args]
-    defaults: list[ast.expr | None] = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
-    params = [Param(arg.arg, kind, _default(d)) for (arg, kind), d in zip(positional, defaults, strict=True)]
+    positional = [(arg, "positional-only") for arg in a.posonlyargs] + [
+        (arg, "positional") for arg in a.args
+    ]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(a.defaults)) + list(
+        a.defaults
+    )
+    params = [
+        Param(arg.arg, kind, _default(d))
+        for (arg, kind), d in zip(positional, defaults, strict=True)
+    ]
     if method and params and not _is_static(node):
         params = params[1:]
     if a.vararg:
         params.append(Param(a.vararg.arg, "var-positional", None))
-    params += [Param(arg.arg, "keyword-only", _default(d)) for arg, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)]
+    params += [
+        Param(arg.arg, "keyword-only", _default(d))
+        for arg, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)
+    ]
     if a.kwarg:
         params.append(Param(a.kwarg.arg, "var-keyword", None))
     return tuple(params)
@@ -99,7 +111,12 @@ class _Namespace:
     paths: dict[str, str] = field(default_factory=dict)  # name -> the file that binds it
 
     def binds(self, name: str) -> bool:
-        return name in self.defs or name in self.classes or name in self.imports or name in self.assigns
+        return (
+            name in self.defs
+            or name in self.classes
+            or name in self.imports
+            or name in self.assigns
+        )
 
 
 def _absolute(module: str, is_package: bool, level: int, target: str | None) -> str:
@@ -152,24 +169,38 @@ def _fill(ns: _Namespace, source: Source) -> None:
 
 def _loop(ns: _Namespace, node: ast.For) -> None:
     """Record a loop that binds, through `globals()`, each name a list of another module holds."""
-    if not (isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Attribute)
-            and isinstance(node.iter.value, ast.Name) and node.iter.value.id in ns.imports):
+    if not (
+        isinstance(node.target, ast.Name)
+        and isinstance(node.iter, ast.Attribute)
+        and isinstance(node.iter.value, ast.Name)
+        and node.iter.value.id in ns.imports
+    ):
         return
     name = node.target.id
     binds = appends = False
     for inner in ast.walk(node):
         if isinstance(inner, ast.Assign) and any(
-                isinstance(t, ast.Subscript) and isinstance(t.value, ast.Call)
-                and dotted_name(t.value.func) == "globals" and _is_name(t.slice, name) for t in inner.targets):
+            isinstance(t, ast.Subscript)
+            and isinstance(t.value, ast.Call)
+            and dotted_name(t.value.func) == "globals"
+            and _is_name(t.slice, name)
+            for t in inner.targets
+        ):
             binds = True
-        elif (isinstance(inner, ast.Call) and dotted_name(inner.func) == "__all__.append"
-              and len(inner.args) == 1 and _is_name(inner.args[0], name)):
+        elif (
+            isinstance(inner, ast.Call)
+            and dotted_name(inner.func) == "__all__.append"
+            and len(inner.args) == 1
+            and _is_name(inner.args[0], name)
+        ):
             appends = True
     if binds:
         ns.loops.append((ns.imports[node.iter.value.id], node.iter.attr, appends))
 
 
-def _assignment(ns: _Namespace, node: ast.Assign | ast.AnnAssign | ast.AugAssign, bind: object) -> None:
+def _assignment(
+    ns: _Namespace, node: ast.Assign | ast.AnnAssign | ast.AugAssign, bind: object
+) -> None:
     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
     for target in targets:
         if not isinstance(target, ast.Name):
@@ -186,7 +217,9 @@ def _assignment(ns: _Namespace, node: ast.Assign | ast.AnnAssign | ast.AugAssign
 
 def _strings(node: ast.expr) -> list[str]:
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-        return [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        return [
+            e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+        ]
     if isinstance(node, ast.BinOp):
         return _strings(node.left) + _strings(node.right)
     return []
@@ -205,11 +238,18 @@ def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield from _top_level(node.orelse)
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             call = node.value  # __all__.extend([...]) / __all__.append("x")
-            if (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
-                    and call.func.value.id == "__all__" and call.args):
+            if (
+                isinstance(call.func, ast.Attribute)
+                and isinstance(call.func.value, ast.Name)
+                and call.func.value.id == "__all__"
+                and call.args
+            ):
                 arg = call.args[0]
-                yield ast.AugAssign(target=ast.Name("__all__"), op=ast.Add(),
-                                    value=arg if call.func.attr == "extend" else ast.List([arg]))
+                yield ast.AugAssign(
+                    target=ast.Name("__all__"),
+                    op=ast.Add(),
+                    value=arg if call.func.attr == "extend" else ast.List([arg]),
+                )
         else:
             yield node
 
@@ -237,7 +277,9 @@ class Surface:
         for source in ordered:
             ns = self.namespaces.get(source.module)
             if ns is None:
-                ns = self.namespaces[source.module] = _Namespace(source.module, source.path, source.is_stub)
+                ns = self.namespaces[source.module] = _Namespace(
+                    source.module, source.path, source.is_stub
+                )
             _fill(ns, source)
         self.stubs = tuple(sorted(s.path for s in ordered if s.is_stub))
         self._cache: dict[tuple[str, str], _Def | str | None] = {}
@@ -266,15 +308,33 @@ class Surface:
             nodes = tuple(ns.classes[name])
             init = _init(nodes)
             params = params_of(init, method=True) if init is not None else ()
-            return _Def(f"{module}.{name}", "class", path, nodes[0].lineno, source, params, nodes, module,
-                        resolved_nones(init, params) if init is not None else ())
+            return _Def(
+                f"{module}.{name}",
+                "class",
+                path,
+                nodes[0].lineno,
+                source,
+                params,
+                nodes,
+                module,
+                resolved_nones(init, params) if init is not None else (),
+            )
         if name in ns.defs:
             nodes_ = sorted(ns.defs[name], key=_is_overload)  # the implementation's defaults first
             params = merge_overloads(params_of(n, method=False) for n in nodes_)
             if source != "py":
                 params = _input_for_self(params)
-            return _Def(f"{module}.{name}", "function", path, nodes_[0].lineno, source, params, (), module,
-                        resolved_nones(nodes_[0], params))
+            return _Def(
+                f"{module}.{name}",
+                "function",
+                path,
+                nodes_[0].lineno,
+                source,
+                params,
+                (),
+                module,
+                resolved_nones(nodes_[0], params),
+            )
         if name in ns.imports:
             return self.resolve_dotted_name(ns.imports[name], depth + 1)
         if name in ns.assigns:
@@ -301,7 +361,7 @@ class Surface:
             module = ".".join(parts[:cut])
             if module in self.namespaces:
                 found = self.resolve(module, parts[cut], depth + 1)
-                for member in parts[cut + 1:]:
+                for member in parts[cut + 1 :]:
                     if isinstance(found, str):
                         found = self.resolve(found, member, depth + 1)
                     elif found is not None and found.kind == "class":
@@ -311,7 +371,9 @@ class Surface:
                 return found
         return None
 
-    def _assigned_callable(self, module: str, node: ast.Assign | ast.AnnAssign, depth: int) -> _Def | None:
+    def _assigned_callable(
+        self, module: str, node: ast.Assign | ast.AnnAssign, depth: int
+    ) -> _Def | None:
         """`gelu = _add_docstr(torch._C._nn.gelu, ...)`, `solve = _linalg.linalg_solve`: the C function.
         What a call returns is never the function it calls: `lu = boolean_dispatch(...)` builds a new
         function, whose parameters are not `boolean_dispatch`'s."""
@@ -338,12 +400,24 @@ class Surface:
         for node in cls.nodes:
             for item in node.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name:
-                    same = [i for i in node.body
-                            if isinstance(i, (ast.FunctionDef, ast.AsyncFunctionDef)) and i.name == name]
+                    same = [
+                        i
+                        for i in node.body
+                        if isinstance(i, (ast.FunctionDef, ast.AsyncFunctionDef)) and i.name == name
+                    ]
                     ordered = sorted(same, key=_is_overload)
                     params = merge_overloads(params_of(i, method=True) for i in ordered)
-                    return _Def(f"{cls.qualname}.{name}", "method", cls.file, item.lineno, cls.source, params,
-                                (), cls.module, resolved_nones(ordered[0], params))
+                    return _Def(
+                        f"{cls.qualname}.{name}",
+                        "method",
+                        cls.file,
+                        item.lineno,
+                        cls.source,
+                        params,
+                        (),
+                        cls.module,
+                        resolved_nones(ordered[0], params),
+                    )
         return None
 
     def exported(self, module: str, seen: frozenset[str] = frozenset()) -> list[str]:
@@ -354,15 +428,27 @@ class Surface:
             return []
         if not seen and module in self._exported:
             return self._exported[module]
-        looped = [n for (_, names), (_, _, appends) in zip(self.looped(module), ns.loops, strict=True)
-                  if appends for n in names]
+        looped = [
+            n
+            for (_, names), (_, _, appends) in zip(self.looped(module), ns.loops, strict=True)
+            if appends
+            for n in names
+        ]
         if ns.all_names is not None:
             return ns.all_names + looped
-        imported = () if ns.is_stub else ns.imports  # a stub's imports serve its annotations, not the module
+        imported = (
+            () if ns.is_stub else ns.imports
+        )  # a stub's imports serve its annotations, not the module
         assigned = [n for n in ns.assigns if not _stub_named_tuple(ns, n)]
-        names = dict.fromkeys(n for n in (*ns.defs, *ns.classes, *imported, *assigned) if not n.startswith("_"))
+        names = dict.fromkeys(
+            n for n in (*ns.defs, *ns.classes, *imported, *assigned) if not n.startswith("_")
+        )
         for star in ns.stars:
-            names.update(dict.fromkeys(n for n in self.exported(star, seen | {module}) if not n.startswith("_")))
+            names.update(
+                dict.fromkeys(
+                    n for n in self.exported(star, seen | {module}) if not n.startswith("_")
+                )
+            )
         if not seen:
             self._exported[module] = list(names)
         return list(names)
@@ -390,7 +476,11 @@ class Surface:
                 names[name] = None
         for alias, target in ns.imports.items():
             inside = target.startswith(self.package + ".")
-            if not alias.startswith("_") and inside and (is_private(target) or ns.path.endswith("__init__.py")):
+            if (
+                not alias.startswith("_")
+                and inside
+                and (is_private(target) or ns.path.endswith("__init__.py"))
+            ):
                 names[alias] = None
         for _, looped in self.looped(module):
             names.update(dict.fromkeys(looped))
@@ -404,8 +494,11 @@ class Surface:
         found: dict[str, _Def] = {}
         for node in cls.nodes:
             for item in node.body:
-                if (isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not item.name.startswith("_")
-                        and item.name not in found):
+                if (
+                    isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and not item.name.startswith("_")
+                    and item.name not in found
+                ):
                     member = self.member(cls, item.name)
                     if member is not None:
                         found[item.name] = member
@@ -422,9 +515,18 @@ class Surface:
         names: dict[str, None] = {}
         for node in cls.nodes:
             for item in node.body:
-                targets = (item.targets if isinstance(item, ast.Assign)
-                           else [item.target] if isinstance(item, ast.AnnAssign) else [])
-                names.update((t.id, None) for t in targets if isinstance(t, ast.Name) and not t.id.startswith("_"))
+                targets = (
+                    item.targets
+                    if isinstance(item, ast.Assign)
+                    else [item.target]
+                    if isinstance(item, ast.AnnAssign)
+                    else []
+                )
+                names.update(
+                    (t.id, None)
+                    for t in targets
+                    if isinstance(t, ast.Name) and not t.id.startswith("_")
+                )
         init = _init(cls.nodes)
         for statement in init.body if init is not None else []:
             for target, _ in _pairs_of_self(statement):
@@ -459,7 +561,10 @@ class Surface:
             seen.add(current.qualname)
             for node in current.nodes:
                 for item in node.body:
-                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "__getattr__":
+                    if (
+                        isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        and item.name == "__getattr__"
+                    ):
                         if current.qualname in STATIC_GETATTR:
                             return ""
                         return f"defines __getattr__ ({current.file}:{item.lineno})"
@@ -513,9 +618,21 @@ class Surface:
             if is_private(module) or not module.startswith(self.package):
                 continue
             ns = self.namespaces[module]
-            bound = tuple(n for n in (*ns.defs, *ns.classes, *ns.imports, *ns.assigns) if not n.startswith("_"))
-            out[module] = Symbol(module, "module", ns.path, 1, "py" if not ns.is_stub else ns.path, (), module,
-                                 fields=bound)
+            bound = tuple(
+                n
+                for n in (*ns.defs, *ns.classes, *ns.imports, *ns.assigns)
+                if not n.startswith("_")
+            )
+            out[module] = Symbol(
+                module,
+                "module",
+                ns.path,
+                1,
+                "py" if not ns.is_stub else ns.path,
+                (),
+                module,
+                fields=bound,
+            )
             for name in self.public_names(module):
                 found = self.resolve(module, name)
                 if not isinstance(found, _Def):
@@ -523,10 +640,16 @@ class Surface:
                 qualified = f"{module}.{name}"
                 out[qualified] = _symbol(qualified, found)
                 if found.kind == "class":
-                    out[qualified] = replace(out[qualified], bases=tuple(self.ancestors(found)),
-                                             fields=tuple(self.fields(found)), dynamic=self.dynamic(found))
+                    out[qualified] = replace(
+                        out[qualified],
+                        bases=tuple(self.ancestors(found)),
+                        fields=tuple(self.fields(found)),
+                        dynamic=self.dynamic(found),
+                    )
                     for member_name, member in self.members(found).items():
-                        out[f"{qualified}.{member_name}"] = _symbol(f"{qualified}.{member_name}", member)
+                        out[f"{qualified}.{member_name}"] = _symbol(
+                            f"{qualified}.{member_name}", member
+                        )
         return sorted(out.values(), key=lambda s: s.name)
 
 
@@ -539,13 +662,17 @@ def _init(nodes: tuple[ast.ClassDef, ...]) -> ast.FunctionDef | ast.AsyncFunctio
     for constructor in ("__init__", "__new__"):
         for node in nodes:
             for item in node.body:
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == constructor:
+                if (
+                    isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and item.name == constructor
+                ):
                     return item
     return None
 
 
-def resolved_nones(node: ast.FunctionDef | ast.AsyncFunctionDef,
-                   params: tuple[Param, ...]) -> tuple[tuple[str, str, int], ...]:
+def resolved_nones(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, params: tuple[Param, ...]
+) -> tuple[tuple[str, str, int], ...]:
     """The parameters with a default of None that the body's own top-level statements replace
     with a value, whatever the call: `if p is None: p = value`, `p = value if p is None else p`,
     `p = p or value`. An assignment further in (under another `if`) depends on more than the
@@ -572,14 +699,26 @@ def _fills(statement: ast.stmt) -> Iterator[tuple[str, ast.expr, int]]:
     if len(pairs) != 1:
         return
     name, value = pairs[0]
-    if isinstance(value, ast.IfExp) and _none_test(value.test, ast.Is) and _is_name(value.orelse, name) \
-            and value.test.left.id == name:  # type: ignore[attr-defined]
+    if (
+        isinstance(value, ast.IfExp)
+        and _none_test(value.test, ast.Is)
+        and _is_name(value.orelse, name)
+        and value.test.left.id == name  # type: ignore[attr-defined]
+    ):
         yield name, value.body, statement.lineno
-    elif isinstance(value, ast.IfExp) and _none_test(value.test, ast.IsNot) and _is_name(value.body, name) \
-            and value.test.left.id == name:  # type: ignore[attr-defined]
+    elif (
+        isinstance(value, ast.IfExp)
+        and _none_test(value.test, ast.IsNot)
+        and _is_name(value.body, name)
+        and value.test.left.id == name  # type: ignore[attr-defined]
+    ):
         yield name, value.orelse, statement.lineno
-    elif (isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) and len(value.values) == 2
-          and _is_name(value.values[0], name)):
+    elif (
+        isinstance(value, ast.BoolOp)
+        and isinstance(value.op, ast.Or)
+        and len(value.values) == 2
+        and _is_name(value.values[0], name)
+    ):
         yield name, value.values[1], statement.lineno
 
 
@@ -589,10 +728,21 @@ def _pairs(statement: ast.stmt) -> Iterator[tuple[str, ast.expr]]:
         target, value = statement.targets[0], statement.value
         if isinstance(target, ast.Name):
             yield target.id, value
-        elif (isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple)
-              and len(target.elts) == len(value.elts)):
-            yield from ((t.id, v) for t, v in zip(target.elts, value.elts, strict=True) if isinstance(t, ast.Name))
-    elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value is not None:
+        elif (
+            isinstance(target, ast.Tuple)
+            and isinstance(value, ast.Tuple)
+            and len(target.elts) == len(value.elts)
+        ):
+            yield from (
+                (t.id, v)
+                for t, v in zip(target.elts, value.elts, strict=True)
+                if isinstance(t, ast.Name)
+            )
+    elif (
+        isinstance(statement, ast.AnnAssign)
+        and isinstance(statement.target, ast.Name)
+        and statement.value is not None
+    ):
         yield statement.target.id, statement.value
 
 
@@ -606,9 +756,14 @@ def _pairs_of_self(statement: ast.stmt) -> Iterator[tuple[str, ast.expr]]:
 
 
 def _none_test(test: ast.expr, op: type[ast.cmpop]) -> bool:
-    return (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], op)
-            and isinstance(test.left, ast.Name) and isinstance(test.comparators[0], ast.Constant)
-            and test.comparators[0].value is None)
+    return (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], op)
+        and isinstance(test.left, ast.Name)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    )
 
 
 def _is_name(node: ast.expr, name: str) -> bool:
@@ -624,15 +779,24 @@ def _stub_named_tuple(ns: _Namespace, name: str) -> bool:
     the shipped harvest was read that way)."""
     node = ns.assigns.get(name)
     value = node.value if node is not None else None
-    return (ns.paths.get(name, ns.path).endswith(".pyi") and isinstance(value, ast.Call)
-            and dotted_name(value.func) in ("NamedTuple", "typing.NamedTuple"))
+    return (
+        ns.paths.get(name, ns.path).endswith(".pyi")
+        and isinstance(value, ast.Call)
+        and dotted_name(value.func) in ("NamedTuple", "typing.NamedTuple")
+    )
 
 
 def _is_type_helper(node: ast.Assign | ast.AnnAssign | None, stub: bool = False) -> bool:
     """A name bound for annotations only: a TypeVar, a NewType, and in a stub a NamedTuple (torch
     1.11.0's `namedtuple_Q_R = NamedTuple(...)` in torch/_C/__init__.pyi names nothing its library has)."""
     value = node.value if node is not None else None
-    helpers: tuple[str, ...] = ("TypeVar", "typing.TypeVar", "ParamSpec", "NewType", "typing.NewType")
+    helpers: tuple[str, ...] = (
+        "TypeVar",
+        "typing.TypeVar",
+        "ParamSpec",
+        "NewType",
+        "typing.NewType",
+    )
     if stub:
         helpers += ("NamedTuple", "typing.NamedTuple")
     return isinstance(value, ast.Call) and dotted_name(value.func) in helpers

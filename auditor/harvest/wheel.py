@@ -44,7 +44,7 @@ def read_wheel(path: Path, package: str) -> tuple[list[Source], list[str]]:
             name = info.filename
             if not name.startswith(top) or not name.endswith((".py", ".pyi")):
                 continue
-            inner = "/" + name[len(top):]
+            inner = "/" + name[len(top) :]
             if any(f"/{tree}/" in inner for tree in SKIPPED_TREES):
                 continue
             text = wheel.read(info)

@@ -64,16 +64,16 @@ FOLLOWS = {
 EVIDENCE = {
     "c++": "the compiled library: no .py/.pyi of any release holds it",
     "behaviour": "Python code with no warning, stub or signature default: a constant, a class attribute, "
-                 "a function body that resolves a default",
+    "a function body that resolves a default",
     "announcement": "a warning in the .py sources that announces a change without deprecation words, "
-                    "which the harvest does not read as a deprecation",
+    "which the harvest does not read as a deprecation",
     "docstring": "the documentation only: no warning, no signature change",
     "metadata": "the wheel's metadata (its dependencies), not its sources",
     "private": "private names (a leading underscore), which the harvest does not read",
     "indirect": "a warning raised later, from private code, not by a call of the entry's symbols",
     "other-package": "a top-level package the torch wheel ships beside torch/ (functorch), which the harvest does not read",
     "helper": "a warning issued through a private helper that takes its message and category as parameters "
-              "(flex_attention's _warn_once), which the harvest does not read as a deprecation",
+    "(flex_attention's _warn_once), which the harvest does not read as a deprecation",
 }
 STATES = ("agree", "disagree", "resolved", *EVIDENCE, "before harvest", "no candidate")
 
@@ -144,7 +144,9 @@ def names(c: Candidate, symbol: str) -> bool:
 def _named(symbol: str) -> tuple[re.Pattern[str], str]:
     """`symbol` as a whole name, and in lower case: made once, as each entry's symbol meets
     every candidate."""
-    return re.compile(r"(?<![\w.])" + re.escape(symbol) + r"(?![\w.])", re.IGNORECASE), symbol.lower()
+    return re.compile(
+        r"(?<![\w.])" + re.escape(symbol) + r"(?![\w.])", re.IGNORECASE
+    ), symbol.lower()
 
 
 def _message(c: Candidate) -> str:
@@ -162,7 +164,9 @@ def _plain(text: str) -> str:
 def _parameters(entry: SpecChange) -> set[str]:
     names: set[str] = set()
     for m in entry.matches:
-        names.update(m.when.keyword_absent, m.when.keyword_present, (k for k, _ in m.when.keyword_values))
+        names.update(
+            m.when.keyword_absent, m.when.keyword_present, (k for k, _ in m.when.keyword_values)
+        )
     return names
 
 
@@ -173,7 +177,9 @@ def witnesses(c: Candidate, edge: Version) -> bool:
         return False
 
 
-def relevant(entry: SpecChange, symbol: str, candidates: list[Candidate], exact: bool = True) -> list[Candidate]:
+def relevant(
+    entry: SpecChange, symbol: str, candidates: list[Candidate], exact: bool = True
+) -> list[Candidate]:
     """The candidates on `symbol` (or, not `exact`, on its definition in a submodule) that speak
     about the entry's change."""
     kinds = BEGINS[entry.kind] | FOLLOWS[entry.kind]
@@ -188,7 +194,11 @@ def relevant(entry: SpecChange, symbol: str, candidates: list[Candidate], exact:
             continue
         if c.kind not in kinds:
             continue
-        if text and c.kind != "symbol-removed" and not any(text in _plain(e.message) for e in c.evidence):
+        if (
+            text
+            and c.kind != "symbol-removed"
+            and not any(text in _plain(e.message) for e in c.evidence)
+        ):
             continue
         if entry.kind == "default-changed" and (
             (parameters and c.parameter not in parameters) or c.detail.endswith("-> None")
@@ -198,22 +208,40 @@ def relevant(entry: SpecChange, symbol: str, candidates: list[Candidate], exact:
     return found
 
 
-def judge(entry: SpecChange, candidates: list[Candidate], oldest: Version | None,
-          leads: list[Lead]) -> list[Verdict]:
+def judge(
+    entry: SpecChange, candidates: list[Candidate], oldest: Version | None, leads: list[Lead]
+) -> list[Verdict]:
     """One verdict per disagreeing (or resolved) symbol, or a single one for the entry."""
     introduced = str(entry.introduced)
     if entry.evidence == "c++":
         return [Verdict(entry.id, "c++", introduced)]
     edges = [entry.introduced] + ([entry.until] if entry.until else [])
     if oldest is None or entry.introduced <= oldest:
-        return [Verdict(entry.id, "before harvest", introduced,
-                        why=f"the harvest starts at {oldest}: no release before it to compare with")]
+        return [
+            Verdict(
+                entry.id,
+                "before harvest",
+                introduced,
+                why=f"the harvest starts at {oldest}: no release before it to compare with",
+            )
+        ]
     out: list[Verdict] = []
     per_symbol = {s: relevant(entry, s, candidates) for s in entry.symbols}
-    confirming = {s: found + relevant(entry, s, candidates, exact=False) for s, found in per_symbol.items()}
+    confirming = {
+        s: found + relevant(entry, s, candidates, exact=False) for s, found in per_symbol.items()
+    }
     # The warnings the sources show at the entry's release, on any of its symbols.
-    seen = {_message(c) for found in confirming.values() for c in found if any(witnesses(c, e) for e in edges)}
-    seen |= {_message(c) for c in candidates if c.id in entry.covers and any(witnesses(c, e) for e in edges)}
+    seen = {
+        _message(c)
+        for found in confirming.values()
+        for c in found
+        if any(witnesses(c, e) for e in edges)
+    }
+    seen |= {
+        _message(c)
+        for c in candidates
+        if c.id in entry.covers and any(witnesses(c, e) for e in edges)
+    }
     agreed = bool(seen)
     for symbol, found in per_symbol.items():
         if any(witnesses(c, e) for c in confirming[symbol] for e in edges):
@@ -221,16 +249,36 @@ def judge(entry: SpecChange, candidates: list[Candidate], oldest: Version | None
         # A later follow-up (a category change, a removal stub) of a change that began earlier;
         # or the very warning already seen at the entry's release, reaching a name added later
         # (TypedStorage.float8_e4m3fn in 2.2: the class warns from 2.0).
-        opening = [c for c in found if c.kind in BEGINS[entry.kind]
-                   and not (c.kind in FOLLOWS[entry.kind] and Version(c.release) > entry.introduced)
-                   and not (Version(c.release) > entry.introduced and _message(c) in seen)]
+        opening = [
+            c
+            for c in found
+            if c.kind in BEGINS[entry.kind]
+            and not (c.kind in FOLLOWS[entry.kind] and Version(c.release) > entry.introduced)
+            and not (Version(c.release) > entry.introduced and _message(c) in seen)
+        ]
         if not opening:
             continue
         releases = tuple(sorted({c.release for c in opening}, key=Version))
-        lead = next((lead for lead in leads if lead.entry == entry.id and symbol in lead.symbols
-                     and lead.release in releases), None)
-        out.append(Verdict(entry.id, "resolved" if lead else "disagree", introduced, symbol, releases,
-                           tuple(c.id for c in opening), lead.reason if lead else "", lead))
+        lead = next(
+            (
+                lead
+                for lead in leads
+                if lead.entry == entry.id and symbol in lead.symbols and lead.release in releases
+            ),
+            None,
+        )
+        out.append(
+            Verdict(
+                entry.id,
+                "resolved" if lead else "disagree",
+                introduced,
+                symbol,
+                releases,
+                tuple(c.id for c in opening),
+                lead.reason if lead else "",
+                lead,
+            )
+        )
     if out:
         return out
     if not agreed and entry.evidence in EVIDENCE:
@@ -244,11 +292,20 @@ def read_leads(knowledge: Path, package: str) -> list[Lead]:
         return []
     out, problems = [], []
     for index, raw in enumerate(_read(path).get("lead", [])):
-        texts = [raw.get(k) for k in ("entry", "release", "reason")] if isinstance(raw, dict) else []
+        texts = (
+            [raw.get(k) for k in ("entry", "release", "reason")] if isinstance(raw, dict) else []
+        )
         symbols = raw.get("symbols") if isinstance(raw, dict) else None
-        if (not all(isinstance(x, str) and x for x in texts) or len(texts) != 3 or not isinstance(symbols, list)
-                or not symbols or not all(isinstance(s, str) for s in symbols)):
-            problems.append(f"{path}: lead[{index}]: needs entry, symbols (a list), release and reason")
+        if (
+            not all(isinstance(x, str) and x for x in texts)
+            or len(texts) != 3
+            or not isinstance(symbols, list)
+            or not symbols
+            or not all(isinstance(s, str) for s in symbols)
+        ):
+            problems.append(
+                f"{path}: lead[{index}]: needs entry, symbols (a list), release and reason"
+            )
             continue
         out.append(Lead(raw["entry"], tuple(symbols), raw["release"], raw["reason"]))
     if problems:
@@ -256,8 +313,13 @@ def read_leads(knowledge: Path, package: str) -> list[Lead]:
     return out
 
 
-def witness(knowledge: Path, package: str, entries: tuple[SpecChange, ...],
-            candidates: list[Candidate], oldest: Version | None) -> Witness:
+def witness(
+    knowledge: Path,
+    package: str,
+    entries: tuple[SpecChange, ...],
+    candidates: list[Candidate],
+    oldest: Version | None,
+) -> Witness:
     leads = read_leads(knowledge, package)
     verdicts: list[Verdict] = []
     for e in entries:

@@ -92,7 +92,10 @@ class Selection:
         if pin.marker and (self.python or self.platform):
             try:  # with any of the extras it names: an option selects a platform, not an extra
                 marker = Marker(pin.marker)
-                return any(marker.evaluate({**env, "extra": e}) for e in ("", *sorted(extras_named(pin.marker))))
+                return any(
+                    marker.evaluate({**env, "extra": e})
+                    for e in ("", *sorted(extras_named(pin.marker)))
+                )
             except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
                 return True
         return True

@@ -85,7 +85,9 @@ def cuda_major(pin: Pin, pins: Iterable[Pin]) -> tuple[int, str] | None:
     if label and label.startswith("cu") and label[2:].isdigit() and len(label) > 3:
         return int(label[2:-1]), label
     versions = {p.name: p.version for p in pins if p.version is not None}
-    for name in sorted(pin.requires, key=lambda name: (not name.startswith("nvidia-cuda-runtime"), name)):
+    for name in sorted(
+        pin.requires, key=lambda name: (not name.startswith("nvidia-cuda-runtime"), name)
+    ):
         suffixed, version = _NVIDIA_SUFFIX.fullmatch(name), versions.get(name)
         if suffixed:
             return int(suffixed.group(1)), name
@@ -127,7 +129,9 @@ def _companions(torch: Pin, pins: list[Pin], grid: Grid) -> list[EnvironmentFind
     return findings
 
 
-def _companion(torch: Pin, pin: Pin, name: str, wanted: str | None, grid: Grid) -> list[EnvironmentFinding]:
+def _companion(
+    torch: Pin, pin: Pin, name: str, wanted: str | None, grid: Grid
+) -> list[EnvironmentFinding]:
     assert torch.version is not None and pin.version is not None
     if wanted is None:
         message = (
@@ -154,7 +158,12 @@ def _python_floor(text: str | None) -> str | None:
 
 
 def _python_support(
-    torch: Pin, python: str, origin: str, knowledge: tuple[SpecChange, ...], selection: Selection, grid: Grid
+    torch: Pin,
+    python: str,
+    origin: str,
+    knowledge: tuple[SpecChange, ...],
+    selection: Selection,
+    grid: Grid,
 ) -> list[EnvironmentFinding]:
     """Entries about wheels (those with `requires_python`) say from which torch release the
     Pythons in their `python` lose their wheels (kind python-support) or gain them (kind added).
@@ -164,7 +173,9 @@ def _python_support(
     no cp38 wheel)."""
     assert torch.version is not None
     env = Selection(python, selection.platform).marker_environment()
-    if torch.marker and not any(_holds(torch.marker, {**env, "extra": e}) for e in ("", *extras_named(torch.marker))):
+    if torch.marker and not any(
+        _holds(torch.marker, {**env, "extra": e}) for e in ("", *extras_named(torch.marker))
+    ):
         return []  # this pin is not the one that Python installs, with or without an extra
     findings = []
     for entry in knowledge:
@@ -219,21 +230,31 @@ def _numpy(torch: Pin, pins: list[Pin], grid: Grid) -> list[EnvironmentFinding]:
 
 
 def _cuda(
-    change: PackageChange, old_pins: list[Pin], new_pins: list[Pin], grid: Grid, knowledge: tuple[SpecChange, ...]
+    change: PackageChange,
+    old_pins: list[Pin],
+    new_pins: list[Pin],
+    grid: Grid,
+    knowledge: tuple[SpecChange, ...],
 ) -> list[EnvironmentFinding]:
     """A torch whose accelerator build changes: a new CUDA major (from the local label, or from
     the nvidia-* wheels it depends on) is high, any other change of build medium."""
     old, new = change.old, change.new
     if old is None or new is None:
         return []
-    named = f"torch {old.version} -> {new.version}" + (f" [{change.transition.variant}]" if change.transition.variant else "")
+    named = f"torch {old.version} -> {new.version}" + (
+        f" [{change.transition.variant}]" if change.transition.variant else ""
+    )
     before, after = cuda_major(old, old_pins), cuda_major(new, new_pins)
     if before and after and before[0] != after[0]:
         # the entries about the default wheel's dependencies, where the lock shows those
         from_wheels = after[1].startswith(("nvidia-", "cuda-toolkit"))
         cited = [
-            e.id for e in knowledge
-            if from_wheels and e.package == "torch" and e.evidence == "metadata" and e.crossed_by(change.transition)
+            e.id
+            for e in knowledge
+            if from_wheels
+            and e.package == "torch"
+            and e.evidence == "metadata"
+            and e.crossed_by(change.transition)
         ]
         return [
             EnvironmentFinding(
@@ -356,7 +377,9 @@ def check(
         if change.transition.package in TORCH_FAMILY:
             findings += wheel_changes(change, new)
     # a finding about a line of the new lock names the lock
-    findings = [replace(f, path=new.path) if f.line is not None and f.path is None else f for f in findings]
+    findings = [
+        replace(f, path=new.path) if f.line is not None and f.path is None else f for f in findings
+    ]
     unique = dict.fromkeys(findings)
     return sorted(
         unique, key=lambda f: (-["low", "medium", "high"].index(f.severity), f.kind, f.message)

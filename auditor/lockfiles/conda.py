@@ -96,7 +96,11 @@ def _loader(text: str) -> Any:
     for bracket in _FLOW.findall(text):
         depth = depth + 1 if bracket in "[{" else max(depth - 1, 0)
         deepest = max(deepest, depth)
-    return yaml.SafeLoader if deepest > 100 or _BLOCK_PREFIX.search(text) else getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return (
+        yaml.SafeLoader
+        if deepest > 100 or _BLOCK_PREFIX.search(text)
+        else getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    )
 
 
 def _yaml(path: Path, text: str, read: Any) -> Any:

@@ -88,7 +88,10 @@ def parse_lock(
 
 
 def read_lock(
-    path: str | Path, format_name: str | None = None, resolve: bool = False, root: Path | None = None
+    path: str | Path,
+    format_name: str | None = None,
+    resolve: bool = False,
+    root: Path | None = None,
 ) -> Lock:
     """The lock at `path`; with `resolve`, unpinned inputs are resolved to pins by pip-compile."""
     path = Path(path)

@@ -80,14 +80,22 @@ def _pair_by_installs(
     """Each install gets at most one pin of a name from each lock (else `_pair` decides among
     those that cover it): the pairs, each with the installs where old gives way to new. An
     install whose Python a lock does not admit has nothing to lose or gain from that lock."""
-    if len(olds) <= 1 and len(news) <= 1 and all(p.marker is None and p.platform is None for p in olds + news):
+    if (
+        len(olds) <= 1
+        and len(news) <= 1
+        and all(p.marker is None and p.platform is None for p in olds + news)
+    ):
         return [(o, n, grid.full) for o, n in _pair(olds, news)]
     old_covers, new_covers = [grid.cover(p) for p in olds], [grid.cover(p) for p in news]
     cells: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = defaultdict(int)
     for bit in range(len(grid.points)):
         before = tuple(i for i, mask in enumerate(old_covers) if mask >> bit & 1)
         after = tuple(i for i, mask in enumerate(new_covers) if mask >> bit & 1)
-        if (before and after) or (before and admitted[1] >> bit & 1) or (after and admitted[0] >> bit & 1):
+        if (
+            (before and after)
+            or (before and admitted[1] >> bit & 1)
+            or (after and admitted[0] >> bit & 1)
+        ):
             cells[(before, after)] |= 1 << bit
     pairs: dict[tuple[int | None, int | None], int] = defaultdict(int)
     for (before, after), mask in cells.items():
@@ -99,14 +107,18 @@ def _pair_by_installs(
             pairs[key] |= mask
     # pins whose markers hold on no install of the grid (another platform) pair as written
     uncovered = _pair(
-        [p for p, mask in zip(olds, old_covers) if not mask], [p for p, mask in zip(news, new_covers) if not mask]
+        [p for p, mask in zip(olds, old_covers) if not mask],
+        [p for p, mask in zip(news, new_covers) if not mask],
     )
     return [
-        (None if o is None else olds[o], None if n is None else news[n], mask) for (o, n), mask in pairs.items()
+        (None if o is None else olds[o], None if n is None else news[n], mask)
+        for (o, n), mask in pairs.items()
     ] + [(o, n, 0) for o, n in uncovered]
 
 
-def _variants(pairs: list[tuple[Pin | None, Pin | None, int]], grid: Grid, word: str) -> list[str | None]:
+def _variants(
+    pairs: list[tuple[Pin | None, Pin | None, int]], grid: Grid, word: str
+) -> list[str | None]:
     """Each pair's installs, named; pairs that share installs (a name locked once per group,
     as pip's `torch` beside conda's `pytorch`) are told apart by their groups, each named as
     its lock names it (`word`: a Pipfile.lock's are categories)."""
@@ -114,7 +126,9 @@ def _variants(pairs: list[tuple[Pin | None, Pin | None, int]], grid: Grid, word:
     told = []
     for (old, new, _), name in zip(pairs, names):
         pin = new or old
-        groups = [f"{word} {g}" for g in (pin.groups if pin else ()) if g not in ("main", "default")]
+        groups = [
+            f"{word} {g}" for g in (pin.groups if pin else ()) if g not in ("main", "default")
+        ]
         shared = names.count(name) > 1 and groups
         told.append(", ".join(filter(None, [name, *groups])) if shared else name)
     return told
@@ -157,10 +171,15 @@ def package_changes(
                 variant=variant,
             )
             changes.append(PackageChange(transition, kinds, old_pin, new_pin))
-    changes.sort(key=lambda c: (
-        family_order(c.transition.package), c.transition.variant or "", c.transition.environment or "",
-        str(c.transition.old), str(c.transition.new),
-    ))
+    changes.sort(
+        key=lambda c: (
+            family_order(c.transition.package),
+            c.transition.variant or "",
+            c.transition.environment or "",
+            str(c.transition.old),
+            str(c.transition.new),
+        )
+    )
     return changes
 
 
@@ -172,7 +191,9 @@ def _borrow_markers(blind: list[Pin], seeing: list[Pin]) -> tuple[list[Pin], lis
     for pin in seeing:
         markers[pin.name].add(pin.marker)
     taken = [
-        replace(p, marker=next(iter(markers[p.name]))) if p.marker is None and len(markers[p.name]) == 1 else p
+        replace(p, marker=next(iter(markers[p.name])))
+        if p.marker is None and len(markers[p.name]) == 1
+        else p
         for p in blind
     ]
     return taken, seeing
@@ -187,7 +208,11 @@ def diff_locks(
     selection = selection or Selection()
     old_pins, new_pins = select(old, selection), select(new, selection)
     if old.markers != new.markers:  # where each pin installs is known on one side only
-        old_pins, new_pins = _borrow_markers(old_pins, new_pins) if new.markers else _borrow_markers(new_pins, old_pins)[::-1]
+        old_pins, new_pins = (
+            _borrow_markers(old_pins, new_pins)
+            if new.markers
+            else _borrow_markers(new_pins, old_pins)[::-1]
+        )
     grid = Grid((old, new))
     admitted = (grid.admitted(old), grid.admitted(new))
     word = "category" if new.format == PIPFILE_FORMAT else "group"

@@ -65,7 +65,9 @@ def normal_marker(text: str | None) -> str | None:
 def in_extra(pin: Pin, extra: str, condition: str | None = None) -> Pin:
     """A pin of an extra holds only where the extra is asked for, as its `Requires-Dist` says;
     `condition`: a marker of its own (setuptools' `"extra:marker"` keys; `""` for no extra)."""
-    parts = [f"({m})" for m in (pin.marker, condition) if m] + ([f'extra == "{extra}"'] if extra else [])
+    parts = [f"({m})" for m in (pin.marker, condition) if m] + (
+        [f'extra == "{extra}"'] if extra else []
+    )
     return replace(pin, marker=normal_marker(" and ".join(parts)) if parts else None)
 
 
@@ -107,17 +109,29 @@ def unique_pins(found: Iterable[tuple[Pin, Path]]) -> list[Pin]:
         if _pins_one(first) and _pins_one(pin):
             if pin.name not in TORCH_FAMILY:  # build requirements list a backend once per build
                 continue
-            if (first.version, first.specifier, first.source) != (pin.version, pin.specifier, pin.source):
-                where = f"line {first.line}" if first_path == path else f"{first_path.name}:{first.line}"
+            if (first.version, first.specifier, first.source) != (
+                pin.version,
+                pin.specifier,
+                pin.source,
+            ):
+                where = (
+                    f"line {first.line}"
+                    if first_path == path
+                    else f"{first_path.name}:{first.line}"
+                )
                 raise LockfileError(
                     f"{pin.name or pin.source} is pinned twice for one environment: "
                     f"{_shown(first)} at {where} and {_shown(pin)} here",
-                    path, pin.line,
+                    path,
+                    pin.line,
                 )
         elif _pins_one(pin):
             kept[key] = (pin, path)
         elif not _pins_one(first) and pin.specifier:
-            kept[key] = (replace(first, specifier=_both(first.specifier, pin.specifier)), first_path)
+            kept[key] = (
+                replace(first, specifier=_both(first.specifier, pin.specifier)),
+                first_path,
+            )
     return [pin for pin, _ in kept.values()]
 
 

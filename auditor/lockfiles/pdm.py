@@ -54,7 +54,9 @@ def parse(path: Path, text: str) -> Lock:
             Pin(
                 name=name,
                 # a folder's version is its working tree's, which pins nothing
-                version=archive_version(name, _source(package) or "") if local else package.version("version"),
+                version=archive_version(name, _source(package) or "")
+                if local
+                else package.version("version"),
                 marker=normal_marker(package.string("marker")),
                 source=_source(package),
                 groups=(*(str(g) for g in package.array("groups")), *editable),

@@ -144,7 +144,8 @@ def _name_from_location(target: str, path: Path | str, line: int | None) -> str:
     if not re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?", name):
         raise LockfileError(
             f"cannot tell the package of the URL {redact(target)}: write NAME @ URL or add #egg=NAME",
-            path, line,
+            path,
+            line,
         )
     return name
 

@@ -83,8 +83,15 @@ def _pin(name: str, entry: Fields, category: str, indexes: dict[str | None, str 
     groups = (category, "editable") if entry.data.get("editable") is True else (category,)
     if entry.string("path") or (file_url and is_local(file_url)):  # a folder: no version to pin
         location = entry.string("path") or file_url or ""
-        return Pin(canonical(name), archive_version(name, location), normal_marker(entry.string("markers")),
-                   location, groups, entry.line, local=True)
+        return Pin(
+            canonical(name),
+            archive_version(name, location),
+            normal_marker(entry.string("markers")),
+            location,
+            groups,
+            entry.line,
+            local=True,
+        )
     if file_url:
         source = file_url
         found = distribution_from_url(file_url)

@@ -54,7 +54,10 @@ def parse(path: Path, text: str) -> Lock:
         line = lines[index] if index < len(lines) else None
         pins.append(_pin(Fields(raw, f"package[{index}]", path, line)))
     return Lock(
-        path=str(path), format=FORMAT, pins=tuple(pins), python=metadata.string("python-versions"),
+        path=str(path),
+        format=FORMAT,
+        pins=tuple(pins),
+        python=metadata.string("python-versions"),
         markers=Version(lock_version) >= Version("2.1"),
     )
 
@@ -78,7 +81,9 @@ def _pin(package: Fields) -> Pin:
         line=package.line,
         local=kind in ("directory", "file"),
         wheels=tuple(
-            str(f["file"]) for f in package.array("files") if isinstance(f, dict) and str(f.get("file", "")).endswith(".whl")
+            str(f["file"])
+            for f in package.array("files")
+            if isinstance(f, dict) and str(f.get("file", "")).endswith(".whl")
         ),
         requires=tuple(canonical(name) for name in package.table("dependencies")),
     )

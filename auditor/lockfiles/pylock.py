@@ -56,7 +56,8 @@ def parse(path: Path, text: str) -> Lock:
             source=_source(package),
             groups=("editable",) if package.directory and package.directory.editable else (),
             line=lines[i] if i < len(lines) else None,
-            local=package.directory is not None or (package.archive is not None and package.archive.url is None),
+            local=package.directory is not None
+            or (package.archive is not None and package.archive.url is None),
             wheels=tuple(wheel.name for wheel in package.wheels or () if wheel.name),
         )
         for i, package in enumerate(lock.packages)

@@ -52,8 +52,11 @@ class _Lines:
     def find(self, table: str, pattern: re.Pattern[str]) -> int | None:
         parts = table.split(".")
         start = next(
-            (self.headers[t] for t in (".".join(parts[:n]) for n in range(len(parts), 0, -1))
-             if t in self.headers),
+            (
+                self.headers[t]
+                for t in (".".join(parts[:n]) for n in range(len(parts), 0, -1))
+                if t in self.headers
+            ),
             0,
         )
         return next(
@@ -77,7 +80,9 @@ def parse(path: Path, text: str) -> Lock:
         for item in items:
             if isinstance(item, str):  # `{include-group = "test"}` entries add no requirement
                 pin = _string_pin(item, path, lines.requirement(table, item), group)
-                pins.append(in_extra(pin, group) if table == "project.optional-dependencies" else pin)
+                pins.append(
+                    in_extra(pin, group) if table == "project.optional-dependencies" else pin
+                )
     poetry = Fields(tool.table("poetry"), "tool.poetry", path)
     python = project.string("requires-python")
     conda = "conda-lock" in tool.data
@@ -87,14 +92,21 @@ def parse(path: Path, text: str) -> Lock:
                 python = python or (spec if isinstance(spec, str) else None)
                 continue
             where = f"{table}.{name}"
-            package = CONDA_NAMES.get(canonical(name), canonical(name)) if conda else canonical(name)
-            pins += _poetry_pins(package, spec, Fields({}, where, path, lines.key(table, name)), group)
+            package = (
+                CONDA_NAMES.get(canonical(name), canonical(name)) if conda else canonical(name)
+            )
+            pins += _poetry_pins(
+                package, spec, Fields({}, where, path, lines.key(table, name)), group
+            )
     by_group: dict[str, list[Pin]] = {}
     for pin in pins:
         by_group.setdefault(pin.groups[0], []).append(pin)
     kept = [p for group in by_group.values() for p in unique_pins((p, path) for p in group)]
     return Lock(
-        path=str(path), format=FORMAT, pins=tuple(sorted(kept, key=lambda p: p.line or 0)), python=python
+        path=str(path),
+        format=FORMAT,
+        pins=tuple(sorted(kept, key=lambda p: p.line or 0)),
+        python=python,
     )
 
 
@@ -103,13 +115,14 @@ def _requirement_lists(
 ) -> list[tuple[str, list[Any], str]]:
     """(group, PEP 508 strings, table) of every list of requirement strings."""
     path = document.path
-    found: list[tuple[str, list[Any], str]] = [
-        ("main", project.array("dependencies"), "project")
-    ]
+    found: list[tuple[str, list[Any], str]] = [("main", project.array("dependencies"), "project")]
     for table, groups in (
         ("project.optional-dependencies", project.table("optional-dependencies")),
         ("dependency-groups", document.table("dependency-groups")),
-        ("tool.pdm.dev-dependencies", Fields(tool.table("pdm"), "tool.pdm", path).table("dev-dependencies")),
+        (
+            "tool.pdm.dev-dependencies",
+            Fields(tool.table("pdm"), "tool.pdm", path).table("dev-dependencies"),
+        ),
     ):
         found += [(str(g), items, table) for g, items in groups.items() if isinstance(items, list)]
     uv = Fields(tool.table("uv"), "tool.uv", path)
@@ -121,7 +134,15 @@ def _string_pin(text: str, path: Path, line: int | None, group: str) -> Pin:
     """A PEP 508 string; PDM's dev groups also hold `-e ./libs/x` and bare paths."""
     if text.startswith(("-e ", "--editable ")):
         pin = editable_pin(text.split(None, 1)[1].strip(), path, line)
-        return Pin(pin.name, pin.version, pin.marker, pin.source, (group, *pin.groups), line, local=pin.local)
+        return Pin(
+            pin.name,
+            pin.version,
+            pin.marker,
+            pin.source,
+            (group, *pin.groups),
+            line,
+            local=pin.local,
+        )
     if is_local(text):
         return local_pin(text, line, groups=(group,))
     return requirement_pin(text, path, line, groups=(group,))
@@ -135,7 +156,9 @@ def _poetry_tables(poetry: Fields, path: Path) -> list[tuple[str, str, dict[str,
     ]
     for name, group in poetry.table("group").items():
         where = f"tool.poetry.group.{name}"
-        tables.append((str(name), f"{where}.dependencies", Fields(group, where, path).table("dependencies")))
+        tables.append(
+            (str(name), f"{where}.dependencies", Fields(group, where, path).table("dependencies"))
+        )
     return tables
 
 
@@ -145,7 +168,9 @@ def _poetry_pins(name: str, spec: Any, where: Fields, group: str) -> list[Pin]:
     `where` holds the entry's dotted name, file and line."""
     if isinstance(spec, list):
         return [p for item in spec for p in _poetry_pins(name, item, where, group)]
-    table = Fields(spec if isinstance(spec, dict) else {"version": spec}, where.where, where.path, where.line)
+    table = Fields(
+        spec if isinstance(spec, dict) else {"version": spec}, where.where, where.path, where.line
+    )
     marker = normal_marker(table.string("markers"))
     groups = (group, "optional") if table.data.get("optional") is True else (group,)
     local = table.string("path")
@@ -156,12 +181,26 @@ def _poetry_pins(name: str, spec: Any, where: Fields, group: str) -> list[Pin]:
     git, url = table.string("git"), table.string("url")
     if git is not None:
         ref = table.string("rev") or table.string("tag") or table.string("branch")
-        return [Pin(name, None, marker, f"git+{git}" + (f"@{ref}" if ref else ""), groups, where.line)]
+        return [
+            Pin(name, None, marker, f"git+{git}" + (f"@{ref}" if ref else ""), groups, where.line)
+        ]
     if url is not None:
-        return [Pin(name, archive_version(name, url), marker, url, groups, where.line, local=is_local(url))]
+        return [
+            Pin(
+                name,
+                archive_version(name, url),
+                marker,
+                url,
+                groups,
+                where.line,
+                local=is_local(url),
+            )
+        ]
     constraint = (table.string("version") or "*").strip()
     version, specifier = _poetry_constraint(constraint, where)
-    return [Pin(name, version, marker, table.string("source"), groups, where.line, specifier=specifier)]
+    return [
+        Pin(name, version, marker, table.string("source"), groups, where.line, specifier=specifier)
+    ]
 
 
 _CARET_TILDE = re.compile(r"^([\^~])\s*(\d+(?:\.\d+)*)$")
@@ -175,7 +214,9 @@ def _poetry_constraint(text: str, where: Fields) -> tuple[Version | None, str | 
         try:
             return Version(bare), None
         except InvalidVersion as exc:
-            raise LockfileError(f"{where.where}: invalid version {bare!r}", where.path, where.line) from exc
+            raise LockfileError(
+                f"{where.where}: invalid version {bare!r}", where.path, where.line
+            ) from exc
     if text in ("*", ""):
         return None, None
     if "||" in text:

@@ -93,11 +93,29 @@ def split_options(line: str) -> str:
 
 # pip's requirements-file options (pip/_internal/req/req_file.py); any other is a mistake, or
 # a file that is no requirements file (`-----BEGIN OPENSSH PRIVATE KEY-----`)
-_OPTIONS = frozenset({
-    "-i", "--index-url", "--extra-index-url", "--no-index", "-c", "--constraint", "-r",
-    "--requirement", "-e", "--editable", "-f", "--find-links", "--no-binary", "--only-binary",
-    "--prefer-binary", "--require-hashes", "--pre", "--trusted-host", "--use-feature",
-})
+_OPTIONS = frozenset(
+    {
+        "-i",
+        "--index-url",
+        "--extra-index-url",
+        "--no-index",
+        "-c",
+        "--constraint",
+        "-r",
+        "--requirement",
+        "-e",
+        "--editable",
+        "-f",
+        "--find-links",
+        "--no-binary",
+        "--only-binary",
+        "--prefer-binary",
+        "--require-hashes",
+        "--pre",
+        "--trusted-host",
+        "--use-feature",
+    }
+)
 _OPTION_NAME = re.compile(r"--?[A-Za-z][A-Za-z-]*")
 # a bare name no package has: a token or key that a file read by mistake holds (GitHub, GitLab,
 # Slack, OpenAI, Hugging Face, PyPI, AWS), or 20+ letters and digits mixing cases, as random keys do

@@ -23,7 +23,9 @@ def claims(path: Path, text: str) -> int:
 
 
 def parse(path: Path, text: str) -> Lock:
-    config = configparser.ConfigParser(interpolation=None, comment_prefixes=("#", ";"), inline_comment_prefixes=None)
+    config = configparser.ConfigParser(
+        interpolation=None, comment_prefixes=("#", ";"), inline_comment_prefixes=None
+    )
     try:
         config.read_string(text, str(path))
     except configparser.Error as exc:
@@ -35,7 +37,10 @@ def parse(path: Path, text: str) -> Lock:
         pins += _pins(config.get("options", "install_requires"), "options", "main", lines, path)
     if config.has_section("options.extras_require"):
         for extra, value in config.items("options.extras_require"):
-            pins += [in_extra(p, extra) for p in _pins(value, "options.extras_require", extra, lines, path)]
+            pins += [
+                in_extra(p, extra)
+                for p in _pins(value, "options.extras_require", extra, lines, path)
+            ]
     kept = unique_pins((p, path) for p in pins)
     return Lock(path=str(path), format=FORMAT, pins=tuple(sorted(kept, key=lambda p: p.line or 0)))
 
@@ -48,8 +53,11 @@ def _pins(value: str, section: str, group: str, lines: list[str], path: Path) ->
         if not text:
             continue
         if text.startswith("file:"):
-            raise LockfileError(f"[{section}] {text}: the requirements are in another file; not read here",
-                                path, _line_of(lines, text, start))
+            raise LockfileError(
+                f"[{section}] {text}: the requirements are in another file; not read here",
+                path,
+                _line_of(lines, text, start),
+            )
         out.append(requirement_pin(text, path, _line_of(lines, text, start), groups=(group,)))
     return out
 

@@ -16,7 +16,10 @@ from auditor.lockfiles.pep508 import requirement_pin
 from auditor.models import Lock, Pin
 
 FORMAT = "setup.py"
-_READ = {"install_requires": "main", "extras_require": None}  # keyword -> group (None: one per extra)
+_READ = {
+    "install_requires": "main",
+    "extras_require": None,
+}  # keyword -> group (None: one per extra)
 
 
 def claims(path: Path, text: str) -> int:
@@ -34,11 +37,19 @@ def parse(path: Path, text: str) -> Lock:
     notes: list[str] = []
     for call in _setup_calls(tree):
         if any(k.arg is None for k in call.keywords):
-            raise LockfileError("setup(**...): its dependencies are computed, not written; not read", path, call.lineno)
+            raise LockfileError(
+                "setup(**...): its dependencies are computed, not written; not read",
+                path,
+                call.lineno,
+            )
         for keyword in call.keywords:
             if keyword.arg == "install_requires":
-                pins += [requirement_pin(t, path, line, groups=("main",))
-                         for t, line in _requirements(names.value(keyword.value, path), path, keyword.lineno)]
+                pins += [
+                    requirement_pin(t, path, line, groups=("main",))
+                    for t, line in _requirements(
+                        names.value(keyword.value, path), path, keyword.lineno
+                    )
+                ]
             elif keyword.arg == "extras_require":
                 try:
                     extras = names.value(keyword.value, path)
@@ -46,29 +57,52 @@ def parse(path: Path, text: str) -> Lock:
                     notes.append(f"line {exc.line}: {exc.message}: the extras are not read")
                     continue
                 if not isinstance(extras, dict):
-                    notes.append(f"line {keyword.lineno}: extras_require is not a dict: the extras are not read")
+                    notes.append(
+                        f"line {keyword.lineno}: extras_require is not a dict: the extras are not read"
+                    )
                     continue
                 for key, items in extras.items():
                     extra, _, condition = key.partition(":")  # `"test:python_version<'3.11'"`
-                    if isinstance(items, LockfileError):  # one extra computed: the others are still read
-                        notes.append(f"line {items.line}: extra {extra!r} is computed when setup.py runs, not read")
+                    if isinstance(
+                        items, LockfileError
+                    ):  # one extra computed: the others are still read
+                        notes.append(
+                            f"line {items.line}: extra {extra!r} is computed when setup.py runs, not read"
+                        )
                         continue
-                    pins += [in_extra(requirement_pin(t, path, line, groups=(extra.strip() or "main",)),
-                                      extra.strip(), condition.strip() or None)
-                             for t, line in _requirements(items, path, keyword.lineno)]
+                    pins += [
+                        in_extra(
+                            requirement_pin(t, path, line, groups=(extra.strip() or "main",)),
+                            extra.strip(),
+                            condition.strip() or None,
+                        )
+                        for t, line in _requirements(items, path, keyword.lineno)
+                    ]
     kept = unique_pins((p, path) for p in pins)
-    return Lock(path=str(path), format=FORMAT, pins=tuple(sorted(kept, key=lambda p: p.line or 0)),
-                notes=tuple(notes))
+    return Lock(
+        path=str(path),
+        format=FORMAT,
+        pins=tuple(sorted(kept, key=lambda p: p.line or 0)),
+        notes=tuple(notes),
+    )
 
 
 def _setup_calls(tree: ast.Module) -> list[ast.Call]:
     """`setup(...)`, `setuptools.setup(...)`: calls of a name or attribute `setup`."""
-    return [node for node in ast.walk(tree) if isinstance(node, ast.Call) and (
-        (isinstance(node.func, ast.Name) and node.func.id == "setup")
-        or (isinstance(node.func, ast.Attribute) and node.func.attr == "setup"))]
+    return [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and (
+            (isinstance(node.func, ast.Name) and node.func.id == "setup")
+            or (isinstance(node.func, ast.Attribute) and node.func.attr == "setup")
+        )
+    ]
 
 
-_MUTATING = frozenset({"append", "extend", "insert", "update", "setdefault", "pop", "remove", "clear", "add"})
+_MUTATING = frozenset(
+    {"append", "extend", "insert", "update", "setdefault", "pop", "remove", "clear", "add"}
+)
 
 
 class _Names:
@@ -90,8 +124,12 @@ class _Names:
         for inner in ast.walk(tree):
             if isinstance(inner, ast.AugAssign) and isinstance(inner.target, ast.Name):
                 changed.add(inner.target.id)
-            elif (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
-                  and isinstance(inner.func.value, ast.Name) and inner.func.attr in _MUTATING):
+            elif (
+                isinstance(inner, ast.Call)
+                and isinstance(inner.func, ast.Attribute)
+                and isinstance(inner.func.value, ast.Name)
+                and inner.func.attr in _MUTATING
+            ):
                 changed.add(inner.func.value.id)  # `deps.append(...)`, `extras.update(...)`
         self.bound = {n: v[0] for n, v in bound.items() if len(v) == 1 and n not in changed}
 
@@ -99,13 +137,17 @@ class _Names:
         """A list of (requirement text, line), or a dict of key -> such a list (or the
         LockfileError that says why that key's value is not read). Raises LockfileError."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return [(line.strip(), node.lineno + n) for n, line in enumerate(node.value.splitlines())]
+            return [
+                (line.strip(), node.lineno + n) for n, line in enumerate(node.value.splitlines())
+            ]
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
             out: list[tuple[str, int]] = []
             for item in node.elts:
                 value = self.value(item, path, seen)
                 if not isinstance(value, list):
-                    raise LockfileError("a requirement list holds something other than strings", path, item.lineno)
+                    raise LockfileError(
+                        "a requirement list holds something other than strings", path, item.lineno
+                    )
                 out += value
             return out
         if isinstance(node, ast.Dict):
@@ -120,9 +162,13 @@ class _Names:
             if isinstance(left, list) and isinstance(right, list):
                 return left + right
         what = ast.unparse(node)
-        raise LockfileError(f"{what[:60]}: computed when setup.py runs, not written; not read", path, node.lineno)
+        raise LockfileError(
+            f"{what[:60]}: computed when setup.py runs, not written; not read", path, node.lineno
+        )
 
-    def _dict(self, pairs: list[tuple[ast.expr | None, ast.expr]], path: Path, seen: frozenset[str]) -> dict[str, object]:
+    def _dict(
+        self, pairs: list[tuple[ast.expr | None, ast.expr]], path: Path, seen: frozenset[str]
+    ) -> dict[str, object]:
         found: dict[str, object] = {}
         for key, value in pairs:
             if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
@@ -137,7 +183,9 @@ class _Names:
 def _requirements(items: object, path: Path, line: int) -> list[tuple[str, int]]:
     if not isinstance(items, list):
         raise LockfileError("expected a list of requirements", path, line)
-    return [(text.split("#", 1)[0].strip(), at) for text, at in items if text.split("#", 1)[0].strip()]
+    return [
+        (text.split("#", 1)[0].strip(), at) for text, at in items if text.split("#", 1)[0].strip()
+    ]
 
 
 SETUP_PY = LockFormat(FORMAT, claims, parse)

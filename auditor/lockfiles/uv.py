@@ -113,7 +113,9 @@ def parse(path: Path, text: str) -> Lock:
                 line=package.line,
                 wheels=wheels.get(index, ()),
                 requires=tuple(
-                    canonical(str(e["name"])) for e in package.array("dependencies") if isinstance(e, dict) and "name" in e
+                    canonical(str(e["name"]))
+                    for e in package.array("dependencies")
+                    if isinstance(e, dict) and "name" in e
                 ),
             )
         )
@@ -158,7 +160,9 @@ def _extra_spelling(document: Fields) -> dict[tuple[str, str], str]:
         for item in group if isinstance(group, list) else []:
             if isinstance(item, dict) and "extra" in item and "package" in item:
                 package = canonical(str(item["package"]))
-                spelled[(package, str(item["extra"]))] = f"extra-{len(package)}-{package}-{item['extra']}"
+                spelled[(package, str(item["extra"]))] = (
+                    f"extra-{len(package)}-{package}-{item['extra']}"
+                )
     return spelled
 
 
@@ -172,8 +176,15 @@ def _reached_outside_extras(packages: list[Fields]) -> set[str]:
             v for v in package.table("dev-dependencies").values() if isinstance(v, list)
         ]
         if not project:
-            tables += [v for v in package.table("optional-dependencies").values() if isinstance(v, list)]
-        reached |= {canonical(str(e["name"])) for t in tables for e in t if isinstance(e, dict) and "name" in e}
+            tables += [
+                v for v in package.table("optional-dependencies").values() if isinstance(v, list)
+            ]
+        reached |= {
+            canonical(str(e["name"]))
+            for t in tables
+            for e in t
+            if isinstance(e, dict) and "name" in e
+        }
     return reached
 
 
@@ -190,15 +201,22 @@ def _edge_markers(
         tables: list[tuple[str | None, list[Any]]] = [(None, package.array("dependencies"))]
         tables += [
             (extra if project else None, v)
-            for extra, v in package.table("optional-dependencies").items() if isinstance(v, list)
+            for extra, v in package.table("optional-dependencies").items()
+            if isinstance(v, list)
         ]
-        tables += [(None, v) for v in package.table("dev-dependencies").values() if isinstance(v, list)]
+        tables += [
+            (None, v) for v in package.table("dev-dependencies").values() if isinstance(v, list)
+        ]
         for extra, table in tables:
             for edge in (e for e in table if isinstance(e, dict) and "name" in e):
                 marker = edge.get("marker")
                 if extra is not None:
                     spelled = extras.get((owner, extra), extra)
-                    marker = f"({marker}) and extra == '{spelled}'" if marker else f"extra == '{spelled}'"
+                    marker = (
+                        f"({marker}) and extra == '{spelled}'"
+                        if marker
+                        else f"extra == '{spelled}'"
+                    )
                 version = str(edge["version"]) if "version" in edge else None
                 found[(canonical(str(edge["name"])), version)].add(marker)
     result: dict[tuple[str, str | None], str | None] = {}

@@ -25,11 +25,31 @@ from auditor.models import Lock, Pin
 
 # The platforms a grid tells apart, each with its marker variables, grouped by family.
 PLATFORMS: tuple[tuple[str, str, dict[str, str]], ...] = (
-    ("linux", "x86_64", {"sys_platform": "linux", "platform_system": "Linux", "platform_machine": "x86_64"}),
-    ("linux", "aarch64", {"sys_platform": "linux", "platform_system": "Linux", "platform_machine": "aarch64"}),
-    ("macOS", "arm64", {"sys_platform": "darwin", "platform_system": "Darwin", "platform_machine": "arm64"}),
-    ("macOS", "x86_64", {"sys_platform": "darwin", "platform_system": "Darwin", "platform_machine": "x86_64"}),
-    ("windows", "x86_64", {"sys_platform": "win32", "platform_system": "Windows", "platform_machine": "AMD64"}),
+    (
+        "linux",
+        "x86_64",
+        {"sys_platform": "linux", "platform_system": "Linux", "platform_machine": "x86_64"},
+    ),
+    (
+        "linux",
+        "aarch64",
+        {"sys_platform": "linux", "platform_system": "Linux", "platform_machine": "aarch64"},
+    ),
+    (
+        "macOS",
+        "arm64",
+        {"sys_platform": "darwin", "platform_system": "Darwin", "platform_machine": "arm64"},
+    ),
+    (
+        "macOS",
+        "x86_64",
+        {"sys_platform": "darwin", "platform_system": "Darwin", "platform_machine": "x86_64"},
+    ),
+    (
+        "windows",
+        "x86_64",
+        {"sys_platform": "win32", "platform_system": "Windows", "platform_machine": "AMD64"},
+    ),
 )
 PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
 # conda platforms (`linux-64`, `osx-arm64`): the family, and the machine where it is one the grid knows
@@ -37,7 +57,13 @@ _CONDA = {"linux": "linux", "osx": "macOS", "win": "windows"}
 _CONDA_MACHINES = {"64": "x86_64", "aarch64": "aarch64", "arm64": "arm64"}
 _EXTRA = re.compile(r"""\bextra\s*(?:==|!=)\s*(?:'([^']*)'|"([^"]*)")""")
 _PYTHON_VARIABLES = ("python_version", "python_full_version")
-_PLATFORM_VARIABLES = ("sys_platform", "platform_system", "platform_machine", "os_name", "platform_release")
+_PLATFORM_VARIABLES = (
+    "sys_platform",
+    "platform_system",
+    "platform_machine",
+    "os_name",
+    "platform_release",
+)
 _UV_ENCODED = re.compile(r"(extra|group)-(\d+)-(.+)")
 
 
@@ -62,12 +88,16 @@ class Grid:
     name, and every Python either lock admits. A set of installs is a bit mask over `points`."""
 
     def __init__(self, locks: Sequence[Lock]):
-        extras = sorted({e for lock in locks for p in lock.pins if p.marker for e in extras_named(p.marker)})
+        extras = sorted(
+            {e for lock in locks for p in lock.pins if p.marker for e in extras_named(p.marker)}
+        )
         self.extras: tuple[str | None, ...] = (None, *extras)
         self.pythons = _pythons(lock.python for lock in locks)
         self.points = tuple(
             (platform, extra, python)
-            for platform in range(len(PLATFORMS)) for extra in self.extras for python in self.pythons
+            for platform in range(len(PLATFORMS))
+            for extra in self.extras
+            for python in self.pythons
         )
         self.full = (1 << len(self.points)) - 1
         self._covers: dict[tuple[str | None, str | None], int] = {}
@@ -75,7 +105,9 @@ class Grid:
     @cached_property
     def _base(self) -> dict[str, str]:
         env = {key: str(value) for key, value in default_environment().items()}
-        env.update(implementation_name="cpython", platform_python_implementation="CPython", os_name="posix")
+        env.update(
+            implementation_name="cpython", platform_python_implementation="CPython", os_name="posix"
+        )
         return env
 
     def admitted(self, lock: Lock) -> int:
@@ -119,7 +151,8 @@ class Grid:
         mask = 0
         for bit, (platform, extra, python) in enumerate(self.points):
             key = (
-                platform if reads_platform else 0, extra if reads_extra else None,
+                platform if reads_platform else 0,
+                extra if reads_extra else None,
                 python if reads_python else self.pythons[0],
             )
             if key not in results:
@@ -158,11 +191,17 @@ class Grid:
         clauses = []
         for where, extras in groups.items():
             for platforms, pythons in self._products(where):
-                parts = [self._platform_part(platforms), self._extra_part(extras), self._python_part(pythons)]
+                parts = [
+                    self._platform_part(platforms),
+                    self._extra_part(extras),
+                    self._python_part(pythons),
+                ]
                 clauses.append(", ".join(p for p in parts if p) or "default")
         return "; ".join(clauses)
 
-    def _products(self, where: frozenset[tuple[int, str]]) -> list[tuple[set[int], tuple[str, ...]]]:
+    def _products(
+        self, where: frozenset[tuple[int, str]]
+    ) -> list[tuple[set[int], tuple[str, ...]]]:
         """`where` as platforms x Pythons blocks: platforms with the same Pythons together."""
         by_platform: dict[int, tuple[str, ...]] = {}
         for platform in range(len(PLATFORMS)):

@@ -52,7 +52,11 @@ def baselines(pin: Pin) -> dict[tuple[str, str], tuple[int, int]]:
         per_wheel: dict[tuple[str, str], tuple[int, int]] = {}
         for tag in tags:
             key, floor = _baseline(tag.platform)
-            if key is not None and floor is not None and (key not in per_wheel or floor < per_wheel[key]):
+            if (
+                key is not None
+                and floor is not None
+                and (key not in per_wheel or floor < per_wheel[key])
+            ):
                 per_wheel[key] = floor
         for key, floor in per_wheel.items():
             if key not in lowest or floor < lowest[key]:
@@ -93,13 +97,17 @@ def _lost_pythons(named: str, old: Pin, new: Pin, new_lock: Lock) -> list[Enviro
     admitted = python_specifier(new_lock.python)
     still = [y for y in lost if admitted is None or admitted.contains(y + ".0", prereleases=True)]
     listed = ", ".join(lost)
-    message = f"{named}: the lock lists no wheel for Python {listed} any more ({old.version} had them)"
+    message = (
+        f"{named}: the lock lists no wheel for Python {listed} any more ({old.version} had them)"
+    )
     if still:
         message += f"; the lock still admits Python {', '.join(still)}, where the install fails"
     else:
         message += "; the lock no longer admits it either: drop it from CI and deployments"
     return [
-        EnvironmentFinding("python-wheels-dropped", "high" if still else "low", message, new.name, line=new.line)
+        EnvironmentFinding(
+            "python-wheels-dropped", "high" if still else "low", message, new.name, line=new.line
+        )
     ]
 
 
@@ -117,5 +125,9 @@ def _raised(named: str, old: Pin, new: Pin) -> Iterable[EnvironmentFinding]:
             kind = "macos-baseline-raised"
             what = f"macOS {arch} wheels need macOS {now}, {old.version}'s macOS {was}"
         yield EnvironmentFinding(
-            kind, "medium", f"{named}: {what}; older systems cannot install it", new.name, line=new.line
+            kind,
+            "medium",
+            f"{named}: {what}; older systems cannot install it",
+            new.name,
+            line=new.line,
         )

@@ -8,6 +8,17 @@ from auditor.probe.verify import Verdict, Verification, verify
 from auditor.progress import SILENT, Reporter, RichReporter
 
 __all__ = [
-    "SILENT", "Batch", "ProbeResult", "ProbeSettings", "Reporter", "RichReporter", "Sources", "Verdict",
-    "Verification", "default_cache_dir", "probe_transitions", "run_batch", "verify",
+    "SILENT",
+    "Batch",
+    "ProbeResult",
+    "ProbeSettings",
+    "Reporter",
+    "RichReporter",
+    "Sources",
+    "Verdict",
+    "Verification",
+    "default_cache_dir",
+    "probe_transitions",
+    "run_batch",
+    "verify",
 ]

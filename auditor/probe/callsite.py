@@ -32,14 +32,42 @@ from auditor.knowledge.entry import SpecChange
 from auditor.models import Finding, ProbeRun
 from auditor.scan.notebook import Joined, code_cells, join_cells
 
-CONSTRUCTORS = frozenset({
-    "torch.tensor", "torch.as_tensor", "torch.arange", "torch.zeros", "torch.ones", "torch.full",
-    "torch.eye", "torch.linspace",
-})
-DTYPES = frozenset({
-    "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
-    "complex64", "complex128", "half", "float", "double", "short", "int", "long", "cfloat", "cdouble",
-})
+CONSTRUCTORS = frozenset(
+    {
+        "torch.tensor",
+        "torch.as_tensor",
+        "torch.arange",
+        "torch.zeros",
+        "torch.ones",
+        "torch.full",
+        "torch.eye",
+        "torch.linspace",
+    }
+)
+DTYPES = frozenset(
+    {
+        "bool",
+        "uint8",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+        "half",
+        "float",
+        "double",
+        "short",
+        "int",
+        "long",
+        "cfloat",
+        "cdouble",
+    }
+)
 OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 MAX_INT = 1 << 64  # larger literals are not what these probes are about
 MAX_BITS = 4096  # of an integer the literal arithmetic makes
@@ -47,9 +75,17 @@ MAX_ITEMS = 1 << 20  # items of a sequence or string, elements of a tensor a con
 # How a call that makes a tensor says its size: every int argument (a shape), the first argument
 # only (`full(shape, value)`), a range (start, end, step), or a number of steps.
 SIZES = {
-    "torch.zeros": "shape", "torch.ones": "shape", "torch.empty": "shape", "torch.rand": "shape",
-    "torch.randn": "shape", "torch.eye": "shape", "torch.full": "first", "torch.arange": "range",
-    "torch.range": "range", "torch.linspace": "steps", "torch.logspace": "steps",
+    "torch.zeros": "shape",
+    "torch.ones": "shape",
+    "torch.empty": "shape",
+    "torch.rand": "shape",
+    "torch.randn": "shape",
+    "torch.eye": "shape",
+    "torch.full": "first",
+    "torch.arange": "range",
+    "torch.range": "range",
+    "torch.linspace": "steps",
+    "torch.logspace": "steps",
 }
 
 
@@ -74,8 +110,12 @@ class CallSite:
 
 class _Whitelist:
     def __init__(self, symbols: Iterable[str], bindings: dict[str, ast.expr]):
-        self.symbols = {s for s in symbols if s.startswith("torch.") and not s.startswith("torch.Tensor.")}
-        self.methods = {s.rsplit(".", 1)[1] for s in symbols if s.startswith("torch.Tensor.") and "__" not in s}
+        self.symbols = {
+            s for s in symbols if s.startswith("torch.") and not s.startswith("torch.Tensor.")
+        }
+        self.methods = {
+            s.rsplit(".", 1)[1] for s in symbols if s.startswith("torch.Tensor.") and "__" not in s
+        }
         self.bindings = bindings
         self.used: dict[str, ast.expr] = {}
         self.visiting: set[str] = set()
@@ -103,7 +143,9 @@ class _Whitelist:
         if isinstance(node, ast.Constant):
             return node.value
         if isinstance(node, ast.Name) and node.id in self.bindings and node.id not in self.visiting:
-            if node.id not in self.values:  # once per name: `b = a * a; c = b * b; ...` stays linear
+            if (
+                node.id not in self.values
+            ):  # once per name: `b = a * a; c = b * b; ...` stays linear
                 self.visiting.add(node.id)
                 try:
                     self.values[node.id] = self._side(self.bindings[node.id], depth)
@@ -149,8 +191,17 @@ class _Whitelist:
         count: object = 1
         if how == "range":
             values = [known(n) for n in positional[:3]]
-            start, end, step = {0: (0, 0, 1), 1: (0, *values, 1), 2: (*values, 1), 3: tuple(values)}[len(values)]
-            start, end, step = known(args.get("start"), start), known(args.get("end"), end), known(args.get("step"), step)
+            start, end, step = {
+                0: (0, 0, 1),
+                1: (0, *values, 1),
+                2: (*values, 1),
+                3: tuple(values),
+            }[len(values)]
+            start, end, step = (
+                known(args.get("start"), start),
+                known(args.get("end"), end),
+                known(args.get("step"), step),
+            )
             try:
                 count = abs((end - start) / step)  # type: ignore[operator]
             except (ArithmeticError, TypeError):  # OverflowError: far too many
@@ -186,11 +237,15 @@ class _Whitelist:
                 return abs(value) < MAX_INT
             return isinstance(value, float) or (isinstance(value, str) and len(value) <= 32)
         if isinstance(node, ast.UnaryOp):
-            return isinstance(node.op, (ast.USub, ast.UAdd)) and self.allowed(node.operand, depth + 1)
+            return isinstance(node.op, (ast.USub, ast.UAdd)) and self.allowed(
+                node.operand, depth + 1
+            )
         if isinstance(node, ast.BinOp):
             return (
-                isinstance(node.op, OPERATORS) and self.allowed(node.left, depth + 1)
-                and self.allowed(node.right, depth + 1) and self.bounded(node)
+                isinstance(node.op, OPERATORS)
+                and self.allowed(node.left, depth + 1)
+                and self.allowed(node.right, depth + 1)
+                and self.bounded(node)
             )
         if isinstance(node, (ast.List, ast.Tuple)):
             return len(node.elts) <= 64 and all(self.allowed(e, depth + 1) for e in node.elts)
@@ -207,11 +262,15 @@ class _Whitelist:
             ok = self.allowed(bound, depth + 1)
             self.visiting.discard(node.id)
             if ok:
-                self.used[node.id] = bound  # after what it depends on: the probe binds in this order
+                self.used[node.id] = (
+                    bound  # after what it depends on: the probe binds in this order
+                )
             return ok
         if isinstance(node, ast.Call):
             arguments = [*node.args, *(k.value for k in node.keywords)]
-            if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            if any(isinstance(a, ast.Starred) for a in node.args) or any(
+                k.arg is None for k in node.keywords
+            ):
                 return False
             name = self.dotted(node.func)
             if name is not None:
@@ -220,7 +279,11 @@ class _Whitelist:
                 callee_ok = self.allowed(node.func.value, depth + 1)
             else:
                 callee_ok = False
-            return callee_ok and all(self.allowed(a, depth + 1) for a in arguments) and self.bounded(node)
+            return (
+                callee_ok
+                and all(self.allowed(a, depth + 1) for a in arguments)
+                and self.bounded(node)
+            )
         return False
 
 
@@ -247,16 +310,22 @@ def _operate(op: ast.operator, left: object, right: object) -> object:
         if times is _UNKNOWN:
             raise TooBig("a sequence repeated a number of times not known here is not probed")
         if isinstance(times, int) and _items(sequence, {}) * max(times, 0) > MAX_ITEMS:
-            raise TooBig(f"a sequence of {_items(sequence, {}) * times:.3g} items (at most {MAX_ITEMS} are probed)")
+            raise TooBig(
+                f"a sequence of {_items(sequence, {}) * times:.3g} items (at most {MAX_ITEMS} are probed)"
+            )
     if left is _UNKNOWN or right is _UNKNOWN:
         raise _Unknown
     if isinstance(left, int) and isinstance(right, int) and not isinstance(left, bool):
         if isinstance(op, ast.Pow) and right > 0 and max(left.bit_length(), 1) * right > MAX_BITS:
-            raise TooBig(f"an integer power of about {max(left.bit_length(), 1) * right:.3g} bits (at most {MAX_BITS} are probed)")
+            raise TooBig(
+                f"an integer power of about {max(left.bit_length(), 1) * right:.3g} bits (at most {MAX_BITS} are probed)"
+            )
         if isinstance(op, ast.Mult) and left.bit_length() + right.bit_length() > MAX_BITS:
             raise TooBig(f"an integer product of more than {MAX_BITS} bits is not probed")
     if (
-        isinstance(op, ast.Add) and isinstance(left, sequences) and isinstance(right, sequences)
+        isinstance(op, ast.Add)
+        and isinstance(left, sequences)
+        and isinstance(right, sequences)
         and _items(left, {}) + _items(right, {}) > MAX_ITEMS
     ):
         raise TooBig(f"a sequence of more than {MAX_ITEMS} items is not probed")
@@ -279,8 +348,13 @@ def _items(value: object, seen: dict[int, int]) -> int:
 
 
 _APPLY = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
 }
 
 
@@ -290,7 +364,9 @@ def _function_bindings(tree: ast.Module, line: int) -> dict[str, ast.expr]:
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        if node.lineno <= line <= (node.end_lineno or 0) and node.lineno > getattr(scope, "lineno", 0):
+        if node.lineno <= line <= (node.end_lineno or 0) and node.lineno > getattr(
+            scope, "lineno", 0
+        ):
             scope = node  # the innermost: it starts after every other function around the line
     # every store counts, nested scopes' included: a name bound twice anywhere is not trusted
     counts: dict[str, int] = {}
@@ -302,7 +378,9 @@ def _function_bindings(tree: ast.Module, line: int) -> dict[str, ast.expr]:
     values = {
         node.targets[0].id: node.value
         for node in ast.walk(scope)
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
         and node.lineno < line
     }
     return {name: value for name, value in values.items() if counts.get(name) == 1}
@@ -310,17 +388,23 @@ def _function_bindings(tree: ast.Module, line: int) -> dict[str, ast.expr]:
 
 def _imports_torch(tree: ast.Module) -> bool:
     return any(
-        isinstance(node, ast.Import) and any(a.name == "torch" and a.asname is None for a in node.names)
+        isinstance(node, ast.Import)
+        and any(a.name == "torch" and a.asname is None for a in node.names)
         for node in tree.body
     )
 
 
-def _expression_at(tree: ast.Module, line: int, column: int, whitelist: _Whitelist) -> ast.expr | None:
+def _expression_at(
+    tree: ast.Module, line: int, column: int, whitelist: _Whitelist
+) -> ast.expr | None:
     """The outermost whitelisted call or operation starting where the finding points (None, with
     `whitelist.refused` set, when one was refused for its size)."""
     found = [
-        node for node in ast.walk(tree)
-        if isinstance(node, (ast.Call, ast.BinOp)) and node.lineno == line and node.col_offset == column - 1
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Call, ast.BinOp))
+        and node.lineno == line
+        and node.col_offset == column - 1
     ]
     found.sort(key=lambda n: ((n.end_lineno or 0), (n.end_col_offset or 0)), reverse=True)
     for node in found:
@@ -344,7 +428,9 @@ def _module(path: Path) -> tuple[ast.Module, Joined | None] | None:
     return None
 
 
-def call_sites(findings: Iterable[Finding], changes: Iterable[SpecChange], root: Path) -> list[CallSite]:
+def call_sites(
+    findings: Iterable[Finding], changes: Iterable[SpecChange], root: Path
+) -> list[CallSite]:
     """The findings whose flagged expression can be evaluated safely, with the probe for each."""
     return find_sites(findings, changes, root)[0]
 
@@ -366,7 +452,11 @@ def find_sites(
         if module is None or not _imports_torch(module[0]):
             continue
         tree, cells = module
-        line = finding.line if cells is None or finding.cell is None else cells.line_of(finding.cell, finding.line)
+        line = (
+            finding.line
+            if cells is None or finding.cell is None
+            else cells.line_of(finding.cell, finding.line)
+        )
         if line is None:
             continue
         whitelist = _Whitelist(symbols[finding.change], _function_bindings(tree, line))
@@ -374,7 +464,9 @@ def find_sites(
         if node is None:
             if whitelist.refused:
                 where = f"{finding.path}" + (f"[cell {finding.cell}]" if finding.cell else "")
-                refused.append(f"{where}:{finding.line}: not evaluated on either version: {whitelist.refused}")
+                refused.append(
+                    f"{where}:{finding.line}: not evaluated on either version: {whitelist.refused}"
+                )
             continue
         lines = ["import torch"]
         lines += [f"{name} = {ast.unparse(value)}" for name, value in whitelist.used.items()]
@@ -388,13 +480,19 @@ def find_sites(
     return sites, list(dict.fromkeys(refused))
 
 
-def annotate(findings: Iterable[Finding], sites: Iterable[CallSite], runs: dict[str, tuple[ProbeRun, ProbeRun]]) -> tuple[Finding, ...]:
+def annotate(
+    findings: Iterable[Finding],
+    sites: Iterable[CallSite],
+    runs: dict[str, tuple[ProbeRun, ProbeRun]],
+) -> tuple[Finding, ...]:
     """The findings, those evaluated on both versions saying what each version showed."""
     shown = {}
     for site in sites:
         if site.id in runs:
             old, new = runs[site.id]
-            shown[site.finding] = f"On this line, {old.version}: {_one_line(old.output)}; {new.version}: {_one_line(new.output)}."
+            shown[site.finding] = (
+                f"On this line, {old.version}: {_one_line(old.output)}; {new.version}: {_one_line(new.output)}."
+            )
     return tuple(
         replace(f, message=f"{f.message} {shown[f]}".strip()) if f in shown else f for f in findings
     )

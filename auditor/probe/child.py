@@ -151,13 +151,15 @@ def main():
         channel.write(marker + json.dumps(event) + "\n")
         channel.flush()
 
-    send({
-        "event": "hello",
-        "python": "{}.{}.{}".format(*sys.version_info[:3]),
-        "executable": sys.executable,
-        "prefix": sys.prefix,
-        "packages": _versions(request["packages"]),
-    })
+    send(
+        {
+            "event": "hello",
+            "python": "{}.{}.{}".format(*sys.version_info[:3]),
+            "executable": sys.executable,
+            "prefix": sys.prefix,
+            "packages": _versions(request["packages"]),
+        }
+    )
     for item in request["probes"]:
         send({"event": "start", "id": item["id"]})
         result = _run(item["code"], request.get("probe_timeout"))

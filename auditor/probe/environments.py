@@ -54,7 +54,8 @@ COMPANIONS: dict[str, tuple[tuple[str, str], ...]] = {
     # without numpy `import torch` warns "Failed to initialize NumPy"; torch before 2.3 was built
     # against numpy 1.x and cannot use numpy 2
     "torch": (
-        ("<2.3", "numpy<2"), (">=2.3", "numpy"),
+        ("<2.3", "numpy<2"),
+        (">=2.3", "numpy"),
         # torch/torch_version.py imports pkg_resources: at `import torch` in 1.10 (fresh uv and
         # Python 3.12 venvs have no setuptools), on a version comparison in 1.11 to 2.1 (when
         # `packaging` is missing, from 2.0). setuptools 67 and later warn when pkg_resources is
@@ -135,7 +136,7 @@ def _short(stderr: str) -> str:
     for prefix in ("hint:", "cause:", "error:", "ERROR:"):
         for line in lines:
             if line.startswith(prefix):
-                text = line[len(prefix):].strip()
+                text = line[len(prefix) :].strip()
                 if prefix == "cause:" and "Because" in text:
                     text = text.split(", we can conclude")[0]
                 return text[:400]
@@ -174,8 +175,12 @@ def describe(python: str, packages: Sequence[str]) -> Environment:
     )
     try:
         done = subprocess.run(
-            [python, "-I", "-c", code, *packages], capture_output=True, text=True, timeout=60,
-            check=False, stdin=subprocess.DEVNULL,
+            [python, "-I", "-c", code, *packages],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ProbeError(f"no such interpreter: {python}") from exc
@@ -186,7 +191,9 @@ def describe(python: str, packages: Sequence[str]) -> Environment:
         return Environment(python, str(data["python"]), dict(data["packages"]))
     except (IndexError, ValueError, KeyError, TypeError) as exc:
         reply = done.stdout.strip()[:80]
-        raise ProbeError(f"{python}: not a Python interpreter (it replied {reply!r} to a Python script)") from exc
+        raise ProbeError(
+            f"{python}: not a Python interpreter (it replied {reply!r} to a Python script)"
+        ) from exc
 
 
 def existing(path: str, packages: Sequence[str]) -> Environment:
@@ -195,7 +202,9 @@ def existing(path: str, packages: Sequence[str]) -> Environment:
     if target.is_dir():
         python = env_python(target)
         if not python.exists():
-            raise ProbeError(f"{target}: not a Python environment (no {python.relative_to(target)})")
+            raise ProbeError(
+                f"{target}: not a Python environment (no {python.relative_to(target)})"
+            )
         return describe(str(python), packages)
     if not target.exists():
         raise ProbeError(f"{target}: no such environment or interpreter")
@@ -219,7 +228,9 @@ class Provisioner:
         if self.installer in ("auto", "uv"):
             self.uv = find_uv()
             if self.uv is None and self.installer == "uv":
-                raise ProbeError("uv is not installed (pip install uv), and --installer uv asks for it")
+                raise ProbeError(
+                    "uv is not installed (pip install uv), and --installer uv asks for it"
+                )
 
     def close(self) -> None:
         """Let go of the environments this provisioner handed out: others may rebuild them now."""
@@ -255,8 +266,10 @@ class Provisioner:
                 except Unavailable as exc:
                     problems.append((interpreter, exc.reason))
                     continue
-            cuda = sorted((pin for pin in resolution.pins if CUDA_PACKAGES.match(pin)),
-                          key=lambda pin: not pin.startswith("nvidia-"))
+            cuda = sorted(
+                (pin for pin in resolution.pins if CUDA_PACKAGES.match(pin)),
+                key=lambda pin: not pin.startswith("nvidia-"),
+            )
             if cuda and not self.allow_cuda:
                 problems.append((interpreter, _cuda_only(cuda, unreachable)))
                 continue
@@ -323,7 +336,11 @@ class Provisioner:
     def _read(self, root: Path, wanted: Sequence[str]) -> Environment | None:
         try:
             data = json.loads((root / MARKER_FILE).read_text("utf-8"))
-            requirements, python_version, packages = data["requirements"], data["python_version"], data["packages"]
+            requirements, python_version, packages = (
+                data["requirements"],
+                data["python_version"],
+                data["packages"],
+            )
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             return None  # missing, or written by something else: build it again
         if not isinstance(requirements, list) or not isinstance(packages, dict):
@@ -332,31 +349,59 @@ class Provisioner:
             return None
         return Environment(str(env_python(root)), str(python_version), packages, root, reused=True)
 
-    def _resolve(self, wanted: Sequence[str], interpreter: Interpreter, sources: Sources) -> Resolution:
+    def _resolve(
+        self, wanted: Sequence[str], interpreter: Interpreter, sources: Sources
+    ) -> Resolution:
         if self.uv is not None:
             done = self._run(
-                [self.uv, "pip", "compile", "-", "--python", interpreter.path, "--no-header",
-                 "--no-annotate", "--quiet", *sources.uv_args()],
+                [
+                    self.uv,
+                    "pip",
+                    "compile",
+                    "-",
+                    "--python",
+                    interpreter.path,
+                    "--no-header",
+                    "--no-annotate",
+                    "--quiet",
+                    *sources.uv_args(),
+                ],
                 stdin="\n".join(wanted) + "\n",
             )
             if done.returncode != 0:
                 raise Unavailable(_short(done.stderr))
             pins = tuple(
-                line.split(";")[0].strip() for line in done.stdout.splitlines()
+                line.split(";")[0].strip()
+                for line in done.stdout.splitlines()
                 if line.strip() and not line.lstrip().startswith(("#", "-"))
             )
             for pin in pins:
                 if not PIN.fullmatch(pin):  # not the user's input: the installer misbehaves
-                    raise RuntimeError(f"{self.uv} pip compile replied with a line that is not a pin: {pin[:80]!r}")
+                    raise RuntimeError(
+                        f"{self.uv} pip compile replied with a line that is not a pin: {pin[:80]!r}"
+                    )
             return Resolution(interpreter, pins)
         return self._resolve_pip(wanted, interpreter, sources)
 
-    def _resolve_pip(self, wanted: Sequence[str], interpreter: Interpreter, sources: Sources) -> Resolution:
+    def _resolve_pip(
+        self, wanted: Sequence[str], interpreter: Interpreter, sources: Sources
+    ) -> Resolution:
         with tempfile.TemporaryDirectory(prefix="auditor-resolve-") as tmp:
             report = Path(tmp, "report.json")
             done = self._run(
-                [interpreter.path, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
-                 "--report", str(report), *sources.pip_args(), *wanted]
+                [
+                    interpreter.path,
+                    "-m",
+                    "pip",
+                    "install",
+                    "--dry-run",
+                    "--ignore-installed",
+                    "--quiet",
+                    "--report",
+                    str(report),
+                    *sources.pip_args(),
+                    *wanted,
+                ]
             )
             if done.returncode != 0:
                 raise Unavailable(_short(done.stderr))
@@ -368,7 +413,12 @@ class Provisioner:
         return Resolution(interpreter, tuple(sorted(pins)))
 
     def _build(
-        self, package: str, version: str, resolution: Resolution, wanted: Sequence[str], sources: Sources
+        self,
+        package: str,
+        version: str,
+        resolution: Resolution,
+        wanted: Sequence[str],
+        sources: Sources,
     ) -> Environment:
         interpreter = resolution.interpreter
         root = self.directory(package, version, interpreter, wanted)
@@ -378,7 +428,9 @@ class Provisioner:
         try:
             handle = _lock(self.root, root, exclusive=True)  # waits until no run probes in it
         except OSError as exc:
-            raise Unavailable(f"environments cannot be built in {self.root} ({exc.strerror or exc})") from exc
+            raise Unavailable(
+                f"environments cannot be built in {self.root} ({exc.strerror or exc})"
+            ) from exc
         try:
             found = self._read(root, wanted)
             if found is not None:  # another process built it meanwhile
@@ -411,7 +463,12 @@ class Provisioner:
             raise
         _share(handle)  # built: others may use it too, and nobody may remove it while this run does
         self._held[root] = handle
-        return Environment(str(env_python(root)), str(data["python_version"]), data["packages"], root)  # type: ignore[arg-type]
+        return Environment(
+            str(env_python(root)),
+            str(data["python_version"]),
+            data["packages"],  # type: ignore[arg-type]
+            root,
+        )
 
     def _install(self, root: Path, resolution: Resolution, sources: Sources) -> None:
         interpreter = resolution.interpreter
@@ -420,15 +477,41 @@ class Provisioner:
             pins.write_text("\n".join(resolution.pins) + "\n", "utf-8")
             if self.uv is not None:
                 steps = [
-                    [self.uv, "venv", "--quiet", "--no-project", "--python", interpreter.path, str(root)],
-                    [self.uv, "pip", "sync", "--quiet", "--compile-bytecode", "--python",
-                     str(env_python(root)), *sources.uv_args(), str(pins)],
+                    [
+                        self.uv,
+                        "venv",
+                        "--quiet",
+                        "--no-project",
+                        "--python",
+                        interpreter.path,
+                        str(root),
+                    ],
+                    [
+                        self.uv,
+                        "pip",
+                        "sync",
+                        "--quiet",
+                        "--compile-bytecode",
+                        "--python",
+                        str(env_python(root)),
+                        *sources.uv_args(),
+                        str(pins),
+                    ],
                 ]
             else:
                 steps = [
                     [interpreter.path, "-m", "venv", str(root)],
-                    [str(env_python(root)), "-m", "pip", "install", "--quiet", "--no-deps",
-                     *sources.pip_args(), "-r", str(pins)],
+                    [
+                        str(env_python(root)),
+                        "-m",
+                        "pip",
+                        "install",
+                        "--quiet",
+                        "--no-deps",
+                        *sources.pip_args(),
+                        "-r",
+                        str(pins),
+                    ],
                 ]
             for command in steps:
                 done = self._run(command)
@@ -440,15 +523,29 @@ class Provisioner:
                 if done.returncode != 0:
                     raise Unavailable(f"installing failed: {_short(done.stderr)}")
 
-    def _run(self, command: list[str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-        env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
+    def _run(
+        self, command: list[str], stdin: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")
+        }
         try:
             return subprocess.run(
-                command, input=stdin if stdin is not None else "", capture_output=True, text=True,
-                timeout=self.timeout, check=False, env=env, cwd=self.root if self.root.is_dir() else None,
+                command,
+                input=stdin if stdin is not None else "",
+                capture_output=True,
+                text=True,
+                timeout=self.timeout,
+                check=False,
+                env=env,
+                cwd=self.root if self.root.is_dir() else None,
             )
         except subprocess.TimeoutExpired as exc:
-            raise Unavailable(f"{Path(command[0]).name} took longer than {self.timeout:.0f} s") from exc
+            raise Unavailable(
+                f"{Path(command[0]).name} took longer than {self.timeout:.0f} s"
+            ) from exc
         except OSError as exc:
             raise ProbeError(f"cannot run {command[0]}: {exc.strerror or exc}") from exc
 
@@ -461,21 +558,34 @@ def _cuda_only(cuda: Sequence[str], unreachable: str | None) -> str:
     """Why a resolution that pulls CUDA wheels is refused, and, when PyTorch's CPU index was left
     out for being `unreachable`, that this is the cause: it would have offered a CPU build."""
     names = [pin.split("==")[0] for pin in cuda]
-    pulled = ", ".join(names[:2]) + (f" and {len(names) - 2} more CUDA wheels" if len(names) > 2 else "")
+    pulled = ", ".join(names[:2]) + (
+        f" and {len(names) - 2} more CUDA wheels" if len(names) > 2 else ""
+    )
     if unreachable:
-        return (f"the CPU index {unreachable} is not reachable, and the other indexes offer only a CUDA "
-                f"build (it pulls {pulled}, several GB); --allow-cuda accepts it, --torch-index names "
-                "another CPU index")
-    return f"only a CUDA build is available (it pulls {pulled}, several GB); --allow-cuda accepts it"
+        return (
+            f"the CPU index {unreachable} is not reachable, and the other indexes offer only a CUDA "
+            f"build (it pulls {pulled}, several GB); --allow-cuda accepts it, --torch-index names "
+            "another CPU index"
+        )
+    return (
+        f"only a CUDA build is available (it pulls {pulled}, several GB); --allow-cuda accepts it"
+    )
 
 
-def _summary(package: str, version: str, problems: list[tuple[Interpreter, str]], pythons: Sequence[Interpreter]) -> str:
+def _summary(
+    package: str,
+    version: str,
+    problems: list[tuple[Interpreter, str]],
+    pythons: Sequence[Interpreter],
+) -> str:
     if not pythons:
         return f"no Python interpreter to install {package} {version} into"
     reasons: dict[str, list[str]] = {}
     for interpreter, reason in problems:
         reasons.setdefault(reason, []).append(interpreter.minor)
-    parts = [f"Python {', '.join(minors)}: {reason}" for reason, minors in list(reasons.items())[:3]]
+    parts = [
+        f"Python {', '.join(minors)}: {reason}" for reason, minors in list(reasons.items())[:3]
+    ]
     return f"cannot install {package} {version}: " + "; ".join(parts)
 
 

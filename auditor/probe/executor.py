@@ -52,11 +52,15 @@ class ProbeSettings:
     timeout: float = 900.0  # per batch
     probe_timeout: float = 120.0
     memory_limit: int | None = DEFAULT_MEMORY_LIMIT
-    cuda_memory_limit: int | None = CUDA_MEMORY_LIMIT  # for an environment with a CUDA build of torch
+    cuda_memory_limit: int | None = (
+        CUDA_MEMORY_LIMIT  # for an environment with a CUDA build of torch
+    )
     installer: str = "auto"
     allow_cuda: bool = False
     pythons: tuple[Interpreter, ...] = field(default=())  # candidates; empty: discovered
-    rewrites: Rewrites | None = None  # an entry's fix probes (`auditor.fix.probes.rewrites`); None: none run
+    rewrites: Rewrites | None = (
+        None  # an entry's fix probes (`auditor.fix.probes.rewrites`); None: none run
+    )
 
 
 def cuda_build(environment: Environment) -> bool:
@@ -116,9 +120,14 @@ def _cache_root(settings: ProbeSettings) -> Iterator[Path]:
         root = settings.cache_dir or default_cache_dir()
         try:
             root.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:  # the user's --cache-dir (or their cache folder) cannot hold anything
-            raise ProbeError(f"cannot keep probe environments here: {exc.strerror or exc} "
-                             "(choose another --cache-dir, or --no-cache)", root) from exc
+        except (
+            OSError
+        ) as exc:  # the user's --cache-dir (or their cache folder) cannot hold anything
+            raise ProbeError(
+                f"cannot keep probe environments here: {exc.strerror or exc} "
+                "(choose another --cache-dir, or --no-cache)",
+                root,
+            ) from exc
         yield root
         return
     temporary = Path(tempfile.mkdtemp(prefix="auditor-probe-envs-"))
@@ -138,15 +147,23 @@ def _probe(
     site_runs: SiteRuns,
 ) -> list[ProbeOutcome]:
     assert transition.old is not None and transition.new is not None
-    outcomes = [ProbeOutcome(e.id, "skipped", reason=e.probe.skip) for e in entries if e.probe and e.probe.skip]
+    outcomes = [
+        ProbeOutcome(e.id, "skipped", reason=e.probe.skip)
+        for e in entries
+        if e.probe and e.probe.skip
+    ]
     runnable = [e for e in entries if e.probe is not None and not e.probe.skip]
     if not runnable:
         return outcomes
     sources = settings.sources if settings.sources is not None else Sources(use_pip_config=True)
-    with contextlib.closing(
-        Provisioner(root / "envs", sources, settings.installer, settings.allow_cuda, reporter)
-    ) as provisioner:  # the environments stay ours (not rebuilt by other runs) until the probes are done
-        return outcomes + _probe_sides(transition, runnable, sites, settings, root, reporter, site_runs, provisioner)
+    with (
+        contextlib.closing(
+            Provisioner(root / "envs", sources, settings.installer, settings.allow_cuda, reporter)
+        ) as provisioner
+    ):  # the environments stay ours (not rebuilt by other runs) until the probes are done
+        return outcomes + _probe_sides(
+            transition, runnable, sites, settings, root, reporter, site_runs, provisioner
+        )
 
 
 def _probe_sides(
@@ -168,7 +185,9 @@ def _probe_sides(
     cache = ResultCache(root / "results" if settings.use_cache else None)
     pythons = settings.pythons or discover()
     # the Pythons every entry holds on come first, so both sides can share one
-    pythons = tuple(sorted(pythons, key=lambda i: not all(e.applies_to_python(i.version) for e in runnable)))
+    pythons = tuple(
+        sorted(pythons, key=lambda i: not all(e.applies_to_python(i.version) for e in runnable))
+    )
 
     sides = []
     chosen: str | None = None
@@ -177,7 +196,9 @@ def _probe_sides(
         ("new", transition.new, settings.env_new, settings.python_new),
     ):
         candidates = (resolve(python),) if python else _prefer(pythons, chosen)
-        side = _environment(name, package, version, env_path, candidates, requires, packages, provisioner, reporter)
+        side = _environment(
+            name, package, version, env_path, candidates, requires, packages, provisioner, reporter
+        )
         if side.environment is not None:
             chosen = side.environment.python_version
         sides.append(side)
@@ -191,8 +212,18 @@ def _probe_sides(
         wanted = {e.id for e in worth}
         extra = {s.id: s.code for s in sites if s.finding.change in wanted}
         fixes = {e.id: settings.rewrites(e) for e in worth} if settings.rewrites else {}
-        extra.update({probe_id(i, r.mode): r.code for i, found in fixes.items() for r in found if r.code is not None})
-        old, new = (_run(side, package, worth, extra, packages, settings, cache, reporter) for side in (old, new))
+        extra.update(
+            {
+                probe_id(i, r.mode): r.code
+                for i, found in fixes.items()
+                for r in found
+                if r.code is not None
+            }
+        )
+        old, new = (
+            _run(side, package, worth, extra, packages, settings, cache, reporter)
+            for side in (old, new)
+        )
         for site_id in extra:
             runs = [_site_run(side, package, site_id) for side in (old, new)]
             if runs[0] is not None and runs[1] is not None:
@@ -206,7 +237,12 @@ def _probe_sides(
 
 
 def _with_fixes(
-    outcome: ProbeOutcome, entry: SpecChange, found: tuple[ProbeRewrite, ...], package: str, old: _Side, new: _Side
+    outcome: ProbeOutcome,
+    entry: SpecChange,
+    found: tuple[ProbeRewrite, ...],
+    package: str,
+    old: _Side,
+    new: _Side,
 ) -> ProbeOutcome:
     """The outcome with the entry's fix probes judged on the same two versions, where both
     sides ran the entry's own probe."""
@@ -259,7 +295,11 @@ def _site_run(side: _Side, package: str, site_id: str) -> ProbeRun | None:
     result = side.results.get(site_id)
     if result is None or side.environment is None or result.crashed:
         return None
-    return ProbeRun(side.installed(package) or str(side.requested), result.observed, side.environment.python_version)
+    return ProbeRun(
+        side.installed(package) or str(side.requested),
+        result.observed,
+        side.environment.python_version,
+    )
 
 
 def _run(
@@ -275,7 +315,10 @@ def _run(
     environment = side.environment
     assert environment is not None
     codes = {**{e.id: e.probe.code for e in entries if e.probe}, **extra}
-    keys = {probe_id: probe_key(code, environment.packages, environment.python_version) for probe_id, code in codes.items()}
+    keys = {
+        probe_id: probe_key(code, environment.packages, environment.python_version)
+        for probe_id, code in codes.items()
+    }
     results: dict[str, ProbeResult] = {}
     for entry_id, key in keys.items():
         hit = cache.get(key)
@@ -287,13 +330,21 @@ def _run(
         with reporter.task(label):
             try:
                 batch = run_batch(
-                    missing, packages, environment.python, settings.timeout, settings.probe_timeout,
-                    settings.cuda_memory_limit if cuda_build(environment) else settings.memory_limit,
+                    missing,
+                    packages,
+                    environment.python,
+                    settings.timeout,
+                    settings.probe_timeout,
+                    settings.cuda_memory_limit
+                    if cuda_build(environment)
+                    else settings.memory_limit,
                 )
             except ProbeError as exc:
                 return _Side(side.name, side.requested, environment, failure=str(exc))
         for entry_id in batch.reruns:
-            reporter.note(f"{entry_id} killed its batch on {package} {side.installed(package)}; it was rerun alone")
+            reporter.note(
+                f"{entry_id} killed its batch on {package} {side.installed(package)}; it was rerun alone"
+            )
         for entry_id, result in batch.results.items():
             results[entry_id] = result
             cache.put(keys[entry_id], result)
@@ -306,12 +357,16 @@ def _matches(result: ProbeResult, expected: str, roots: list[str]) -> bool:
     return normalise(result.observed, roots) == normalise(expected, roots)
 
 
-def _judge(entry: SpecChange, package: str, old: _Side, new: _Side, dry: bool = False) -> ProbeOutcome | None:
+def _judge(
+    entry: SpecChange, package: str, old: _Side, new: _Side, dry: bool = False
+) -> ProbeOutcome | None:
     """The outcome for `entry`; with `dry`, only a skip decided before running anything, or None."""
     assert entry.probe is not None
     for side in (old, new):
         if side.environment is None:
-            return ProbeOutcome(entry.id, "skipped", reason=f"{package} {side.requested}: {side.problem}")
+            return ProbeOutcome(
+                entry.id, "skipped", reason=f"{package} {side.requested}: {side.problem}"
+            )
     runs: dict[str, ProbeRun] = {}
     expected: dict[str, str] = {}
     active: dict[str, bool] = {}
@@ -321,7 +376,8 @@ def _judge(entry: SpecChange, package: str, old: _Side, new: _Side, dry: bool = 
         installed = side.installed(package) or str(side.requested)
         if not entry.applies_to_python(environment.python_version):
             return ProbeOutcome(
-                entry.id, "skipped",
+                entry.id,
+                "skipped",
                 reason=f"holds on Python {entry.python} only; {package} {installed} runs on Python {environment.python_version}",
             )
         try:
@@ -335,7 +391,8 @@ def _judge(entry: SpecChange, package: str, old: _Side, new: _Side, dry: bool = 
         expected[side.name] = entry.probe.expected(active[side.name])
     if active["old"] == active["new"]:
         return ProbeOutcome(
-            entry.id, "skipped",
+            entry.id,
+            "skipped",
             reason=f"the environments' versions ({old.installed(package)}, {new.installed(package)}) do not cross this change",
         )
     if dry:
@@ -366,5 +423,7 @@ def _judge(entry: SpecChange, package: str, old: _Side, new: _Side, dry: bool = 
     if problems:
         return ProbeOutcome(entry.id, "error", runs["old"], runs["new"], "; ".join(problems))
     if mismatches:
-        return ProbeOutcome(entry.id, "not-reproduced", runs["old"], runs["new"], "; ".join(mismatches))
+        return ProbeOutcome(
+            entry.id, "not-reproduced", runs["old"], runs["new"], "; ".join(mismatches)
+        )
     return ProbeOutcome(entry.id, "confirmed", runs["old"], runs["new"])

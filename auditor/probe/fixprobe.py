@@ -47,7 +47,9 @@ class ProbeRewrite:
         """Why the rewritten code is not expected to run on one of `versions`, or None."""
         for transform in self.transforms:
             for version in versions:
-                if transform.requires is not None and not transform.requires.contains(release(version), prereleases=True):
+                if transform.requires is not None and not transform.requires.contains(
+                    release(version), prereleases=True
+                ):
                     return f"the {self.mode} rewrite needs {package}{transform.requires}, which {version} is not"
         return None
 
@@ -60,7 +62,9 @@ def probe_id(entry_id: str, mode: FixMode) -> str:
     return f"{entry_id}#fix:{mode}"
 
 
-def for_transition(entry: SpecChange, found: tuple[ProbeRewrite, ...], transition: Transition) -> tuple[ProbeRewrite, ...]:
+def for_transition(
+    entry: SpecChange, found: tuple[ProbeRewrite, ...], transition: Transition
+) -> tuple[ProbeRewrite, ...]:
     """The checks a transition calls for: each mode with the table the engine would use on it
     (swapped on a downgrade out of a change that hurts both ways)."""
     swap = entry.hazard == "both" and entry.crossing(transition) == "out of"
@@ -85,7 +89,9 @@ def _failed_run(result: ProbeResult | None) -> str | None:
     return None
 
 
-def check_on_one(entry: SpecChange, rewrite: ProbeRewrite, installed: Version, result: ProbeResult | None) -> FixCheck:
+def check_on_one(
+    entry: SpecChange, rewrite: ProbeRewrite, installed: Version, result: ProbeResult | None
+) -> FixCheck:
     """`kb verify`: what one version can show. keep-old: on a version past the change (or
     before it, for a change that hurts on downgrade) the rewrite prints what the probe claims
     for the other side. adopt-new: the rewrite runs; its output is shown."""
@@ -97,11 +103,19 @@ def check_on_one(entry: SpecChange, rewrite: ProbeRewrite, installed: Version, r
     if rewrite.mode == "keep-old":
         # the keep-old table is written for crossing the way the change hurts: into it, or (an
         # added API) out of it; out of a change that hurts both ways the engine swaps the tables
-        could_be_new_end = entry.hazard in ("upgrade", "both") if active else entry.hazard == "downgrade"
+        could_be_new_end = (
+            entry.hazard in ("upgrade", "both") if active else entry.hazard == "downgrade"
+        )
         if not could_be_new_end:
             side = "past" if active else "before"
-            return FixCheck(rewrite.mode, "skipped", shown, reason=(
-                f"{entry.package} {installed} is {side} the change, where no transition this fix is for ends"))
+            return FixCheck(
+                rewrite.mode,
+                "skipped",
+                shown,
+                reason=(
+                    f"{entry.package} {installed} is {side} the change, where no transition this fix is for ends"
+                ),
+            )
     unmet = rewrite.unmet(entry.package, (installed,))
     if unmet:
         return FixCheck(rewrite.mode, "skipped", shown, reason=unmet)
@@ -110,12 +124,22 @@ def check_on_one(entry: SpecChange, rewrite: ProbeRewrite, installed: Version, r
         return FixCheck(rewrite.mode, "failed", shown, reason=failure)
     assert result is not None
     if rewrite.mode == "adopt-new":
-        return FixCheck(rewrite.mode, "ran", shown, (result.observed,),
-                        reason="the same output on both versions needs two versions (auditor probe)")
+        return FixCheck(
+            rewrite.mode,
+            "ran",
+            shown,
+            (result.observed,),
+            reason="the same output on both versions needs two versions (auditor probe)",
+        )
     expected = entry.probe.expected(not active)
     if normalise(result.observed, []) != normalise(expected, []):
-        return FixCheck(rewrite.mode, "failed", shown, (result.observed,),
-                        reason=f"expected {expected!r}, what the original shows on the other side of the change")
+        return FixCheck(
+            rewrite.mode,
+            "failed",
+            shown,
+            (result.observed,),
+            reason=f"expected {expected!r}, what the original shows on the other side of the change",
+        )
     return FixCheck(rewrite.mode, "verified", shown, (result.observed,))
 
 
@@ -145,7 +169,12 @@ def check_on_two(entry: SpecChange, rewrite: ProbeRewrite, old: Side, new: Side)
     if rewrite.mode == "keep-old":
         before, after = old.original, new.results.get(key)
         if before is None or _failed_run(before) is not None:
-            return FixCheck(rewrite.mode, "error", shown, reason=f"the original probe gave nothing to compare on {old.version}")
+            return FixCheck(
+                rewrite.mode,
+                "error",
+                shown,
+                reason=f"the original probe gave nothing to compare on {old.version}",
+            )
     else:
         before, after = old.results.get(key), new.results.get(key)
         failure = _failed_run(before)
@@ -157,7 +186,10 @@ def check_on_two(entry: SpecChange, rewrite: ProbeRewrite, old: Side, new: Side)
     assert before is not None and after is not None
     outputs = (before.observed, after.observed)
     if not _same(before, after, roots):
-        what = ("the keep-old rewrite on the new version does not print what the original printed on the old one"
-                if rewrite.mode == "keep-old" else "the adopt-new rewrite prints differently on the two versions")
+        what = (
+            "the keep-old rewrite on the new version does not print what the original printed on the old one"
+            if rewrite.mode == "keep-old"
+            else "the adopt-new rewrite prints differently on the two versions"
+        )
         return FixCheck(rewrite.mode, "failed", shown, outputs, reason=what)
     return FixCheck(rewrite.mode, "verified", shown, outputs)

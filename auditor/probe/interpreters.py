@@ -40,7 +40,9 @@ def discover() -> tuple[Interpreter, ...]:
     for interpreter in installed_pyenv() + _on_path():
         if interpreter.key[:2] >= MIN_PYTHON:
             by_minor.setdefault(interpreter.minor, interpreter)
-    others = sorted((i for i in by_minor.values() if i is not current), key=lambda i: i.key, reverse=True)
+    others = sorted(
+        (i for i in by_minor.values() if i is not current), key=lambda i: i.key, reverse=True
+    )
     return (current, *others)
 
 

@@ -23,7 +23,12 @@ def _child_digest() -> str:
 
 def probe_key(code: str, packages: dict[str, str | None], python: str) -> str:
     document = json.dumps(
-        {"code": code, "packages": sorted(packages.items()), "python": python, "child": _child_digest()},
+        {
+            "code": code,
+            "packages": sorted(packages.items()),
+            "python": python,
+            "child": _child_digest(),
+        },
         sort_keys=True,
     )
     return hashlib.sha256(document.encode("utf-8")).hexdigest()
@@ -46,13 +51,19 @@ class ResultCache:
         except (FileNotFoundError, NotADirectoryError):
             return None
         except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
-            self.problems.append(f"a kept probe result in {self.root} cannot be used ({type(exc).__name__}): the probe was run again")
+            self.problems.append(
+                f"a kept probe result in {self.root} cannot be used ({type(exc).__name__}): the probe was run again"
+            )
             return None
         if not (
-            isinstance(output, str) and (error is None or isinstance(error, str))
-            and isinstance(warnings, list) and all(isinstance(w, str) for w in warnings)
+            isinstance(output, str)
+            and (error is None or isinstance(error, str))
+            and isinstance(warnings, list)
+            and all(isinstance(w, str) for w in warnings)
         ):
-            self.problems.append(f"a kept probe result in {self.root} cannot be used (not a result): the probe was run again")
+            self.problems.append(
+                f"a kept probe result in {self.root} cannot be used (not a result): the probe was run again"
+            )
             return None
         return ProbeResult(output, error, tuple(warnings))
 
@@ -65,4 +76,6 @@ class ResultCache:
             directory.mkdir(parents=True, exist_ok=True)
             write_whole(directory / f"{key}.json", json.dumps(data).encode("utf-8"))
         except OSError as exc:
-            self.problems.append(f"probe results cannot be kept in {self.root} ({exc.strerror or exc}): the next run probes again")
+            self.problems.append(
+                f"probe results cannot be kept in {self.root} ({exc.strerror or exc}): the next run probes again"
+            )

@@ -108,8 +108,12 @@ def _attempt(
             try:
                 process = subprocess.Popen(
                     [interpreter, "-I", str(CHILD), str(request_file)],
-                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr,
-                    env=_environment(), cwd=tmp, start_new_session=True,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=stderr,
+                    env=_environment(),
+                    cwd=tmp,
+                    start_new_session=True,
                 )
             except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
                 raise ProbeError(f"no such interpreter: {interpreter}") from exc
@@ -126,7 +130,9 @@ def _exit_reason(code: int | None, stderr_file: Path) -> str:
     return f"ended the interpreter (exit {code}): {tail[0]}"
 
 
-def _read(process: subprocess.Popen[bytes], attempt: _Attempt, deadline: float, probe_timeout: float) -> None:
+def _read(
+    process: subprocess.Popen[bytes], attempt: _Attempt, deadline: float, probe_timeout: float
+) -> None:
     assert process.stdout is not None
     selector = selectors.DefaultSelector()
     selector.register(process.stdout, selectors.EVENT_READ)
@@ -142,7 +148,9 @@ def _read(process: subprocess.Popen[bytes], attempt: _Attempt, deadline: float, 
                 _kill(process)
                 attempt.timed_out = True
                 attempt.failure = (
-                    f"timed out after {probe_timeout:g} s (killed)" if limit < deadline else "the batch timed out"
+                    f"timed out after {probe_timeout:g} s (killed)"
+                    if limit < deadline
+                    else "the batch timed out"
                 )
                 return
             if not selector.select(timeout=min(limit - now, 1.0)):
@@ -157,7 +165,7 @@ def _read(process: subprocess.Popen[bytes], attempt: _Attempt, deadline: float, 
                 text = line.decode("utf-8", "replace")
                 if not text.startswith(MARKER):
                     continue
-                event = json.loads(text[len(MARKER):])
+                event = json.loads(text[len(MARKER) :])
                 kind = event.pop("event")
                 if kind == "hello":
                     attempt.hello = event
@@ -215,7 +223,14 @@ def run_batch(
             results[culprit] = ProbeResult("", attempt.failure, crashed=True)
         elif len(pending) > 1:  # a crash may come from what earlier probes left behind
             reruns.append(culprit)
-            alone = _attempt(interpreter, {culprit: pending[culprit]}, packages, deadline, probe_timeout, memory_limit)
+            alone = _attempt(
+                interpreter,
+                {culprit: pending[culprit]},
+                packages,
+                deadline,
+                probe_timeout,
+                memory_limit,
+            )
             failure = alone.failure or attempt.failure
             results[culprit] = alone.results.get(culprit) or ProbeResult("", failure, crashed=True)
         else:

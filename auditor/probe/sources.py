@@ -40,7 +40,9 @@ class Sources:
         if not self.use_pip_config:
             return self
         base = Sources.from_pip_config(torch_index=self.torch_index)
-        merged = base.with_options(self.index_url, self.extra_index_urls, self.find_links, self.offline)
+        merged = base.with_options(
+            self.index_url, self.extra_index_urls, self.find_links, self.offline
+        )
         return replace(merged, no_index=merged.no_index or self.no_index)
 
     def with_options(
@@ -110,8 +112,12 @@ def pip_config(python: str) -> dict[str, object]:
     """The index settings of pip's configuration; empty when pip is not there."""
     try:
         done = subprocess.run(
-            [python, "-m", "pip", "config", "list"], capture_output=True, text=True, timeout=60,
-            check=False, stdin=subprocess.DEVNULL,
+            [python, "-m", "pip", "config", "list"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.TimeoutExpired):
         return {}

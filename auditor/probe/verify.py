@@ -50,22 +50,32 @@ def verify(
     """Every runnable probe of `entries` run on the installed packages and judged; with
     `rewrites` (`auditor.fix.probes.rewrites`), each entry's fix probes too."""
     entries = [e for e in entries]
-    packages = sorted({e.package for e in entries} | {r for e in entries if e.probe for r in e.probe.requires})
+    packages = sorted(
+        {e.package for e in entries} | {r for e in entries if e.probe for r in e.probe.requires}
+    )
     runnable = {e.id: e.probe.code for e in entries if e.probe and not e.probe.skip}
     fixes = {e.id: rewrites(e) for e in entries if e.probe and not e.probe.skip} if rewrites else {}
     for entry_id, found in fixes.items():
         runnable.update({probe_id(entry_id, r.mode): r.code for r in found if r.code is not None})
     batch = run_batch(runnable, packages, python, timeout, memory_limit=memory_limit)
     verdicts = tuple(
-        _with_fixes(judge(entry, batch.packages, batch.python, batch.results.get(entry.id)), entry,
-                    fixes.get(entry.id, ()), batch.packages, batch.results)
+        _with_fixes(
+            judge(entry, batch.packages, batch.python, batch.results.get(entry.id)),
+            entry,
+            fixes.get(entry.id, ()),
+            batch.packages,
+            batch.results,
+        )
         for entry in entries
     )
     return Verification(batch.packages, batch.python, verdicts)
 
 
 def _with_fixes(
-    verdict: Verdict, entry: SpecChange, found: tuple[ProbeRewrite, ...], packages: dict[str, str | None],
+    verdict: Verdict,
+    entry: SpecChange,
+    found: tuple[ProbeRewrite, ...],
+    packages: dict[str, str | None],
     results: dict[str, ProbeResult],
 ) -> Verdict:
     """The verdict with its fix probes judged, where the entry's own probe could be judged."""
@@ -73,7 +83,9 @@ def _with_fixes(
     if not found or verdict.status == "skip" or installed is None:
         return verdict
     version = Version(installed)
-    checks = tuple(check_on_one(entry, r, version, results.get(probe_id(entry.id, r.mode))) for r in found)
+    checks = tuple(
+        check_on_one(entry, r, version, results.get(probe_id(entry.id, r.mode))) for r in found
+    )
     return replace(verdict, fixes=checks)
 
 

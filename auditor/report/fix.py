@@ -46,13 +46,18 @@ def _proofs(result: FixResult) -> str:
     lines = []
     if proven:
         first = proven[0]
-        what = ("the rewrite on {new} prints what the original printed on {old}" if result.mode == "keep-old"
-                else "the rewrite prints the same on {old} and {new}").format(old=first.old.version, new=first.new.version)
+        what = (
+            "the rewrite on {new} prints what the original printed on {old}"
+            if result.mode == "keep-old"
+            else "the rewrite prints the same on {old} and {new}"
+        ).format(old=first.old.version, new=first.new.version)
         lines.append(f"proven ({what}): " + ", ".join(_where(p.finding) for p in proven) + "\n")
     for p in result.proofs:
         if p.status == "differs":
-            lines.append(f"NOT PROVEN {_where(p.finding)}: {p.old.version} printed {p.old.output.strip()!r}, "
-                         f"the rewrite on {p.new.version} {p.new.output.strip()!r}\n")
+            lines.append(
+                f"NOT PROVEN {_where(p.finding)}: {p.old.version} printed {p.old.output.strip()!r}, "
+                f"the rewrite on {p.new.version} {p.new.output.strip()!r}\n"
+            )
     return "".join(lines)
 
 
@@ -62,8 +67,13 @@ def run_json(run: ProbeRun) -> dict[str, Any]:
 
 def _applied(a: Applied, audit: AuditResult) -> dict[str, Any]:
     t = a.transform
-    return {**finding_json(a.finding, audit), "action": t.action, "on": t.on, "note": t.note,
-            "requires": str(t.requires) if t.requires is not None else None}
+    return {
+        **finding_json(a.finding, audit),
+        "action": t.action,
+        "on": t.on,
+        "note": t.note,
+        "requires": str(t.requires) if t.requires is not None else None,
+    }
 
 
 def _left(x: LeftAlone, audit: AuditResult) -> dict[str, Any]:
@@ -77,10 +87,20 @@ def document(result: FixResult, written: list[str] | None = None) -> dict[str, A
         "transitions": [transition(t) for t in result.audit.transitions],
         "applied": [_applied(a, result.audit) for a in result.applied],
         "left_alone": [_left(x, result.audit) for x in result.left_alone],
-        "files": [{"path": f.path, "changed": f.changed, "cells": [c for c, _, _ in f.cells]} for f in result.files],
+        "files": [
+            {"path": f.path, "changed": f.changed, "cells": [c for c, _, _ in f.cells]}
+            for f in result.files
+        ],
         "diff": unified_diff(result),
-        "proofs": [{**finding_json(p.finding, result.audit), "status": p.status, "old": run_json(p.old), "new": run_json(p.new)}
-                   for p in result.proofs],
+        "proofs": [
+            {
+                **finding_json(p.finding, result.audit),
+                "status": p.status,
+                "old": run_json(p.old),
+                "new": run_json(p.new),
+            }
+            for p in result.proofs
+        ],
         "written": written or [],
         "notes": [*result.audit.notes, *result.notes],
         "skipped": [{"path": s.path, "reason": s.reason} for s in result.audit.skipped],

@@ -25,7 +25,9 @@ def escape_property(text: str) -> str:
 
 
 def command(level: str, message: str, **properties: str | int | None) -> str:
-    props = ",".join(f"{k}={escape_property(str(v))}" for k, v in properties.items() if v is not None)
+    props = ",".join(
+        f"{k}={escape_property(str(v))}" for k, v in properties.items() if v is not None
+    )
     return f"::{level}{' ' + props if props else ''}::{escape_data(message)}"
 
 
@@ -34,7 +36,13 @@ def render(result: AuditResult, prefix: str = "") -> str:
     low = call_sites(f for f in result.findings if is_low(f))
     findings = sorted(
         (f for f in result.findings if not is_low(f)),
-        key=lambda f: (-rank(result.change(f.change).severity), f.path, f.cell or 0, f.line, f.column),
+        key=lambda f: (
+            -rank(result.change(f.change).severity),
+            f.path,
+            f.cell or 0,
+            f.line,
+            f.column,
+        ),
     )
     for f in findings:
         change = result.change(f.change)
@@ -43,33 +51,71 @@ def render(result: AuditResult, prefix: str = "") -> str:
         if f.message and f.message != change.title:
             message += f"\n{f.message}"
         message += f"\nKeep the old behaviour: {change.docs.keep_old}\nSee {change.id}"
-        line = (f.line, f.column) if f.cell is None else (None, None)  # a cell line is not a file line
-        where_listed = section(result, f)  # what the exit code leaves apart is a notice, as in SARIF
+        line = (
+            (f.line, f.column) if f.cell is None else (None, None)
+        )  # a cell line is not a file line
+        where_listed = section(
+            result, f
+        )  # what the exit code leaves apart is a notice, as in SARIF
         apart = (where_listed == "warnings" and not result.gate.warnings) or (
-            where_listed == "vendored" and not result.gate.vendored)
-        entries.append(("low" if apart else change.severity, command(
-            "notice" if apart else LEVEL[change.severity], message, file=f"{prefix}{f.path}", line=line[0],
-            col=line[1], title=f"auditor: {change.id}",
-        )))
+            where_listed == "vendored" and not result.gate.vendored
+        )
+        entries.append(
+            (
+                "low" if apart else change.severity,
+                command(
+                    "notice" if apart else LEVEL[change.severity],
+                    message,
+                    file=f"{prefix}{f.path}",
+                    line=line[0],
+                    col=line[1],
+                    title=f"auditor: {change.id}",
+                ),
+            )
+        )
     for e in sorted(result.environment, key=lambda e: -rank(e.severity)):
         # a lock finding is annotated at the lock's line when its path is the repository's
         at = e.path if e.path and e.line and not Path(e.path).is_absolute() else None
-        entries.append((e.severity, command(
-            LEVEL[e.severity], e.message, file=at, line=e.line if at else None, title=f"auditor: {e.kind}",
-        )))
+        entries.append(
+            (
+                e.severity,
+                command(
+                    LEVEL[e.severity],
+                    e.message,
+                    file=at,
+                    line=e.line if at else None,
+                    title=f"auditor: {e.kind}",
+                ),
+            )
+        )
     if low:  # first among the notices, so the cap never hides it
-        generated = call_sites(f for f in result.findings if is_low(f) and result.change(f.change).harvested)
-        why = "the code in view does not show the affected case" if not generated else (
-            "the code in view does not show the affected case, or the change is generated from the package's own "
-            f"source, not probe-verified ({generated} of them)")
-        entries.insert(0, ("low", command(
-            "notice",
-            f"{low} call site{'s are' if low != 1 else ' is'} at low confidence, not annotated: {why}. "
-            "The job summary lists them.",
-            title="auditor: low confidence",
-        )))
+        generated = call_sites(
+            f for f in result.findings if is_low(f) and result.change(f.change).harvested
+        )
+        why = (
+            "the code in view does not show the affected case"
+            if not generated
+            else (
+                "the code in view does not show the affected case, or the change is generated from the package's own "
+                f"source, not probe-verified ({generated} of them)"
+            )
+        )
+        entries.insert(
+            0,
+            (
+                "low",
+                command(
+                    "notice",
+                    f"{low} call site{'s are' if low != 1 else ' is'} at low confidence, not annotated: {why}. "
+                    "The job summary lists them.",
+                    title="auditor: low confidence",
+                ),
+            ),
+        )
 
-    by_level = {s: [text for level, text in entries if level == s] for s in ("high", "medium", "low")}
+    by_level = {
+        s: [text for level, text in entries if level == s] for s in ("high", "medium", "low")
+    }
     overflow = any(len(texts) > LIMIT for texts in by_level.values())
     lines: list[str] = []
     left_out: dict[str, int] = {}
@@ -81,10 +127,12 @@ def render(result: AuditResult, prefix: str = "") -> str:
             left_out[LEVEL[severity]] = len(texts) - room
     if left_out:
         counts = ", ".join(f"{n} {level}{'s' if n != 1 else ''}" for level, n in left_out.items())
-        lines.append(command(
-            "notice",
-            f"{counts} not shown (GitHub shows {LIMIT} annotations per level and step). "
-            "The job summary and `auditor compare … --format text` list every finding.",
-            title="auditor: more findings",
-        ))
+        lines.append(
+            command(
+                "notice",
+                f"{counts} not shown (GitHub shows {LIMIT} annotations per level and step). "
+                "The job summary and `auditor compare … --format text` list every finding.",
+                title="auditor: more findings",
+            )
+        )
     return "\n".join(lines) + ("\n" if lines else "")

@@ -74,7 +74,11 @@ def _mechanical(e: SpecChange) -> str:
     for mode, transforms in (("keep-old", e.fix.keep_old), ("adopt-new", e.fix.adopt_new)):
         for t in transforms:
             fields = transform(t)
-            what = ", ".join(f"{k}=`{v}`" for k, v in fields.items() if k not in ("on", "action", "note", "requires") and v)
+            what = ", ".join(
+                f"{k}=`{v}`"
+                for k, v in fields.items()
+                if k not in ("on", "action", "note", "requires") and v
+            )
             needs = f"; needs {e.package}{t.requires}" if t.requires else ""
             note = f": {t.note}" if t.note else ""
             lines.append(f"- {mode}, {t.on}: {t.action} ({what}){needs}{note}")
@@ -86,21 +90,35 @@ def _mechanical(e: SpecChange) -> str:
 def show(e: SpecChange, fmt: str) -> str:
     if fmt == "json":
         data = _entry(e)
-        data["docs"] = {k: getattr(e.docs, k) for k in ("what", "why", "before", "keep_old", "adopt_new", "notes")}
+        data["docs"] = {
+            k: getattr(e.docs, k)
+            for k in ("what", "why", "before", "keep_old", "adopt_new", "notes")
+        }
         return dumps(envelope(entry=data))
     return page(e)
 
 
 def verification(v: Verification, fmt: str) -> str:
     if fmt == "json":
-        return dumps(envelope(
-            package_versions=v.package_versions,
-            python=v.python,
-            results=[{"id": r.id, "status": r.status, "expected": r.expected, "observed": r.observed,
-                      "fixes": [serialize.fix_check(f) for f in r.fixes]}
-                     for r in v.results],
-        ))
-    versions = ", ".join(f"{k} {val or '(not installed)'}" for k, val in sorted(v.package_versions.items()))
+        return dumps(
+            envelope(
+                package_versions=v.package_versions,
+                python=v.python,
+                results=[
+                    {
+                        "id": r.id,
+                        "status": r.status,
+                        "expected": r.expected,
+                        "observed": r.observed,
+                        "fixes": [serialize.fix_check(f) for f in r.fixes],
+                    }
+                    for r in v.results
+                ],
+            )
+        )
+    versions = ", ".join(
+        f"{k} {val or '(not installed)'}" for k, val in sorted(v.package_versions.items())
+    )
     lines = [f"Python {v.python}; {versions}"]
     for r in v.results:
         lines.append(f"{r.status.upper():5} {r.id}")
@@ -109,13 +127,18 @@ def verification(v: Verification, fmt: str) -> str:
         elif r.status == "skip":
             lines.append(f"      {r.observed}")
         for f in r.fixes:
-            lines.append(f"      {'FIX FAIL' if f.status in ('failed', 'error') else 'fix'}: {f.summary()}")
+            lines.append(
+                f"      {'FIX FAIL' if f.status in ('failed', 'error') else 'fix'}: {f.summary()}"
+            )
             if f.status in ("failed", "error") and f.outputs:
                 lines.append(f"        printed: {' / '.join(repr(o) for o in f.outputs)}")
     counts = {s: sum(r.status == s for r in v.results) for s in ("pass", "fail", "skip", "error")}
     lines.append(", ".join(f"{n} {s}" for s, n in counts.items()))
     checks = [f for r in v.results for f in r.fixes]
     if checks:
-        fix_counts = {s: sum(f.status == s for f in checks) for s in ("verified", "ran", "failed", "skipped", "error")}
+        fix_counts = {
+            s: sum(f.status == s for f in checks)
+            for s in ("verified", "ran", "failed", "skipped", "error")
+        }
         lines.append("fix probes: " + ", ".join(f"{n} {s}" for s, n in fix_counts.items() if n))
     return "\n".join(lines) + "\n"

@@ -141,7 +141,9 @@ def diff(
         )
     lines = [_change_line(c) for c in lock_diff.changes] or ["no package changed"]
     lines += [
-        f"{e.severity}: " + ((f"{e.path}:{e.line}: " if e.line else f"{e.path}: ") if e.path else "") + e.message
+        f"{e.severity}: "
+        + ((f"{e.path}:{e.line}: " if e.line else f"{e.path}: ") if e.path else "")
+        + e.message
         for e in lock_diff.environment
     ]
     lines += [f"note: {note}" for lock in (old, new) if lock is not None for note in lock.notes]

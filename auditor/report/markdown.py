@@ -110,7 +110,9 @@ def _md(text: str) -> str:
 
 def _code(text: str) -> str:
     """Inline code safe inside a table cell (backticks cannot hold `|` in GFM tables)."""
-    flat = " ⏎ ".join(line.strip() for line in text.strip().splitlines())  # a newline ends a table row
+    flat = " ⏎ ".join(
+        line.strip() for line in text.strip().splitlines()
+    )  # a newline ends a table row
     escaped = html.escape(flat, quote=False).replace("|", "&#124;")
     return f"<code>{escaped}</code>"
 
@@ -132,8 +134,11 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
 
 def _reverts(change: SpecChange, result: AuditResult) -> bool:
     return any(
-        t.package == change.package and t.old is not None and t.new is not None
-        and change.active(t.old) and not change.active(t.new)
+        t.package == change.package
+        and t.old is not None
+        and t.new is not None
+        and change.active(t.old)
+        and not change.active(t.new)
         for t in result.transitions
     )
 
@@ -144,7 +149,8 @@ def verdict(result: AuditResult) -> str:
     low = (
         f" {_plural(counts.low_call_sites, 'call site at low confidence is', 'call sites at low confidence are')}"
         " listed apart."
-        if counts.low_call_sites else ""
+        if counts.low_call_sites
+        else ""
     )
     if not result.changes:
         if not result.transitions:
@@ -155,41 +161,74 @@ def verdict(result: AuditResult) -> str:
             mark = "" if any(t.direction == "added" for t in result.transitions) else "✅ "
             line = f"{mark}**No spec change crossed.** The knowledge base records no behaviour change for {moves}."
     elif not counts.call_sites and result.dependencies:
-        line = (f"**{_plural(len(result.changes), 'spec change')} crossed.** No line of the scanned project "
-                "calls an affected API itself; the locked dependencies below do." + low)
+        line = (
+            f"**{_plural(len(result.changes), 'spec change')} crossed.** No line of the scanned project "
+            "calls an affected API itself; the locked dependencies below do." + low
+        )
     elif not counts.call_sites:
         line = (
             f"✅ **{_plural(len(result.changes), 'spec change')} crossed, none touches this code.** "
-            + ("No call site in the scanned project uses an affected API." if not low else
-               "No call site in the scanned project is known to use an affected API." + low)
+            + (
+                "No call site in the scanned project uses an affected API."
+                if not low
+                else "No call site in the scanned project is known to use an affected API." + low
+            )
         )
     elif not result.gating():
-        apart = [f"{n} {what}" for n, what in (
-            (counts.warnings, "only warn"), (counts.vendored, "in vendored code")) if n]
+        apart = [
+            f"{n} {what}"
+            for n, what in ((counts.warnings, "only warn"), (counts.vendored, "in vendored code"))
+            if n
+        ]
         rest = counts.call_sites - counts.warnings - counts.vendored
         said = [f"listed apart: {', '.join(apart)}"] if apart else []
-        said += [f"{'the other ' if apart else ''}{rest} not counted under the options given"] if rest > 0 else []
-        line = (f"✅ **No call site counts for the exit code.** {_plural(counts.call_sites, 'call site')} "
-                f"touched by crossed changes; {'; '.join(said)}." + low)
+        said += (
+            [f"{'the other ' if apart else ''}{rest} not counted under the options given"]
+            if rest > 0
+            else []
+        )
+        line = (
+            f"✅ **No call site counts for the exit code.** {_plural(counts.call_sites, 'call site')} "
+            f"touched by crossed changes; {'; '.join(said)}." + low
+        )
     else:
         gating = result.gating()
         touched = {f.change for f in gating}
         silent = sum(result.change(c).silent for c in touched)
         worst = max((result.change(f.change).severity for f in gating), key=rank)
-        tiers = [f"{n} {what}" for n, what in (
-            (call_sites(f for f in gating if result.change(f.change).consequence == c), what)
-            for c, what in (("breaks", "break"), ("changes-results", "change results"),
-                            ("environment", "environment"), ("warns", "only warn"))) if n]
-        apart = [f"{_plural(n, 'more call site')} {what}" for n, what in (
-            (counts.warnings if not result.gate.warnings else 0, "only warn"),
-            (counts.vendored if not result.gate.vendored else 0, "in vendored code")) if n]
+        tiers = [
+            f"{n} {what}"
+            for n, what in (
+                (call_sites(f for f in gating if result.change(f.change).consequence == c), what)
+                for c, what in (
+                    ("breaks", "break"),
+                    ("changes-results", "change results"),
+                    ("environment", "environment"),
+                    ("warns", "only warn"),
+                )
+            )
+            if n
+        ]
+        apart = [
+            f"{_plural(n, 'more call site')} {what}"
+            for n, what in (
+                (counts.warnings if not result.gate.warnings else 0, "only warn"),
+                (counts.vendored if not result.gate.vendored else 0, "in vendored code"),
+            )
+            if n
+        ]
         line = (
             f"{ICON[worst]} **{_plural(call_sites(gating), 'call site')} "
             f"in {_plural(len({f.path for f in gating}), 'file')} affected** "
             f"by {_plural(len(touched), 'spec change')}"
-            + (f" (of {len(result.changes)} crossed)" if len(touched) != len(result.changes) else "")
+            + (
+                f" (of {len(result.changes)} crossed)"
+                if len(touched) != len(result.changes)
+                else ""
+            )
             + f": {', '.join(tiers)}. Check each one below before merging."
-            + (f" {', '.join(apart)}: listed apart, not counted." if apart else "") + low
+            + (f" {', '.join(apart)}: listed apart, not counted." if apart else "")
+            + low
         )
         if silent:
             line += (
@@ -199,16 +238,24 @@ def verdict(result: AuditResult) -> str:
     unread = not_read(result)
     if unread:
         line += f" {unread[0].upper()}{unread[1:]} (listed below)."
-    if result.verdict() == "unchecked" and line.startswith("✅ "):  # no green check over what was not checked
+    if result.verdict() == "unchecked" and line.startswith(
+        "✅ "
+    ):  # no green check over what was not checked
         causes = len(result.unchecked) + result.unread()[0]
-        line = (f"⚠️ {line.removeprefix('✅ ')} **Not verified in full:** "
-                f"{_plural(causes, 'thing')} this audit crossed and did not check (listed below).")
+        line = (
+            f"⚠️ {line.removeprefix('✅ ')} **Not verified in full:** "
+            f"{_plural(causes, 'thing')} this audit crossed and did not check (listed below)."
+        )
     reached = [d for d in result.dependencies if result.gates_dependency(d)]
     if reached:
         worst_dep = max((result.change(d.finding.change).severity for d in reached), key=rank)
-        line = line.removeprefix("✅ ")  # no green check over a break in a dependency the code calls
-        line += (f"\n\n{ICON[worst_dep]} **{_plural(len(reached), 'call site')} in locked dependencies**, "
-                 "reached from this code (see below).")
+        line = line.removeprefix(
+            "✅ "
+        )  # no green check over a break in a dependency the code calls
+        line += (
+            f"\n\n{ICON[worst_dep]} **{_plural(len(reached), 'call site')} in locked dependencies**, "
+            "reached from this code (see below)."
+        )
     problems = _problems(result)
     if problems:
         worst_env = max((e.severity for e in problems), key=rank)
@@ -224,7 +271,9 @@ def _horizon(result: AuditResult) -> str:
     """Before any green verdict: the moves the knowledge base never reviewed, the files of newer
     syntax the scan could not read."""
     horizon = dict(result.horizon)
-    blind = dict.fromkeys(e.package for e in result.environment if e.kind == "beyond-knowledge" and e.package)
+    blind = dict.fromkeys(
+        e.package for e in result.environment if e.kind == "beyond-knowledge" and e.package
+    )
     if not blind and not any(e.kind == "newer-syntax" for e in result.environment):
         return ""
     lines = [
@@ -235,7 +284,11 @@ def _horizon(result: AuditResult) -> str:
         "its changes are not reviewed in this report, whatever it says below."
         for package in blind
     ]
-    lines += [f"{ICON[e.severity]} **Not read**: {_md(e.message)}" for e in result.environment if e.kind == "newer-syntax"]
+    lines += [
+        f"{ICON[e.severity]} **Not read**: {_md(e.message)}"
+        for e in result.environment
+        if e.kind == "newer-syntax"
+    ]
     return "\n\n".join(lines) + "\n\n"
 
 
@@ -274,14 +327,16 @@ def _table(sites: Sequence[Finding], links: Links | None, rows: int | None) -> l
         ]
     hidden = len(sites) - len(shown)
     if hidden:
-        files = ", ".join(sorted({f"`{f.path}`" for f in sites[len(shown):]}))
+        files = ", ".join(sorted({f"`{f.path}`" for f in sites[len(shown) :]}))
         lines += ["", f"…and {_plural(hidden, 'more call site')} in {files}."]
     return lines
 
 
 def _also(f: Finding) -> str:
     """The other crossed changes at the call site, and what its composed fix trades."""
-    text = "".join(f"<br>also `{a.change}` ({a.confidence})" for a in f.also)  # their reasons: in the details
+    text = "".join(
+        f"<br>also `{a.change}` ({a.confidence})" for a in f.also
+    )  # their reasons: in the details
     return text + (f"<br>fix trade: {_md(f.fix_note)}" if f.fix_note else "")
 
 
@@ -294,7 +349,9 @@ def _probe_line(outcome: ProbeOutcome | None) -> str:
     return f"{text}; fix {fixes}" if fixes else text
 
 
-def _details(change: SpecChange, sites: Sequence[Finding], outcome: ProbeOutcome | None) -> list[str]:
+def _details(
+    change: SpecChange, sites: Sequence[Finding], outcome: ProbeOutcome | None
+) -> list[str]:
     docs = change.docs
     body = [
         "<details><summary>What changed, and how to fix it</summary>",
@@ -315,7 +372,9 @@ def _details(change: SpecChange, sites: Sequence[Finding], outcome: ProbeOutcome
         "",
         _fence(docs.adopt_new),
     ]
-    messages = list(dict.fromkeys(f.message for f in sites if f.message and f.message != change.title))
+    messages = list(
+        dict.fromkeys(f.message for f in sites if f.message and f.message != change.title)
+    )
     messages += list(dict.fromkeys(f"also {a.change}: {a.message}" for f in sites for a in f.also))
     if messages:
         body += ["", "**What to check at these call sites**", ""]
@@ -327,13 +386,22 @@ def _details(change: SpecChange, sites: Sequence[Finding], outcome: ProbeOutcome
                 body.append(f"- {change.package} {side.version}: {_code(side.output)}")
     if docs.notes:
         body += ["", f"**Known problems.** {docs.notes}"]
-    body += ["", "**References:** " + " · ".join(f"<{r}>" for r in change.references), "", "</details>"]
+    body += [
+        "",
+        "**References:** " + " · ".join(f"<{r}>" for r in change.references),
+        "",
+        "</details>",
+    ]
     return body
 
 
 def _suggested(s: Suggestion) -> list[str]:
     """The engine's rewrite of this change's call sites, collapsed: the diff and the command."""
-    left = f"; {_plural(s.left_alone, 'call site')} left alone (`auditor fix` says why)" if s.left_alone else ""
+    left = (
+        f"; {_plural(s.left_alone, 'call site')} left alone (`auditor fix` says why)"
+        if s.left_alone
+        else ""
+    )
     return [
         f"<details><summary>Suggested fix ({s.mode}: {_plural(s.rewritten, 'call site')} rewritten{left})</summary>",
         "",
@@ -348,24 +416,40 @@ def _suggested(s: Suggestion) -> list[str]:
 
 
 def _change_section(
-    change: SpecChange, sites: Sequence[Finding], result: AuditResult, links: Links | None, budget: _Budget,
+    change: SpecChange,
+    sites: Sequence[Finding],
+    result: AuditResult,
+    links: Links | None,
+    budget: _Budget,
     suggested: Mapping[str, Suggestion],
 ) -> list[str]:
     outcome = next((p for p in result.probes if p.change == change.id), None)
     flavour = "silent: results change, nothing raises" if change.silent else "loud: raises or warns"
-    since = f"{change.package} {change.introduced}" + (f" (reverted in {change.until})" if change.until else "")
+    since = f"{change.package} {change.introduced}" + (
+        f" (reverted in {change.until})" if change.until else ""
+    )
     head = [
         f"### {ICON[change.severity]} {_md(change.title)}",
         "",
-        (f"`{change.id}` · {change.severity} · {KIND.get(change.kind, change.kind)} ({flavour}) · "
-         f"since {since} · {_probe_line(outcome)}"),
+        (
+            f"`{change.id}` · {change.severity} · {KIND.get(change.kind, change.kind)} ({flavour}) · "
+            f"since {since} · {_probe_line(outcome)}"
+        ),
     ]
     if _reverts(change, result):
-        head += ["", "_This transition goes back across the change: the code returns to the old behaviour._"]
+        head += [
+            "",
+            "_This transition goes back across the change: the code returns to the old behaviour._",
+        ]
     stages = list(dict.fromkeys(s for f in sites for s in f.stages))
     if stages:
-        earlier = ", ".join(f"{_md(result.change(s).title)} (`{s}`, {result.change(s).introduced})" for s in stages)
-        head += ["", f"_Crossed in the same bump as its earlier stage: {earlier}; each line is listed once, here._"]
+        earlier = ", ".join(
+            f"{_md(result.change(s).title)} (`{s}`, {result.change(s).introduced})" for s in stages
+        )
+        head += [
+            "",
+            f"_Crossed in the same bump as its earlier stage: {earlier}; each line is listed once, here._",
+        ]
     if not budget.tables:
         files = len({f.path for f in sites})
         return head + ["", f"{_plural(len(sites), 'call site')} in {_plural(files, 'file')}."]
@@ -391,16 +475,20 @@ def _unused(changes: list[SpecChange]) -> list[str]:
     ]
     for c in changes:
         ref = f"<{c.references[0]}>" if c.references else ""
-        lines.append(f"| {ICON[c.severity]} {c.severity} | {_md(c.title)} (`{c.id}`) | "
-                     f"{c.package} {c.introduced} | {ref} |")
+        lines.append(
+            f"| {ICON[c.severity]} {c.severity} | {_md(c.title)} (`{c.id}`) | "
+            f"{c.package} {c.introduced} | {ref} |"
+        )
     return lines + ["", "</details>"]
 
 
 def _low(groups: Sequence[Group]) -> list[str]:
     sites = call_sites(f for g in groups for f in g.sites)
     lines = [
-        (f"<details><summary>{_plural(sites, 'call site')} at low confidence: the code in view "
-        "does not show the affected case (not counted in the exit code by default)</summary>"),
+        (
+            f"<details><summary>{_plural(sites, 'call site')} at low confidence: the code in view "
+            "does not show the affected case (not counted in the exit code by default)</summary>"
+        ),
         "",
         "| Severity | Change | Call sites | Files |",
         "| --- | --- | --- | --- |",
@@ -411,7 +499,9 @@ def _low(groups: Sequence[Group]) -> list[str]:
         shown = ", ".join(f"`{path}`" for path in where[:FILES_SHOWN])
         if len(where) > FILES_SHOWN:
             shown += f" and {len(where) - FILES_SHOWN} more"
-        lines.append(f"| {ICON[c.severity]} {c.severity} | {_md(c.title)} (`{c.id}`) | {call_sites(g.sites)} | {shown} |")
+        lines.append(
+            f"| {ICON[c.severity]} {c.severity} | {_md(c.title)} (`{c.id}`) | {call_sites(g.sites)} | {shown} |"
+        )
     return lines + ["", "</details>"]
 
 
@@ -419,7 +509,9 @@ def _good_news(news: Sequence[GoodNews], links: Links | None) -> list[str]:
     used = [g for g in news if g.sites]
     unused = ", ".join(f"`{g.change.id}`" for g in news if not g.sites)
     if not used:
-        return [f"_{_plural(len(news), 'crossed change')} only help code that uses them, none here: {unused}._"]
+        return [
+            f"_{_plural(len(news), 'crossed change')} only help code that uses them, none here: {unused}._"
+        ]
     lines = ["### Good news", "", "Not findings: these changes only help this code.", ""]
     if unused:
         lines[-2] += f" (Also crossed, unused here: {unused}.)"
@@ -439,21 +531,28 @@ def _dependencies(result: AuditResult) -> list[str]:
     lines = [f"### In the locked dependencies ({_md(', '.join(result.dependencies_read))})", ""]
     reached = [d for d in result.dependencies if d.via]
     if reached:
-        lines += ["| | project line | way in | dependency line | change | what to do |", "|---|---|---|---|---|---|"]
+        lines += [
+            "| | project line | way in | dependency line | change | what to do |",
+            "|---|---|---|---|---|---|",
+        ]
         for found in reached:
             change, way = result.change(found.finding.change), found.via[0]
             chain = " → ".join(name.rsplit(".", 1)[-1] for name in way.chain)
-            lines.append(f"| {ICON[change.severity]} | {_code(f'{way.path}:{way.line}')} | {_md(chain)} | "
-                         f"{_md(found.package)} {found.version} {_code(f'{found.finding.path}:{found.finding.line}')} | "
-                         f"{_md(change.title)} | {_md(remedy(found))} |")
+            lines.append(
+                f"| {ICON[change.severity]} | {_code(f'{way.path}:{way.line}')} | {_md(chain)} | "
+                f"{_md(found.package)} {found.version} {_code(f'{found.finding.path}:{found.finding.line}')} | "
+                f"{_md(change.title)} | {_md(remedy(found))} |"
+            )
         lines.append("")
     rest: dict[tuple[str, str], list[InDependency]] = {}
     for found in result.dependencies:
         if not found.via:
             rest.setdefault((found.package, str(found.version)), []).append(found)
     for (package, version), calls in rest.items():
-        lines.append(f"- {_md(package)} {version}: {_plural(len(calls), 'call')} this code is not seen to reach "
-                     f"({_md(', '.join(sorted({c.finding.change for c in calls})))}); {_md(remedy(calls[0]))}")
+        lines.append(
+            f"- {_md(package)} {version}: {_plural(len(calls), 'call')} this code is not seen to reach "
+            f"({_md(', '.join(sorted({c.finding.change for c in calls})))}); {_md(remedy(calls[0]))}"
+        )
     return lines
 
 
@@ -467,7 +566,9 @@ def _environment(result: AuditResult) -> list[str]:
     lines = ["### Compatibility", "", "| Severity | Package | Problem |", "| --- | --- | --- |"]
     for e in sorted(_problems(result), key=lambda e: -rank(e.severity)):
         at = (f"`{e.path}:{e.line}`: " if e.line else f"`{e.path}`: ") if e.path else ""
-        lines.append(f"| {ICON[e.severity]} {e.severity} | {_md(e.package or '')} | {at}{_md(e.message)} |")
+        lines.append(
+            f"| {ICON[e.severity]} {e.severity} | {_md(e.package or '')} | {at}{_md(e.message)} |"
+        )
     return lines
 
 
@@ -490,7 +591,8 @@ def _not_checked(result: AuditResult, notes: Sequence[str]) -> list[str]:
     lines += [f"- {_md(note)}" for note in notes]
     for (kind, reason), paths in reasons.items():
         shown = ", ".join(f"`{p}`" for p in paths[:FILES_SHOWN]) + (
-            f" and {len(paths) - FILES_SHOWN} more" if len(paths) > FILES_SHOWN else "")
+            f" and {len(paths) - FILES_SHOWN} more" if len(paths) > FILES_SHOWN else ""
+        )
         if kind == "note":
             lines.append(f"- {shown}: {_md(reason)}")
         else:
@@ -502,8 +604,12 @@ def _not_checked(result: AuditResult, notes: Sequence[str]) -> list[str]:
 def _collapsed(title: str, groups: Sequence[Group], links: Links | None) -> list[str]:
     """Confident call sites that do not gate by default, one row per change."""
     sites = call_sites(f for g in groups for f in g.sites)
-    lines = [f"<details><summary>{_plural(sites, 'call site')} {title}</summary>", "",
-             "| Severity | Change | Where |", "| --- | --- | --- |"]
+    lines = [
+        f"<details><summary>{_plural(sites, 'call site')} {title}</summary>",
+        "",
+        "| Severity | Change | Where |",
+        "| --- | --- | --- |",
+    ]
     for g in groups:
         c = g.change
         shown = ", ".join(_location(f, links) for f in g.sites[:SITES_SHOWN])
@@ -514,7 +620,10 @@ def _collapsed(title: str, groups: Sequence[Group], links: Links | None) -> list
 
 
 def _document(
-    result: AuditResult, links: Links | None, notes: Sequence[str], budget: _Budget,
+    result: AuditResult,
+    links: Links | None,
+    notes: Sequence[str],
+    budget: _Budget,
     suggested: Mapping[str, Suggestion] = MappingProxyType({}),
 ) -> str:
     plan = layout(result)
@@ -528,13 +637,22 @@ def _document(
     if result.dependencies:
         parts += _dependencies(result) + [""]
     elif result.dependencies_read:  # read and clean is not the same as not read
-        parts += [(f"In the locked dependencies ({_md(', '.join(result.dependencies_read))}): "
-                   "no call the crossed changes touch."), ""]
+        parts += [
+            (
+                f"In the locked dependencies ({_md(', '.join(result.dependencies_read))}): "
+                "no call the crossed changes touch."
+            ),
+            "",
+        ]
     if notes or result.skipped:
         parts += _not_checked(result, notes) + [""]
-    for title, groups in (("only warn: a new warning, the code keeps working (not counted unless --fail-on-warnings)",
-                           plan.warnings),
-                          ("in vendored code (not counted unless --fail-on-vendored)", plan.vendored)):
+    for title, groups in (
+        (
+            "only warn: a new warning, the code keeps working (not counted unless --fail-on-warnings)",
+            plan.warnings,
+        ),
+        ("in vendored code (not counted unless --fail-on-vendored)", plan.vendored),
+    ):
         if groups:
             parts += _collapsed(title, groups, links) + [""]
     if plan.low:
@@ -552,10 +670,12 @@ def _document(
     if budget != _BUDGETS[0]:
         shown = "all" if budget.rows is None else f"at most {budget.rows}"
         parts += [
-            (f"> [!NOTE]\n> Shortened to fit GitHub's {GITHUB_COMMENT_LIMIT:,}-character limit "
-             f"({shown if budget.tables else 'no'} call sites per change"
-             f"{'' if budget.details else ', no fix details'}). "
-             "The job summary and `--format json` have the full report."),
+            (
+                f"> [!NOTE]\n> Shortened to fit GitHub's {GITHUB_COMMENT_LIMIT:,}-character limit "
+                f"({shown if budget.tables else 'no'} call sites per change"
+                f"{'' if budget.details else ', no fix details'}). "
+                "The job summary and `--format json` have the full report."
+            ),
             "",
         ]
     parts.append(f"<sub>auditor {__version__}</sub>")
@@ -590,8 +710,10 @@ def _minimal(result: AuditResult, notes: Sequence[str], max_length: int) -> str:
     head = [HEADING, "", verdict(result), "", "  \n".join(summary_lines(result)), ""]
     if notes:
         head += ["  \n".join(f"_{_md(note)}_" for note in notes), ""]
-    note = (f"> [!NOTE]\n> Shortened to fit GitHub's {GITHUB_COMMENT_LIMIT:,}-character limit. "
-            "The job summary and `--format json` have the full report.")
+    note = (
+        f"> [!NOTE]\n> Shortened to fit GitHub's {GITHUB_COMMENT_LIMIT:,}-character limit. "
+        "The job summary and `--format json` have the full report."
+    )
     tail = ["", note, "", f"<sub>auditor {__version__}</sub>"]
     budget = max_length - len("\n".join(head + tail)) - 80  # room for the "and N more" line
     lines: list[str] = []
@@ -599,8 +721,10 @@ def _minimal(result: AuditResult, notes: Sequence[str], max_length: int) -> str:
     for i, group in enumerate(groups):
         change = group.change
         low = " at low confidence" if group.sites and all(is_low(f) for f in group.sites) else ""
-        line = (f"- {ICON[change.severity]} {_md(change.title)} (`{change.id}`): "
-                f"{_plural(call_sites(group.sites), 'call site')}{low}")
+        line = (
+            f"- {ICON[change.severity]} {_md(change.title)} (`{change.id}`): "
+            f"{_plural(call_sites(group.sites), 'call site')}{low}"
+        )
         if budget - len(line) - 1 < 0:
             lines.append(f"- …and {_plural(len(groups) - i, 'more change')}")
             break

@@ -7,7 +7,12 @@ from auditor.models import AuditResult, ProbeOutcome, ProbeRun
 from auditor.report import serialize
 from auditor.report.json import dumps
 
-STATUS = {"confirmed": "confirmed", "not-reproduced": "NOT REPRODUCED", "error": "ERROR", "skipped": "skipped"}
+STATUS = {
+    "confirmed": "confirmed",
+    "not-reproduced": "NOT REPRODUCED",
+    "error": "ERROR",
+    "skipped": "skipped",
+}
 
 
 def document(result: AuditResult) -> dict[str, object]:

@@ -87,7 +87,9 @@ def rule(c: SpecChange) -> dict[str, Any]:
 
 def fingerprint(f: Finding, uri: str, occurrence: int) -> str:
     """Stable across runs and line moves: what the call site is, and which of its twins."""
-    key = "\0".join([f.change, uri, str(f.cell or ""), f.symbol, " ".join(f.snippet.split()), str(occurrence)])
+    key = "\0".join(
+        [f.change, uri, str(f.cell or ""), f.symbol, " ".join(f.snippet.split()), str(occurrence)]
+    )
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
@@ -99,12 +101,18 @@ def _uri(prefix: str, path: str) -> str:
 def _level(f: Finding, change: SpecChange, gate: Gate) -> str:
     """Low confidence never reads as an error or warning (the code in view does not show the
     case), nor does what the exit code leaves apart: a warning only, vendored code."""
-    if f.confidence == "low" or (change.consequence == "warns" and not gate.warnings) or (f.vendored and not gate.vendored):
+    if (
+        f.confidence == "low"
+        or (change.consequence == "warns" and not gate.warnings)
+        or (f.vendored and not gate.vendored)
+    ):
         return "note"
     return LEVEL[change.severity]
 
 
-def _result(f: Finding, change: SpecChange, index: int, prefix: str, occurrence: int, result: AuditResult) -> dict[str, Any]:
+def _result(
+    f: Finding, change: SpecChange, index: int, prefix: str, occurrence: int, result: AuditResult
+) -> dict[str, Any]:
     uri = _uri(prefix, f.path)
     where = f"cell {f.cell}, line {f.line}: " if f.cell is not None else ""
     message = f"{where}{f.symbol}: {change.title}."
@@ -116,91 +124,148 @@ def _result(f: Finding, change: SpecChange, index: int, prefix: str, occurrence:
     # A notebook's cell line is not a line of the .ipynb file; point at the file's start.
     region: dict[str, Any] = (
         {"startLine": f.line, "startColumn": f.column, "snippet": {"text": f.snippet}}
-        if f.cell is None else {"startLine": 1}
+        if f.cell is None
+        else {"startLine": 1}
     )
     return {
         "ruleId": change.id,
         "ruleIndex": index,
         "level": _level(f, change, result.gate),
         "message": {"text": message},
-        "locations": [{
-            "physicalLocation": {
-                "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
-                "region": region,
-            },
-        }],
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
+                    "region": region,
+                },
+            }
+        ],
         "partialFingerprints": {FINGERPRINT: fingerprint(f, uri, occurrence)},
-        "properties": {"confidence": f.confidence, "symbol": f.symbol, "consequence": change.consequence,
-                       "gates": result.gates(f), "also": [a.change for a in f.also],
-                       **({"cell": f.cell, "cellLine": f.line} if f.cell is not None else {})},
+        "properties": {
+            "confidence": f.confidence,
+            "symbol": f.symbol,
+            "consequence": change.consequence,
+            "gates": result.gates(f),
+            "also": [a.change for a in f.also],
+            **({"cell": f.cell, "cellLine": f.line} if f.cell is not None else {}),
+        },
     }
 
 
 def _fix(uri: str, description: str, found: list[Replacement]) -> dict[str, Any]:
     return {
         "description": {"text": description},
-        "artifactChanges": [{
-            "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
-            "replacements": [r.sarif() for r in found],
-        }],
+        "artifactChanges": [
+            {
+                "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
+                "replacements": [r.sarif() for r in found],
+            }
+        ],
     }
 
 
-def document(result: AuditResult, prefix: str = "", fixes: FixResult | None = None) -> dict[str, Any]:
+def document(
+    result: AuditResult, prefix: str = "", fixes: FixResult | None = None
+) -> dict[str, Any]:
     """`fixes`: the engine's rewrite of the findings (`auditor fix`, nothing written); each
     call site it rewrote gets a SARIF `fixes` entry with the replaced lines."""
     changes = sorted(result.changes, key=lambda c: c.id)
     by_site = site_fixes(fixes) if fixes is not None else {}
-    transforms = {(a.finding.path, a.finding.line, a.finding.column, a.finding.change): a.transform
-                  for a in (fixes.applied if fixes is not None else ())}
+    transforms = {
+        (a.finding.path, a.finding.line, a.finding.column, a.finding.change): a.transform
+        for a in (fixes.applied if fixes is not None else ())
+    }
     index = {c.id: i for i, c in enumerate(changes)}
     seen: Counter[tuple[str, ...]] = Counter()
     results = []
-    for f in sorted(result.findings, key=lambda f: (f.path, f.cell or 0, f.line, f.column, f.change)):
+    for f in sorted(
+        result.findings, key=lambda f: (f.path, f.cell or 0, f.line, f.column, f.change)
+    ):
         uri = _uri(prefix, f.path)
         key = (f.change, uri, str(f.cell), f.symbol, " ".join(f.snippet.split()))
         occurrence = seen[key]
         seen[key] += 1
         item = _result(f, result.change(f.change), index[f.change], prefix, occurrence, result)
-        for site in ((e.path, e.line, e.column, e.change) for e in f.each()):  # the leading change's first
+        for site in (
+            (e.path, e.line, e.column, e.change) for e in f.each()
+        ):  # the leading change's first
             if site in by_site and fixes is not None:
                 transform = transforms[site]
                 described = f"auditor fix --{fixes.mode}: {transform.note or transform.action}"
                 item["fixes"] = [_fix(uri, described, by_site[site])]
                 break
         results.append(item)
-    notifications = [
-        {"descriptor": {"id": e.kind}, "level": LEVEL[e.severity], "message": {"text": e.message}}
-        | ({"locations": [{"physicalLocation": {  # a lock finding: the lock's line, as given
-            "artifactLocation": {"uri": quote(e.path, safe="/")}, "region": {"startLine": e.line}}}]}
-           if e.path and e.line else {})
-        for e in result.environment
-    ] + [
-        {"descriptor": {"id": "skipped"}, "level": "note", "message": {"text": f"{s.path}: {s.reason}"}}
-        for s in result.skipped
-    ] + [{"descriptor": {"id": "note"}, "level": "note", "message": {"text": note}} for note in result.notes] + [
-        {"descriptor": {"id": "good-news"}, "level": "note",
-         "message": {"text": g.message + "".join(f" {_uri(prefix, f.path)}:{f.line}" for f in g.sites[:10])}}
-        for g in result.good_news
-    ]
+    notifications = (
+        [
+            {
+                "descriptor": {"id": e.kind},
+                "level": LEVEL[e.severity],
+                "message": {"text": e.message},
+            }
+            | (
+                {
+                    "locations": [
+                        {
+                            "physicalLocation": {  # a lock finding: the lock's line, as given
+                                "artifactLocation": {"uri": quote(e.path, safe="/")},
+                                "region": {"startLine": e.line},
+                            }
+                        }
+                    ]
+                }
+                if e.path and e.line
+                else {}
+            )
+            for e in result.environment
+        ]
+        + [
+            {
+                "descriptor": {"id": "skipped"},
+                "level": "note",
+                "message": {"text": f"{s.path}: {s.reason}"},
+            }
+            for s in result.skipped
+        ]
+        + [
+            {"descriptor": {"id": "note"}, "level": "note", "message": {"text": note}}
+            for note in result.notes
+        ]
+        + [
+            {
+                "descriptor": {"id": "good-news"},
+                "level": "note",
+                "message": {
+                    "text": g.message
+                    + "".join(f" {_uri(prefix, f.path)}:{f.line}" for f in g.sites[:10])
+                },
+            }
+            for g in result.good_news
+        ]
+    )
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "auditor",
-                "fullName": "lockfile-auditor",
-                "version": __version__,
-                "semanticVersion": __version__,
-                "rules": [rule(c) for c in changes],
-            }},
-            "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notifications}],
-            "results": results,
-            "properties": {
-                "transitions": [transition(t) for t in result.transitions],
-                "horizon": {package: str(newest) for package, newest in result.horizon},
-            },
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "auditor",
+                        "fullName": "lockfile-auditor",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "rules": [rule(c) for c in changes],
+                    }
+                },
+                "invocations": [
+                    {"executionSuccessful": True, "toolExecutionNotifications": notifications}
+                ],
+                "results": results,
+                "properties": {
+                    "transitions": [transition(t) for t in result.transitions],
+                    "horizon": {package: str(newest) for package, newest in result.horizon},
+                },
+            }
+        ],
     }
 
 
@@ -208,5 +273,7 @@ def render(result: AuditResult, prefix: str = "", fixes: FixResult | None = None
     return json_report.dumps(document(result, prefix, fixes))
 
 
-def write(result: AuditResult, out: TextIO, prefix: str = "", fixes: FixResult | None = None) -> None:
+def write(
+    result: AuditResult, out: TextIO, prefix: str = "", fixes: FixResult | None = None
+) -> None:
     json_report.dump(document(result, prefix, fixes), out)

@@ -44,7 +44,9 @@ class Tally:
     low_files: int
     low_changes: int  # changes with low-confidence call sites only
     gating: int = 0  # call sites that count for the exit code (`AuditResult.gate`)
-    warnings: int = 0  # confident call sites whose consequence is only a warning, outside vendored folders
+    warnings: int = (
+        0  # confident call sites whose consequence is only a warning, outside vendored folders
+    )
     vendored: int = 0  # confident call sites in vendored folders
 
 
@@ -68,7 +70,11 @@ def tally(result: AuditResult) -> Tally:
 def not_read(result: AuditResult) -> str:
     """`3 files not read`, `1 file and 2 folders not read` (each listed under skipped), or ""."""
     unread_files, unread_folders = result.unread()
-    parts = [f"{n} {word}{'' if n == 1 else 's'}" for n, word in ((unread_files, "file"), (unread_folders, "folder")) if n]
+    parts = [
+        f"{n} {word}{'' if n == 1 else 's'}"
+        for n, word in ((unread_files, "file"), (unread_folders, "folder"))
+        if n
+    ]
     return f"{' and '.join(parts)} not read" if parts else ""
 
 
@@ -108,26 +114,49 @@ def section(result: AuditResult, f: Finding) -> str:
 
 
 def layout(result: AuditResult) -> Layout:
-    parts: dict[str, dict[str, list[Finding]]] = {s: defaultdict(list) for s in ("confident", "low", "warnings", "vendored")}
+    parts: dict[str, dict[str, list[Finding]]] = {
+        s: defaultdict(list) for s in ("confident", "low", "warnings", "vendored")
+    }
     for f in result.findings:
         parts[section(result, f)][f.change].append(f)
-    folded = {stage: f.change for site in result.findings for f in site.each() for stage in f.stages}
+    folded = {
+        stage: f.change for site in result.findings for f in site.each() for stage in f.stages
+    }
 
     def key(group: Group) -> tuple[object, ...]:
         c = group.change
         best = max((rank(f.confidence) for f in group.sites), default=0)
-        return (CONSEQUENCES.index(c.consequence), -rank(c.severity), -best, c.package, c.introduced, c.id)
+        return (
+            CONSEQUENCES.index(c.consequence),
+            -rank(c.severity),
+            -best,
+            c.package,
+            c.introduced,
+            c.id,
+        )
 
     def groups(by_change: dict[str, list[Finding]]) -> tuple[Group, ...]:
-        return tuple(sorted((Group(result.change(i), tuple(s)) for i, s in by_change.items()), key=key))
+        return tuple(
+            sorted((Group(result.change(i), tuple(s)) for i, s in by_change.items()), key=key)
+        )
 
-    used = {f.change for site in result.findings for f in site.each()} | {e.change for e in result.environment if e.change}
-    unused = tuple(sorted(
-        (c for c in result.changes if c.id not in used and c.id not in folded),
-        key=lambda c: (-rank(c.severity), c.package, c.introduced, c.id),
-    ))
-    return Layout(groups(parts["confident"]), groups(parts["low"]), unused, folded,
-                  groups(parts["warnings"]), groups(parts["vendored"]))
+    used = {f.change for site in result.findings for f in site.each()} | {
+        e.change for e in result.environment if e.change
+    }
+    unused = tuple(
+        sorted(
+            (c for c in result.changes if c.id not in used and c.id not in folded),
+            key=lambda c: (-rank(c.severity), c.package, c.introduced, c.id),
+        )
+    )
+    return Layout(
+        groups(parts["confident"]),
+        groups(parts["low"]),
+        unused,
+        folded,
+        groups(parts["warnings"]),
+        groups(parts["vendored"]),
+    )
 
 
 def remedy(found: InDependency) -> str:
@@ -135,5 +164,7 @@ def remedy(found: InDependency) -> str:
     if found.fixed_in is not None:
         return f"{found.package} {found.fixed_in} no longer has the call"
     newest = f" up to {found.latest}" if found.latest else ""
-    return (f"no release of {found.package}{newest} drops it: keep the old behaviour where the project "
-            f"calls in, or keep the torch pin")
+    return (
+        f"no release of {found.package}{newest} drops it: keep the old behaviour where the project "
+        f"calls in, or keep the torch pin"
+    )

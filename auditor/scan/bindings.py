@@ -65,25 +65,30 @@ class ExceptAs(Binding):
 
     __slots__ = ()
 
+
 class MatchCapture(Binding):
     """A name captured by a `case` pattern: the value is the subject for a bare capture."""
 
     __slots__ = ()
+
 
 class Import(Binding):
     """`import x`, `from m import x`: the qualified name is in the scope's `qualified`."""
 
     __slots__ = ()
 
+
 class Definition(Binding):
     """`def x`, `class x`, a relative import, `*args`: the project's own."""
 
     __slots__ = ()
 
+
 class Global(Binding):
     """`global x` or `nonlocal x`: the name's bindings here belong to an outer scope."""
 
     __slots__ = ()
+
 
 # Bindings that make the name the project's own, whatever it was imported as.
 UNMAKES_IMPORT: frozenset[type[Binding]] = frozenset({ExceptAs, MatchCapture})

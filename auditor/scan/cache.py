@@ -49,10 +49,14 @@ from auditor.scan.modules import Dependency
 FORMAT = 6  # of the stored values; part of every key
 DATABASE = "scan.sqlite3"
 _BATCH = 500  # keys per SELECT, well under SQLite's limit on bound parameters
-_WRITE_EVERY = 512  # results stored are written in batches while the scan goes on, not all at its end
+_WRITE_EVERY = (
+    512  # results stored are written in batches while the scan goes on, not all at its end
+)
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# auditor's scan cache; see https://bford.info/cachedir/\n"
 
-FileResult = tuple[list[Finding], list[Skipped], Facts | None]  # facts: for the project index (`feeds`)
+FileResult = tuple[
+    list[Finding], list[Skipped], Facts | None
+]  # facts: for the project index (`feeds`)
 
 
 @lru_cache(maxsize=1)
@@ -66,7 +70,11 @@ def scanner_fingerprint() -> bytes:
     newer = syntax.newer_python()
     digest = hashlib.sha256(f"{__version__}\0{FORMAT}\0{sys.version}\0{newer}\0".encode())
     package = Path(__file__).resolve().parent
-    types = [package.parent / "models.py", package.parent / "knowledge" / "entry.py", package.parent / "fix" / "spec.py"]
+    types = [
+        package.parent / "models.py",
+        package.parent / "knowledge" / "entry.py",
+        package.parent / "fix" / "spec.py",
+    ]
     for module in [*sorted(package.glob("*.py")), *types]:
         try:
             digest.update(module.name.encode() + b"\0" + module.read_bytes() + b"\0")
@@ -76,7 +84,10 @@ def scanner_fingerprint() -> bytes:
 
 
 def knowledge_fingerprint(
-    changes: Iterable[SpecChange], known: Iterable[str] = (), ends: object = (), presence: str = "",
+    changes: Iterable[SpecChange],
+    known: Iterable[str] = (),
+    ends: object = (),
+    presence: str = "",
 ) -> bytes:
     """The crossed entries, as data: any edit to an entry (or another set of entries) differs;
     every id of the knowledge base, which tells an ignore comment's unknown ids; and what decides
@@ -99,7 +110,12 @@ def encode(result: FileResult, dependencies: Iterable[Dependency] = ()) -> bytes
         for f in findings
     ]
     needs = [[d.request, d.relative, d.digest] for d in dependencies]
-    data = [rows, [[s.reason, s.kind] for s in skipped], facts.data() if facts is not None else None, needs]
+    data = [
+        rows,
+        [[s.reason, s.kind] for s in skipped],
+        facts.data() if facts is not None else None,
+        needs,
+    ]
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
 
 
@@ -107,12 +123,28 @@ def decode(value: bytes, path: str) -> tuple[FileResult, tuple[Dependency, ...]]
     """A stored result, and the module lookups it rests on."""
     rows, skips, facts, needs = json.loads(value)
     findings = [
-        Finding(change=c, symbol=s, path=path, line=line, column=col, cell=cell, confidence=conf,
-                message=m, snippet=snip, shape=shape)
+        Finding(
+            change=c,
+            symbol=s,
+            path=path,
+            line=line,
+            column=col,
+            cell=cell,
+            confidence=conf,
+            message=m,
+            snippet=snip,
+            shape=shape,
+        )
         for c, s, line, col, cell, conf, m, snip, shape in rows
     ]
-    dependencies = tuple(Dependency(str(request), relative, digest) for request, relative, digest in needs)
-    result = findings, [Skipped(path, reason, kind) for reason, kind in skips], Facts.of(facts) if facts is not None else None
+    dependencies = tuple(
+        Dependency(str(request), relative, digest) for request, relative, digest in needs
+    )
+    result = (
+        findings,
+        [Skipped(path, reason, kind) for reason, kind in skips],
+        Facts.of(facts) if facts is not None else None,
+    )
     return result, dependencies
 
 
@@ -121,7 +153,9 @@ class Keys:
     files are read, in this process or in the processes that scan them."""
 
     def __init__(self, context: bytes) -> None:
-        self._seed = hashlib.sha256(context)  # with the CPU's SHA instructions, twice blake2b's speed
+        self._seed = hashlib.sha256(
+            context
+        )  # with the CPU's SHA instructions, twice blake2b's speed
 
     def key(self, data: bytes, relative: str) -> bytes:
         """The key of a file's bytes at `relative` (its path from the project root)."""
@@ -139,7 +173,9 @@ class ScanCache:
     """Lookups and stores of per-file results; stores are written a batch at a time as the
     scan goes on, and the rest when it is closed."""
 
-    def __init__(self, connection: sqlite3.Connection, context: bytes, directory: Path | None = None) -> None:
+    def __init__(
+        self, connection: sqlite3.Connection, context: bytes, directory: Path | None = None
+    ) -> None:
         self._connection: sqlite3.Connection | None = connection
         self.directory = directory
         self.problems: list[str] = []  # what went wrong after opening, for the report
@@ -149,7 +185,9 @@ class ScanCache:
         self._read: list[bytes] = []  # keys found: used today
         self._context_kept = False
         try:
-            found = connection.execute("SELECT 1 FROM contexts WHERE context = ?", (context,)).fetchone()
+            found = connection.execute(
+                "SELECT 1 FROM contexts WHERE context = ?", (context,)
+            ).fetchone()
         except sqlite3.Error:
             found = True  # then look the files up: a read that fails is said there
         # Nothing was ever stored for this scanner and these rules: every lookup would miss, so
@@ -158,7 +196,11 @@ class ScanCache:
 
     @classmethod
     def open(
-        cls, directory: Path, changes: Iterable[SpecChange], known: Iterable[str] = (), ends: object = (),
+        cls,
+        directory: Path,
+        changes: Iterable[SpecChange],
+        known: Iterable[str] = (),
+        ends: object = (),
         presence: str = "",
     ) -> ScanCache:
         """The cache in `directory` for these rules; CacheUnusable when it cannot be used."""
@@ -171,7 +213,9 @@ class ScanCache:
             return cls(_connect(directory / DATABASE), context, directory)
         except (OSError, sqlite3.Error) as exc:
             reason = getattr(exc, "strerror", None) or str(exc)
-            raise CacheUnusable(f"the scan cache in {directory} cannot be used ({reason}): every file was scanned") from exc
+            raise CacheUnusable(
+                f"the scan cache in {directory} cannot be used ({reason}): every file was scanned"
+            ) from exc
 
     def key(self, data: bytes, relative: str) -> bytes:
         """The key of a file's bytes at `relative` (its path from the project root)."""
@@ -190,11 +234,15 @@ class ScanCache:
             for start in range(0, len(keys), _BATCH):
                 batch = keys[start : start + _BATCH]
                 marks = ",".join("?" * len(batch))
-                rows = self._connection.execute(f"SELECT key, value FROM entries WHERE key IN ({marks})", batch)
+                rows = self._connection.execute(
+                    f"SELECT key, value FROM entries WHERE key IN ({marks})", batch
+                )
                 found.update(rows)
             self._read.extend(found)
         except sqlite3.Error as exc:
-            self.problems.append(f"the scan cache in {self.directory} could not be read ({exc}): its files were scanned")
+            self.problems.append(
+                f"the scan cache in {self.directory} could not be read ({exc}): its files were scanned"
+            )
             self._drop()
         return found
 
@@ -206,7 +254,9 @@ class ScanCache:
         self._pending.append((key, encode(result, dependencies)))
         if len(self._pending) >= _WRITE_EVERY:
             try:
-                with self._connection:  # a transaction of its own: no lock held while the scan goes on
+                with (
+                    self._connection
+                ):  # a transaction of its own: no lock held while the scan goes on
                     self._write()
             except sqlite3.Error as exc:
                 self._lost(exc)
@@ -218,8 +268,13 @@ class ScanCache:
             "INSERT OR REPLACE INTO entries (key, value, used) VALUES (?, ?, ?)",
             [(key, value, today) for key, value in self._pending],
         )
-        if self._pending and not self._context_kept:  # with the first results: from now on a lookup may hit
-            self._connection.execute("INSERT OR REPLACE INTO contexts (context, used) VALUES (?, ?)", (self.context, today))
+        if (
+            self._pending and not self._context_kept
+        ):  # with the first results: from now on a lookup may hit
+            self._connection.execute(
+                "INSERT OR REPLACE INTO contexts (context, used) VALUES (?, ?)",
+                (self.context, today),
+            )
             self._context_kept = True
         self._pending.clear()
 
@@ -242,10 +297,16 @@ class ScanCache:
                     "UPDATE entries SET used = ? WHERE key = ? AND used < ?",
                     [(today, key, today) for key in self._read],
                 )
-                self._connection.execute("DELETE FROM entries WHERE used < ?", (today - MAX_AGE_DAYS,))
+                self._connection.execute(
+                    "DELETE FROM entries WHERE used < ?", (today - MAX_AGE_DAYS,)
+                )
                 if self._read:
-                    self._connection.execute("UPDATE contexts SET used = ? WHERE context = ?", (today, self.context))
-                self._connection.execute("DELETE FROM contexts WHERE used < ?", (today - MAX_AGE_DAYS,))
+                    self._connection.execute(
+                        "UPDATE contexts SET used = ? WHERE context = ?", (today, self.context)
+                    )
+                self._connection.execute(
+                    "DELETE FROM contexts WHERE used < ?", (today - MAX_AGE_DAYS,)
+                )
         except sqlite3.Error as exc:
             self._lost(exc)
         finally:
@@ -284,6 +345,10 @@ def _connect(path: Path) -> sqlite3.Connection:
     except sqlite3.DatabaseError as exc:
         if "not a database" not in str(exc) and "malformed" not in str(exc):
             raise
-        for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        for leftover in (
+            path,
+            path.with_name(path.name + "-wal"),
+            path.with_name(path.name + "-shm"),
+        ):
             leftover.unlink(missing_ok=True)  # a damaged cache is worth nothing: start it again
         return attempt()

@@ -51,23 +51,91 @@ from auditor.scan.usage import Usages
 # Method names that numpy arrays, pandas objects, Python builtins or pathlib paths also have: on a
 # receiver of unknown type they say nothing about torch, so they are reported only on known tensors.
 COMMON_METHODS = frozenset(
-    ["clip", "round", "sum", "mean", "max", "min", "all", "any", "copy", "fill", "sort", "reshape", "view", "astype", "dot", "item", "tolist", "flatten", "squeeze", "transpose", "repeat", "cumsum", "cumprod", "prod", "std", "var", "argmax", "argmin", "argsort", "nonzero", "take", "put", "diagonal", "trace", "conj", "real", "imag", "abs", "get", "pop", "update", "append", "extend", "index", "count", "split", "strip", "replace", "join", "format", "load", "save", "solve", "resize", "rename"]
+    [
+        "clip",
+        "round",
+        "sum",
+        "mean",
+        "max",
+        "min",
+        "all",
+        "any",
+        "copy",
+        "fill",
+        "sort",
+        "reshape",
+        "view",
+        "astype",
+        "dot",
+        "item",
+        "tolist",
+        "flatten",
+        "squeeze",
+        "transpose",
+        "repeat",
+        "cumsum",
+        "cumprod",
+        "prod",
+        "std",
+        "var",
+        "argmax",
+        "argmin",
+        "argsort",
+        "nonzero",
+        "take",
+        "put",
+        "diagonal",
+        "trace",
+        "conj",
+        "real",
+        "imag",
+        "abs",
+        "get",
+        "pop",
+        "update",
+        "append",
+        "extend",
+        "index",
+        "count",
+        "split",
+        "strip",
+        "replace",
+        "join",
+        "format",
+        "load",
+        "save",
+        "solve",
+        "resize",
+        "rename",
+    ]
 )
 
 
 _UNKNOWN = object()  # not resolved yet
-SNIPPET_LINES = 8  # a longer call is shown by its first and last lines and those of the keywords that decide
+SNIPPET_LINES = (
+    8  # a longer call is shown by its first and last lines and those of the keywords that decide
+)
 
 
 class Checker:
     def __init__(
-        self, tree: ast.Module, index: RuleIndex, path: str, source: str, ignores: Ignores = NONE,
-        modules: ProjectModules | None = None, fed: Mapping[tuple[str, str], Tag] | None = None,
+        self,
+        tree: ast.Module,
+        index: RuleIndex,
+        path: str,
+        source: str,
+        ignores: Ignores = NONE,
+        modules: ProjectModules | None = None,
+        fed: Mapping[tuple[str, str], Tag] | None = None,
     ):
         self.resolver = Resolver(tree, fed, modules, path)
         self.guards = Guards(
-            index.end_versions(), self.resolver, lambda: ModuleTable.of(tree, path, source), modules,
-            index.removed_attributes, index.presence,
+            index.end_versions(),
+            self.resolver,
+            lambda: ModuleTable.of(tree, path, source),
+            modules,
+            index.removed_attributes,
+            index.presence,
         )
         self.conditions: Conditions = ()
         self.dicts = Dicts()
@@ -96,8 +164,14 @@ class Checker:
 
     def run(self) -> list[Finding]:
         handlers = {
-            CALL: self._call, NAME: self._name, ATTRIBUTE: self._attribute, FLOOR_DIVIDE: self._floor_divide,
-            FLOOR_ASSIGN: self._floor_assign, ASSIGN: self._assign, CLASS: self._class, DECORATOR: self._decorator,
+            CALL: self._call,
+            NAME: self._name,
+            ATTRIBUTE: self._attribute,
+            FLOOR_DIVIDE: self._floor_divide,
+            FLOOR_ASSIGN: self._floor_assign,
+            ASSIGN: self._assign,
+            CLASS: self._class,
+            DECORATOR: self._decorator,
             IMPORT: self._import,
         }
         importable = self.resolver.importable
@@ -117,19 +191,28 @@ class Checker:
                     continue
             elif kind == ATTRIBUTE:
                 value = node.value  # type: ignore[attr-defined]
-                if node.attr not in attributes and (value.__class__ is not ast.Name or value.id != "self"):  # type: ignore[attr-defined]
+                if node.attr not in attributes and (  # type: ignore[attr-defined]
+                    value.__class__ is not ast.Name or value.id != "self"
+                ):
                     continue
             elif kind == CALL and not forwards:
                 func = node.func  # type: ignore[attr-defined]
-                if func.__class__ is ast.Attribute and func.attr not in attributes and (
-                    func.value.__class__ is not ast.Name or func.value.id != "self"
+                if (
+                    func.__class__ is ast.Attribute
+                    and func.attr not in attributes
+                    and (func.value.__class__ is not ast.Name or func.value.id != "self")
                 ):
                     continue  # `a.b.f(x)` is qualified `....f` if at all: no matched call, nor method, is named so
             self.scope, self.guarded, self.in_annotation, self.conditions = where
             handlers[kind](node)
         for value, name, scope, guarded, version_tests in self.deferred:
             if name not in self.called:
-                self.scope, self.guarded, self.in_annotation, self.conditions = scope, guarded, False, version_tests
+                self.scope, self.guarded, self.in_annotation, self.conditions = (
+                    scope,
+                    guarded,
+                    False,
+                    version_tests,
+                )
                 self.consumed.discard(id(value))
                 self._chain(value)
         return list(self.findings.values())
@@ -142,7 +225,13 @@ class Checker:
         return self.source.splitlines()
 
     def _report(
-        self, rule: Rule, symbol: str, node: ast.AST, confidence: Confidence, shape: Shape, line: int | None = None,
+        self,
+        rule: Rule,
+        symbol: str,
+        node: ast.AST,
+        confidence: Confidence,
+        shape: Shape,
+        line: int | None = None,
         note: str | None = None,
     ) -> None:
         line = line or node.lineno  # type: ignore[attr-defined]
@@ -151,39 +240,70 @@ class Checker:
         change = rule.change
         if (self.conditions or change.since) and (
             self.guards.dead(self.conditions)
-            or not self.guards.reaches(self.conditions, change.package, change.introduced, change.since)
+            or not self.guards.reaches(
+                self.conditions, change.package, change.introduced, change.since
+            )
         ):
             return  # runs at neither end of the transition, on one side of the change only, or fails at both (version guards)
         column = node.col_offset + 1 if line == node.lineno else 1  # type: ignore[attr-defined]
-        symbol = self.index.canonical.get(symbol, symbol)  # `mypkg.tload` is reported as `torch.load`
+        symbol = self.index.canonical.get(
+            symbol, symbol
+        )  # `mypkg.tload` is reported as `torch.load`
         key = (rule.change.id, symbol, line, column)
         previous = self.findings.get(key)
         if previous is not None and weakest(previous.confidence, confidence) == confidence:
             return
         self.findings[key] = Finding(
-            change=rule.change.id, symbol=symbol, path=self.path, line=line, column=column,
-            cell=None, confidence=confidence, message=f"{rule.message} {note}" if note else rule.message,
-            snippet=self._snippet(node, line, rule), shape=shape,
+            change=rule.change.id,
+            symbol=symbol,
+            path=self.path,
+            line=line,
+            column=column,
+            cell=None,
+            confidence=confidence,
+            message=f"{rule.message} {note}" if note else rule.message,
+            snippet=self._snippet(node, line, rule),
+            shape=shape,
         )
 
     def _snippet(self, node: ast.AST, line: int, rule: Rule) -> str:
         """The finding's line; for a call laid out over several lines, the call (at most
         SNIPPET_LINES of it: its first line, those of the keywords its matcher names, its last)."""
-        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""  # split only for a finding
+        text = (
+            self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        )  # split only for a finding
         end = getattr(node, "end_lineno", None)
-        if not isinstance(node, ast.Call) or end is None or node.lineno != line or end <= line or end > len(self.lines):
+        if (
+            not isinstance(node, ast.Call)
+            or end is None
+            or node.lineno != line
+            or end <= line
+            or end > len(self.lines)
+        ):
             return text.strip()
         numbers = list(range(line, end + 1))
         if len(numbers) > SNIPPET_LINES:
             when = rule.match.when
-            named = {*when.keyword_absent, *when.keyword_present, *(k for k, _ in when.keyword_values),
-                     *(k for k, _ in when.keyword_values_absent)}
-            deciding = {n for k in node.keywords if k.arg in named for n in range(k.lineno, (k.end_lineno or k.lineno) + 1)}
+            named = {
+                *when.keyword_absent,
+                *when.keyword_present,
+                *(k for k, _ in when.keyword_values),
+                *(k for k, _ in when.keyword_values_absent),
+            }
+            deciding = {
+                n
+                for k in node.keywords
+                if k.arg in named
+                for n in range(k.lineno, (k.end_lineno or k.lineno) + 1)
+            }
             numbers = sorted({line, end, *deciding})
         shown, previous = [], line - 1
         for n in numbers:
             if n > previous + 1:
-                shown.append(self.lines[n - 1][: len(self.lines[n - 1]) - len(self.lines[n - 1].lstrip())] + "...")
+                shown.append(
+                    self.lines[n - 1][: len(self.lines[n - 1]) - len(self.lines[n - 1].lstrip())]
+                    + "..."
+                )
             shown.append(self.lines[n - 1])
             previous = n
         return textwrap.dedent("\n".join(shown)).strip()
@@ -197,7 +317,16 @@ class Checker:
         qualified = self.resolver.qualified(node, self.scope)
         rules = self.index.calls.get(qualified or "", [])
         for rule in rules:
-            confidence = check(rule.match, ast.Call(func=node, args=[], keywords=[]), self.resolver, self.scope, None, method=False, dicts=self.dicts, usages=self.usages)
+            confidence = check(
+                rule.match,
+                ast.Call(func=node, args=[], keywords=[]),
+                self.resolver,
+                self.scope,
+                None,
+                method=False,
+                dicts=self.dicts,
+                usages=self.usages,
+            )
             if confidence:
                 self._report(rule, qualified or "", node, confidence, "decorator")
         if rules:
@@ -229,7 +358,14 @@ class Checker:
                 self.consumed.add(id(base))
                 if rule.match.when != Condition():
                     continue  # about the arguments of a call: a subclass passes on its callers' ones
-                self._report(rule, qualified or "", node, weakest("medium", rule.match.confidence), "class", node.lineno)
+                self._report(
+                    rule,
+                    qualified or "",
+                    node,
+                    weakest("medium", rule.match.confidence),
+                    "class",
+                    node.lineno,
+                )
 
     def _call(self, node: ast.AST) -> None:
         assert isinstance(node, ast.Call)
@@ -246,28 +382,65 @@ class Checker:
             # an alias bound one way per branch: what reaches this call; one of several runs on some runs only: medium at most
             # (the version tests its binding is under count for the symbol: `else: wn = nn.utils.weight_norm`
             # under `if hasattr(nn.utils.parametrizations, "weight_norm")` runs before torch 2.1 only)
-            symbols = (self.resolver.possible(func, self.scope, self.conditions)
-                       if func.__class__ is ast.Name and func.id in self.resolver.alternated else ((qualified, ()),))
+            symbols = (
+                self.resolver.possible(func, self.scope, self.conditions)
+                if func.__class__ is ast.Name and func.id in self.resolver.alternated
+                else ((qualified, ()),)
+            )
             site = self.conditions
             for symbol, arms in symbols:
-                self.conditions = (*site, *(arm for arm in arms if arm not in site)) if arms else site
+                self.conditions = (
+                    (*site, *(arm for arm in arms if arm not in site)) if arms else site
+                )
                 for rule in self.index.calls.get(symbol, []):
                     input_tag = self.resolver.tag(node.args[0], self.scope) if node.args else None
-                    confidence = check(rule.match, node, self.resolver, self.scope, input_tag, method=False, dicts=self.dicts, usages=self.usages)
+                    confidence = check(
+                        rule.match,
+                        node,
+                        self.resolver,
+                        self.scope,
+                        input_tag,
+                        method=False,
+                        dicts=self.dicts,
+                        usages=self.usages,
+                    )
                     if confidence:
-                        note = forwarded(rule.match.when, node, self.resolver, self.scope) if rule.match.when.none_is_default else None
-                        self._report(rule, symbol, node, weakest("medium", confidence) if len(symbols) > 1 else confidence,
-                                     "lookup" if func.__class__ is ast.Call else "call", note=note)
+                        note = (
+                            forwarded(rule.match.when, node, self.resolver, self.scope)
+                            if rule.match.when.none_is_default
+                            else None
+                        )
+                        self._report(
+                            rule,
+                            symbol,
+                            node,
+                            weakest("medium", confidence) if len(symbols) > 1 else confidence,
+                            "lookup" if func.__class__ is ast.Call else "call",
+                            note=note,
+                        )
             self.conditions = site
             owner, _, method = qualified.rpartition(".")
             if owner == "torch.Tensor":
-                for rule in (r for r in self.index.methods.get(method, []) if r.match.receiver == "tensor"):
+                for rule in (
+                    r for r in self.index.methods.get(method, []) if r.match.receiver == "tensor"
+                ):
                     input_tag = self.resolver.tag(node.args[0], self.scope) if node.args else None
-                    confidence = check(rule.match, _drop_first(node), self.resolver, self.scope, input_tag, method=True, dicts=self.dicts, usages=self.usages)
+                    confidence = check(
+                        rule.match,
+                        _drop_first(node),
+                        self.resolver,
+                        self.scope,
+                        input_tag,
+                        method=True,
+                        dicts=self.dicts,
+                        usages=self.usages,
+                    )
                     if confidence:
                         self._report(rule, qualified, node, confidence, "call")
         else:
-            if isinstance(func, ast.Attribute) and (func.attr in self.index.methods or func.attr in self.index.owned):
+            if isinstance(func, ast.Attribute) and (
+                func.attr in self.index.methods or func.attr in self.index.owned
+            ):
                 self._method_call(node, func)
             if self.forwards:
                 self._module_call(node, func)
@@ -300,7 +473,16 @@ class Checker:
             if when is None:
                 continue  # about the data, which the later call passes
             match = replace(rule.match, when=when)
-            confidence = check(match, bound, self.resolver, self.scope, None, method=False, dicts=self.dicts, usages=self.usages)
+            confidence = check(
+                match,
+                bound,
+                self.resolver,
+                self.scope,
+                None,
+                method=False,
+                dicts=self.dicts,
+                usages=self.usages,
+            )
             if confidence:
                 self._report(rule, qualified or "", node, weakest(confidence, "medium"), "partial")
 
@@ -326,14 +508,27 @@ class Checker:
         for rule in self.index.methods.get(func.attr, []):
             if on_receiver_dtype(rule.match.when):
                 continue  # the condition is on the receiver's dtype: nothing is known of it
-            confidence = check(rule.match, node, self.resolver, self.scope, receiver, method=True, dicts=self.dicts, usages=self.usages)
+            confidence = check(
+                rule.match,
+                node,
+                self.resolver,
+                self.scope,
+                receiver,
+                method=True,
+                dicts=self.dicts,
+                usages=self.usages,
+            )
             if confidence:
                 owner = self.index.owners[rule.change.id, func.attr][0]
                 limit: Confidence = "low"
                 typed = rule.match.when.argument_dtype
                 if typed and argument_family(typed[0], node, self.resolver, self.scope, self.dicts):
-                    limit = "medium"  # a tensor argument of the affected dtype: the receiver is one too
-                self._report(rule, f"{owner}.{func.attr}", node, weakest(confidence, limit), "method")
+                    limit = (
+                        "medium"  # a tensor argument of the affected dtype: the receiver is one too
+                    )
+                self._report(
+                    rule, f"{owner}.{func.attr}", node, weakest(confidence, limit), "method"
+                )
 
     def _tensor_self(self) -> bool:
         """Whether `self` here may be a tensor: outside a class, or in one deriving from
@@ -342,16 +537,22 @@ class Checker:
         if cls is None or not isinstance(cls.node, ast.ClassDef):
             return True
         outer = cls.parent or cls
-        return any(self.resolver.qualified(b, outer) in ("torch.Tensor", "torch._tensor.Tensor") for b in cls.node.bases)
+        return any(
+            self.resolver.qualified(b, outer) in ("torch.Tensor", "torch._tensor.Tensor")
+            for b in cls.node.bases
+        )
 
-    def _owned_method_call(self, node: ast.Call, func: ast.Attribute, owners: tuple[str, ...],
-                           receiver: Tag | None) -> bool:
+    def _owned_method_call(
+        self, node: ast.Call, func: ast.Attribute, owners: tuple[str, ...], receiver: Tag | None
+    ) -> bool:
         """The matchers about the method of the receiver's classes, nearest first; whether any is
         about it (matched or not)."""
         known = False
         for owner in owners:
             symbol = f"{owner}.{func.attr}"
-            for rule in self.index.calls.get(symbol, []):  # `numpy.ndarray.ptp`, matched as `a.ptp()`
+            for rule in self.index.calls.get(
+                symbol, []
+            ):  # `numpy.ndarray.ptp`, matched as `a.ptp()`
                 known = True
                 confidence = self._check(rule, node, receiver)
                 if confidence:
@@ -365,7 +566,16 @@ class Checker:
         return known
 
     def _check(self, rule: Rule, call: ast.Call, receiver: Tag | None) -> Confidence | None:
-        return check(rule.match, call, self.resolver, self.scope, receiver, method=True, dicts=self.dicts, usages=self.usages)
+        return check(
+            rule.match,
+            call,
+            self.resolver,
+            self.scope,
+            receiver,
+            method=True,
+            dicts=self.dicts,
+            usages=self.usages,
+        )
 
     def _reference(self, node: ast.Attribute | ast.Name) -> bool:
         if self.guarded or id(node) in self.consumed or node.ctx.__class__ is not ast.Load:
@@ -383,7 +593,9 @@ class Checker:
             confidence = reference_confidence(rule.match.when)
             if confidence is None:
                 continue  # the condition is about arguments a bare reference does not show
-            self._report(rule, qualified, node, weakest(confidence, rule.match.confidence), "attribute")
+            self._report(
+                rule, qualified, node, weakest(confidence, rule.match.confidence), "attribute"
+            )
         return True
 
     def _attribute(self, node: ast.AST) -> None:
@@ -399,7 +611,10 @@ class Checker:
         # or subscript (f(x).clamp) is read from there, the call and its callee are sites too
         if (
             root.__class__ is ast.Name
-            and (root.id in self.resolver.importable or (self.resolver.stars and self.resolver.maybe_imported(root.id)))
+            and (
+                root.id in self.resolver.importable
+                or (self.resolver.stars and self.resolver.maybe_imported(root.id))
+            )
             and self._reference(node)
         ):
             self._cover(node)
@@ -428,7 +643,10 @@ class Checker:
     def _floor_divide(self, node: ast.AST) -> None:
         assert isinstance(node, ast.BinOp)
         if "//" in self.index.operators:
-            left, right = self.resolver.tag(node.left, self.scope), self.resolver.tag(node.right, self.scope)
+            left, right = (
+                self.resolver.tag(node.left, self.scope),
+                self.resolver.tag(node.right, self.scope),
+            )
             if is_tensor(left) or is_tensor(right):
                 sign = self.signs.floor_agrees(node, self.scope)
                 if sign == Sign.NEVER_NEGATIVE:
@@ -437,7 +655,13 @@ class Checker:
                 for rule in self.index.operators["//"]:
                     # never negative if a name ending in `mask` holds 0/1: kept, low
                     confidence = "low" if sign == Sign.BY_NAME else rule.match.confidence
-                    self._report(rule, forward if is_tensor(left) else reflected, node, confidence, "operator")
+                    self._report(
+                        rule,
+                        forward if is_tensor(left) else reflected,
+                        node,
+                        confidence,
+                        "operator",
+                    )
 
     @cached_property
     def signs(self) -> Signs:
@@ -447,19 +671,27 @@ class Checker:
         assert isinstance(node, ast.AugAssign)
         if "//=" in self.index.operators and is_tensor(self.resolver.tag(node.target, self.scope)):
             for rule in self.index.operators["//="]:
-                self._report(rule, OPERATOR_SYMBOLS["//="][0], node, rule.match.confidence, "operator")
+                self._report(
+                    rule, OPERATOR_SYMBOLS["//="][0], node, rule.match.confidence, "operator"
+                )
 
     def _assign(self, node: ast.AST) -> None:
         assert isinstance(node, ast.Assign)
         value = node.value
         if (
-            (value.__class__ is ast.Name or value.__class__ is ast.Attribute)  # what can have a qualified name
+            (
+                value.__class__ is ast.Name or value.__class__ is ast.Attribute
+            )  # what can have a qualified name
             and all(t.__class__ is ast.Name or _on_self(t) for t in node.targets)
             and self.resolver.qualified(value, self.scope)
         ):
-            self.consumed.add(id(node.value))  # `op = torch.floor_divide`: the calls of op are reported
+            self.consumed.add(
+                id(node.value)
+            )  # `op = torch.floor_divide`: the calls of op are reported
             for target in node.targets:
-                self.deferred.append((node.value, key_of(target) or "", self.scope, self.guarded, self.conditions))
+                self.deferred.append(
+                    (node.value, key_of(target) or "", self.scope, self.guarded, self.conditions)
+                )
         for target in node.targets:
             if isinstance(target, ast.Attribute) and target.attr in self.index.assigns:
                 self._attribute_assignment(node, target)
@@ -471,7 +703,9 @@ class Checker:
         thousands of times in real code (240 times in transformers 4.25); flagging those would
         bury the rare integer assignment, so a value of unknown dtype is not reported.
         """
-        if not self.uses_torch or (isinstance(target.value, ast.Name) and target.value.id == "self"):
+        if not self.uses_torch or (
+            isinstance(target.value, ast.Name) and target.value.id == "self"
+        ):
             return
         receiver = self.resolver.tag(target.value, self.scope)
         if not (is_tensor(receiver) or _parameter_like(target.value)):
@@ -489,7 +723,11 @@ def _unlisted_torch_class(owners: tuple[str, ...]) -> bool:
 
 def _on_self(node: ast.expr) -> bool:
     """`self.attr`: a key of the class's bindings, as a name is of its scope's."""
-    return node.__class__ is ast.Attribute and node.value.__class__ is ast.Name and node.value.id == "self"
+    return (
+        node.__class__ is ast.Attribute
+        and node.value.__class__ is ast.Name
+        and node.value.id == "self"
+    )
 
 
 def _parameter_like(node: ast.expr) -> bool:

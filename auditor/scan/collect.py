@@ -38,16 +38,22 @@ COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # The four facts are one tuple (`Where`), shared by the sites of one stretch of code: the walk
 # makes a new one only where one of them changes.
 CALL, NAME, ATTRIBUTE, FLOOR_DIVIDE, FLOOR_ASSIGN, ASSIGN, CLASS, DECORATOR, IMPORT = range(9)
-Where = tuple[Scope, bool, bool, Conditions]  # scope, guarded, in an annotation, the tests it runs under
+Where = tuple[
+    Scope, bool, bool, Conditions
+]  # scope, guarded, in an annotation, the tests it runs under
 Site = tuple[int, ast.AST, Where]
 EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 ALIASES = (ast.Name, ast.Attribute)  # the values that can make an alias of a qualified name
-LOOKUPS = frozenset({"getattr", "__import__", "import_module"})  # calls that can too: `getattr(torch, "load")`
+LOOKUPS = frozenset(
+    {"getattr", "__import__", "import_module"}
+)  # calls that can too: `getattr(torch, "load")`
 
 
 def is_lookup(call: ast.Call) -> bool:
     func = call.func
-    return (func.__class__ is ast.Name and func.id in LOOKUPS) or (func.__class__ is ast.Attribute and func.attr in LOOKUPS)
+    return (func.__class__ is ast.Name and func.id in LOOKUPS) or (
+        func.__class__ is ast.Attribute and func.attr in LOOKUPS
+    )
 
 
 class Tables(Protocol):
@@ -107,7 +113,9 @@ class Collector(FastVisitor):
         outer = self.conditions
         dispatch = self._dispatch
         for statement in statements:
-            handler = dispatch.get(statement.__class__, _UNSEEN)  # `visit`, dispatched here: a call less per statement
+            handler = dispatch.get(
+                statement.__class__, _UNSEEN
+            )  # `visit`, dispatched here: a call less per statement
             if handler is _UNSEEN:
                 handler = self._handler(statement.__class__)
             if handler is not None:
@@ -180,7 +188,9 @@ class Collector(FastVisitor):
                 self.visit(generator.iter)
                 for condition in generator.ifs:
                     self.visit(condition)
-            body: list[ast.AST] = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            body: list[ast.AST] = (
+                [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            )
         elif isinstance(node, ast.Lambda):
             body = [node.body]
         else:
@@ -206,10 +216,14 @@ class Collector(FastVisitor):
         else:
             elements = (target,)
         for element in elements:
-            key = element.id if element.__class__ is ast.Name else key_of(element)  # a name, most often
+            key = (
+                element.id if element.__class__ is ast.Name else key_of(element)
+            )  # a name, most often
             if key is None:
                 continue
-            if kind is Assignment and (value.__class__ in ALIASES or (value.__class__ is ast.Call and is_lookup(value))):
+            if kind is Assignment and (
+                value.__class__ in ALIASES or (value.__class__ is ast.Call and is_lookup(value))
+            ):
                 self.resolver.importable.add(key)  # may be an alias: op = torch.floor_divide
                 self.resolver.arms[id(element)] = self.conditions  # the branches it is bound on
             owner = owner_for(key, scope) if scope.lives_in or key[:5] == "self." else scope
@@ -277,7 +291,9 @@ class Collector(FastVisitor):
                 while outer is not None and outer.parent is not None:
                     outer = outer.parent
             else:
-                while outer is not None and (outer.is_class or (outer.parent is not None and not outer.binds(name))):
+                while outer is not None and (
+                    outer.is_class or (outer.parent is not None and not outer.binds(name))
+                ):
                     if outer.parent is None or outer.parent.parent is None:
                         break  # the outermost function
                     outer = outer.parent
@@ -302,7 +318,9 @@ class Collector(FastVisitor):
         self.guarded = outer_guard
         for handler in node.handlers:
             outer, self.fallback = self.fallback, True
-            self.guarded = outer_guard or (handler.type is not None and _catches_missing_names(handler.type))
+            self.guarded = outer_guard or (
+                handler.type is not None and _catches_missing_names(handler.type)
+            )
             self._moved()
             self.visit(handler)
             self.fallback, self.guarded = outer, outer_guard
@@ -352,7 +370,9 @@ class Collector(FastVisitor):
         if node.level or not node.module:
             for alias in node.names:
                 self._local(node, alias.asname or alias.name)
-                if self.scope.parent is None and alias.name != "*":  # for the project's index (`feeds`)
+                if (
+                    self.scope.parent is None and alias.name != "*"
+                ):  # for the project's index (`feeds`)
                     module = "." * node.level + (f"{node.module}." if node.module else "")
                     self.resolver.relative[alias.asname or alias.name] = module + alias.name
             return
@@ -376,7 +396,9 @@ class Collector(FastVisitor):
             and isinstance(node.args[0], ast.Constant)
             and isinstance(node.args[0].value, str)
         ):
-            target = ast.Attribute(value=ast.Name("self", ast.Load()), attr=node.args[0].value, ctx=ast.Store())
+            target = ast.Attribute(
+                value=ast.Name("self", ast.Load()), attr=node.args[0].value, ctx=ast.Store()
+            )
             self._later(target, node.args[1], Assignment)
         where = self.where
         site = (CALL, node, where)
@@ -390,7 +412,11 @@ class Collector(FastVisitor):
             self.scope.reads.add(func.id)
             if self.shadowing and func.id in self.shadowing:
                 self.resolver.shadowed.add(id(func))
-        elif func.__class__ is ast.Attribute and func.value.__class__ is ast.Name and func.value.id == "self":
+        elif (
+            func.__class__ is ast.Attribute
+            and func.value.__class__ is ast.Name
+            and func.value.id == "self"
+        ):
             self.scope.calls.append(node)
             self.sites.append((ATTRIBUTE, func, where))
             self.visit_Name(func.value)
@@ -434,7 +460,9 @@ class Collector(FastVisitor):
         if node.ctx.__class__ is not ast.Load:
             key = key_of(node.value)
             if key is not None:
-                self.resolver.items_stored.add(key)  # `batch["t"] = v`: its items are not what it was built with
+                self.resolver.items_stored.add(
+                    key
+                )  # `batch["t"] = v`: its items are not what it was built with
         self.generic_visit(node)
 
     def visit_BinOp(self, node: ast.BinOp) -> None:
@@ -455,7 +483,9 @@ class Collector(FastVisitor):
 
     def visit_Assign(self, node: ast.Assign) -> None:
         value = node.value
-        site = value.__class__ in ALIASES or (value.__class__ is ast.Call and is_lookup(value))  # an alias (`op = torch.floor_divide`) or `x.data = v`: see `Checker._assign`
+        site = value.__class__ in ALIASES or (
+            value.__class__ is ast.Call and is_lookup(value)
+        )  # an alias (`op = torch.floor_divide`) or `x.data = v`: see `Checker._assign`
         for target in node.targets:
             self._later(target, value, Assignment)
             site = site or target.__class__ is ast.Attribute
@@ -535,22 +565,43 @@ class Collector(FastVisitor):
 def _catches_missing_names(handler: ast.expr | None) -> bool:
     names = handler.elts if isinstance(handler, ast.Tuple) else [handler]
     return any(
-        n is None or (isinstance(n, ast.Name) and n.id in ("AttributeError", "ImportError", "ModuleNotFoundError"))
+        n is None
+        or (
+            isinstance(n, ast.Name)
+            and n.id in ("AttributeError", "ImportError", "ModuleNotFoundError")
+        )
         for n in names
     )
 
 
-def _for_elements(target: ast.Tuple | ast.List, iterable: ast.expr | None) -> list[tuple[ast.expr, ast.expr | None]]:
+def _for_elements(
+    target: ast.Tuple | ast.List, iterable: ast.expr | None
+) -> list[tuple[ast.expr, ast.expr | None]]:
     """Each element of a tuple loop target with what it iterates: through `enumerate(x)` (the
     count: nothing known) and `zip(a, b)` element by element, nested targets included
     (`for i, (a, b) in enumerate(zip(xs, ys))`); any other iterable gives each element all of
     it, and a nested target under it is not followed."""
-    call = iterable if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) else None
-    spread = call is not None and (any(isinstance(a, ast.Starred) for a in call.args) or bool(call.keywords))
+    call = (
+        iterable if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) else None
+    )
+    spread = call is not None and (
+        any(isinstance(a, ast.Starred) for a in call.args) or bool(call.keywords)
+    )
     pairs: list[tuple[ast.expr, ast.expr | None]]
-    if call is not None and not spread and call.func.id == "enumerate" and len(call.args) == 1 and len(target.elts) == 2:  # type: ignore[attr-defined]
+    if (
+        call is not None
+        and not spread
+        and call.func.id == "enumerate"  # type: ignore[attr-defined]
+        and len(call.args) == 1
+        and len(target.elts) == 2
+    ):
         pairs = [(target.elts[0], None), (target.elts[1], call.args[0])]
-    elif call is not None and not spread and call.func.id == "zip" and len(call.args) == len(target.elts):  # type: ignore[attr-defined]
+    elif (
+        call is not None
+        and not spread
+        and call.func.id == "zip"  # type: ignore[attr-defined]
+        and len(call.args) == len(target.elts)
+    ):
         pairs = list(zip(target.elts, call.args))
     else:
         return [(e, iterable) for e in target.elts if not isinstance(e, (ast.Tuple, ast.List))]

@@ -64,15 +64,58 @@ def _argument(spec: str, call: ast.Call, names: tuple[str, ...] = ()) -> ast.exp
 # Methods whose result is bool whatever the receiver (`labels.eq(pad)`), and methods that keep
 # the receiver's dtype (`(mask == 0).view(shape)`): enough to tell a mask, not to type a value.
 BOOL_METHODS = frozenset(
-    ["eq", "ne", "lt", "le", "gt", "ge", "bool", "isnan", "isinf", "isfinite", "isneginf", "isposinf", "logical_and", "logical_or", "logical_not", "logical_xor", "isin", "signbit"]
+    [
+        "eq",
+        "ne",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "bool",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "isneginf",
+        "isposinf",
+        "logical_and",
+        "logical_or",
+        "logical_not",
+        "logical_xor",
+        "isin",
+        "signbit",
+    ]
 )
 SAME_DTYPE_METHODS = frozenset(
-    ["view", "view_as", "expand", "expand_as", "unsqueeze", "squeeze", "reshape", "transpose", "permute", "contiguous", "flatten", "repeat", "clone", "detach", "t", "cuda", "cpu", "flip", "roll"]
+    [
+        "view",
+        "view_as",
+        "expand",
+        "expand_as",
+        "unsqueeze",
+        "squeeze",
+        "reshape",
+        "transpose",
+        "permute",
+        "contiguous",
+        "flatten",
+        "repeat",
+        "clone",
+        "detach",
+        "t",
+        "cuda",
+        "cpu",
+        "flip",
+        "roll",
+    ]
 )
 
 
 def _known_bool(
-    node: ast.expr, resolver: Resolver, scope: Scope, dicts: Dicts | None = None, seen: frozenset[str] = frozenset()
+    node: ast.expr,
+    resolver: Resolver,
+    scope: Scope,
+    dicts: Dicts | None = None,
+    seen: frozenset[str] = frozenset(),
 ) -> bool:
     """A comparison, a bool tensor, `~`, `&`, `|` of them, a bool method's result, or a reshaped or
     indexed one: bool whatever the operands. With `dicts`, a local name is followed to its
@@ -82,7 +125,9 @@ def _known_bool(
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Invert, ast.Not)):
         return _known_bool(node.operand, resolver, scope, dicts, seen)
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
-        return _known_bool(node.left, resolver, scope, dicts, seen) and _known_bool(node.right, resolver, scope, dicts, seen)
+        return _known_bool(node.left, resolver, scope, dicts, seen) and _known_bool(
+            node.right, resolver, scope, dicts, seen
+        )
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         if node.func.attr in BOOL_METHODS and not resolver.qualified(node.func, scope):
             return True
@@ -92,18 +137,33 @@ def _known_bool(
         return _known_bool(node.value, resolver, scope, dicts, seen)
     if resolver.tag(node, scope) == BOOL_TENSOR:
         return True
-    if isinstance(node, ast.Name) and dicts is not None and node.id not in seen and node.id in scope.bindings:
+    if (
+        isinstance(node, ast.Name)
+        and dicts is not None
+        and node.id not in seen
+        and node.id in scope.bindings
+    ):
         values = dicts.values(node.id, scope.node, node.lineno)
-        return values is not None and all(_known_bool(v, resolver, scope, dicts, seen | {node.id}) for v in values)
+        return values is not None and all(
+            _known_bool(v, resolver, scope, dicts, seen | {node.id}) for v in values
+        )
     return False
 
 
-def _first_argument(specs: tuple[str, ...], call: ast.Call, names: tuple[str, ...] = ()) -> ast.expr | None:
-    return next((a for a in (_argument(spec, call, names) for spec in specs) if a is not None), None)
+def _first_argument(
+    specs: tuple[str, ...], call: ast.Call, names: tuple[str, ...] = ()
+) -> ast.expr | None:
+    return next(
+        (a for a in (_argument(spec, call, names) for spec in specs) if a is not None), None
+    )
 
 
 def argument_family(
-    specs: tuple[str, ...], call: ast.Call, resolver: Resolver, scope: Scope, dicts: Dicts | None = None,
+    specs: tuple[str, ...],
+    call: ast.Call,
+    resolver: Resolver,
+    scope: Scope,
+    dicts: Dicts | None = None,
     names: tuple[str, ...] = (),
 ) -> str | None:
     """The dtype family ("bool", "int", "float") of the first of these arguments, when in view."""
@@ -160,7 +220,9 @@ class CallView:
     keywords: dict[str, ast.expr] = field(default_factory=dict)
     spread: bool = False  # a `**dict` whose keys are not in view
     starred: bool = False  # a `*args`
-    possible: dict[str, list[ast.expr]] = field(default_factory=dict)  # keys a `**dict` in view may hold
+    possible: dict[str, list[ast.expr]] = field(
+        default_factory=dict
+    )  # keys a `**dict` in view may hold
     present: frozenset[str] = frozenset()  # of those, the keys it holds whichever value they take
     # a keyword left out because None reaches it only through a parameter's default, no caller in view
     # passing it (`values.Forwarded`): the most the call can claim
@@ -170,8 +232,16 @@ class CallView:
         return _argument(spec, self.call, self.when.parameters)
 
 
-def _view(call: ast.Call, when: Condition, resolver: Resolver, scope: Scope, input_tag: Tag | None,
-          method: bool, dicts: Dicts | None, usages: Usages | None) -> CallView:
+def _view(
+    call: ast.Call,
+    when: Condition,
+    resolver: Resolver,
+    scope: Scope,
+    input_tag: Tag | None,
+    method: bool,
+    dicts: Dicts | None,
+    usages: Usages | None,
+) -> CallView:
     keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
     spread = any(k.arg is None for k in call.keywords)
     possible: dict[str, list[ast.expr]] = {}
@@ -192,8 +262,22 @@ def _view(call: ast.Call, when: Condition, resolver: Resolver, scope: Scope, inp
                 del keywords[name]  # None given: the parameter's default, as if left out
                 if isinstance(reaches, Forwarded):
                     cap = weakest(cap, reaches.confidence)
-    return CallView(call, resolver, scope, input_tag, method, dicts, usages or Usages(), when,
-                    keywords, spread, starred, possible, present, cap)
+    return CallView(
+        call,
+        resolver,
+        scope,
+        input_tag,
+        method,
+        dicts,
+        usages or Usages(),
+        when,
+        keywords,
+        spread,
+        starred,
+        possible,
+        present,
+        cap,
+    )
 
 
 def forwarded(when: Condition, call: ast.Call, resolver: Resolver, scope: Scope) -> str | None:
@@ -228,7 +312,9 @@ def _keyword_present(names: tuple[str, ...], v: CallView) -> Confidence | None:
     return "low"
 
 
-def _keyword_values(pairs: tuple[tuple[str, tuple[object, ...]], ...], v: CallView) -> Confidence | None:
+def _keyword_values(
+    pairs: tuple[tuple[str, tuple[object, ...]], ...], v: CallView
+) -> Confidence | None:
     confidence: Confidence = "high"
     for name, values in pairs:
         if name not in v.keywords:
@@ -245,7 +331,9 @@ def _keyword_values(pairs: tuple[tuple[str, tuple[object, ...]], ...], v: CallVi
     return confidence
 
 
-def _keyword_values_absent(pairs: tuple[tuple[str, tuple[object, ...]], ...], v: CallView) -> Confidence | None:
+def _keyword_values_absent(
+    pairs: tuple[tuple[str, tuple[object, ...]], ...], v: CallView
+) -> Confidence | None:
     """Ruled out where a keyword plainly has one of the values (`source='local'`); a value out of
     view does not rule it out."""
     for name, values in pairs:
@@ -254,12 +342,18 @@ def _keyword_values_absent(pairs: tuple[tuple[str, tuple[object, ...]], ...], v:
     return "high"
 
 
-def _literal_prefix_absent(pairs: tuple[tuple[str, tuple[str, ...]], ...], v: CallView) -> Confidence | None:
+def _literal_prefix_absent(
+    pairs: tuple[tuple[str, tuple[str, ...]], ...], v: CallView
+) -> Confidence | None:
     """Ruled out where an argument is a string literal starting with one of the prefixes (a repo
     of an owner torch trusts: `'pytorch/vision'`)."""
     for spec, prefixes in pairs:
         node = _argument(spec, v.call)
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith(prefixes):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and node.value.startswith(prefixes)
+        ):
             return None
     return "high"
 
@@ -295,8 +389,10 @@ def _float_bound(names: tuple[str, ...], v: CallView) -> Confidence | None:
     bounds = [v.keywords[k] for k in names if k in v.keywords]
     bounds += v.call.args[0 if v.method else 1 :]
     floats = [
-        b for b in bounds
-        if (isinstance(b, ast.Constant) and type(b.value) is float) or v.resolver.tag(b, v.scope) == FLOAT
+        b
+        for b in bounds
+        if (isinstance(b, ast.Constant) and type(b.value) is float)
+        or v.resolver.tag(b, v.scope) == FLOAT
     ]
     tensors = [b for b in bounds if is_tensor(v.resolver.tag(b, v.scope))]
     if not floats and not tensors:
@@ -321,10 +417,16 @@ def _not_bool(specs: tuple[str, ...], v: CallView) -> Confidence | None:
     return "high"
 
 
-def _argument_dtype(value: tuple[tuple[str, ...], tuple[str, ...]], v: CallView) -> Confidence | None:
+def _argument_dtype(
+    value: tuple[tuple[str, ...], tuple[str, ...]], v: CallView
+) -> Confidence | None:
     specs, families = value
     family = argument_family(specs, v.call, v.resolver, v.scope, v.dicts, v.when.parameters)
-    if family is None and not (v.starred or v.spread) and _first_argument(specs, v.call, v.when.parameters) is None:
+    if (
+        family is None
+        and not (v.starred or v.spread)
+        and _first_argument(specs, v.call, v.when.parameters) is None
+    ):
         return None  # not passed at all
     if family is None:
         return "low"  # its dtype is not in view
@@ -338,7 +440,8 @@ def _needs_usage(patterns: tuple[str, ...], v: CallView) -> Confidence | None:
 
 def _unless_declared(value: str, v: CallView) -> Confidence | None:
     if value == "tensors" and (
-        only_tensors(declared(v.call, v.scope), v.resolver, v.scope) or holds_tensor(v.call, v.resolver, v.scope)
+        only_tensors(declared(v.call, v.scope), v.resolver, v.scope)
+        or holds_tensor(v.call, v.resolver, v.scope)
     ):
         return None  # the code says it loads tensors only
     return "high"

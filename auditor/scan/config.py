@@ -34,15 +34,27 @@ from auditor.knowledge.entry import Confidence
 from auditor.models import Finding, rank
 
 MAX_BYTES = 4 * 2**20  # a configuration is a few lines; a bigger file is a mistake or an attack
-KEYS = frozenset({
-    "exclude", "ignore", "min-confidence", "respect-gitignore", "per-path-ignores", "lock-scopes", "vendored",
-})
+KEYS = frozenset(
+    {
+        "exclude",
+        "ignore",
+        "min-confidence",
+        "respect-gitignore",
+        "per-path-ignores",
+        "lock-scopes",
+        "vendored",
+    }
+)
 # Folders of code copied from other projects: its findings are listed apart and gate only with
 # --fail-on-vendored. `vendored` in the settings replaces this list (an empty list: none).
 VENDORED = ("third_party/", "third-party/", "vendor/", "vendored/", "_vendor/")
-ALIASES = {"per-file-ignores": "per-path-ignores", "min_confidence": "min-confidence",
-           "respect_gitignore": "respect-gitignore", "per_path_ignores": "per-path-ignores",
-           "lock_scopes": "lock-scopes"}
+ALIASES = {
+    "per-file-ignores": "per-path-ignores",
+    "min_confidence": "min-confidence",
+    "respect_gitignore": "respect-gitignore",
+    "per_path_ignores": "per-path-ignores",
+    "lock_scopes": "lock-scopes",
+}
 CONFIDENCES: tuple[Confidence, ...] = ("low", "medium", "high")
 
 
@@ -76,7 +88,9 @@ class ScanConfig:
 
     def excluded(self, relative: str, is_dir: bool = False) -> bool:
         """Whether a path (relative to the project root, forward slashes) is excluded."""
-        return bool(self.exclude) and self._exclude_spec.match_file(relative + ("/" if is_dir else ""))
+        return bool(self.exclude) and self._exclude_spec.match_file(
+            relative + ("/" if is_dir else "")
+        )
 
     def is_vendored(self, relative: str) -> bool:
         """Whether a file (relative to the project root) is under a vendored folder."""
@@ -115,19 +129,32 @@ def parse_config(table: dict[str, Any], path: Path) -> ScanConfig:
         )
     confidence = table.get("min-confidence", "low")
     if confidence not in CONFIDENCES:
-        raise UsageError(f"[tool.auditor] min-confidence must be one of low, medium, high, not {confidence!r}", path)
+        raise UsageError(
+            f"[tool.auditor] min-confidence must be one of low, medium, high, not {confidence!r}",
+            path,
+        )
     respect = table.get("respect-gitignore", True)
     if not isinstance(respect, bool):
         raise UsageError("[tool.auditor] respect-gitignore must be true or false", path)
     per_path = table.get("per-path-ignores", {})
     if not isinstance(per_path, dict):
-        raise UsageError("[tool.auditor] per-path-ignores must be a table of glob = [change ids]", path)
+        raise UsageError(
+            "[tool.auditor] per-path-ignores must be a table of glob = [change ids]", path
+        )
     scopes = table.get("lock-scopes", {})
     if not isinstance(scopes, dict):
-        raise UsageError("[tool.auditor] lock-scopes must be a table of lock path = [folders]", path)
+        raise UsageError(
+            "[tool.auditor] lock-scopes must be a table of lock path = [folders]", path
+        )
     return ScanConfig(
         lock_scopes=tuple(
-            (_relative(lock), tuple(_relative(f) for f in _strings(folders, f"[tool.auditor.lock-scopes] {lock!r}", path)))
+            (
+                _relative(lock),
+                tuple(
+                    _relative(f)
+                    for f in _strings(folders, f"[tool.auditor.lock-scopes] {lock!r}", path)
+                ),
+            )
             for lock, folders in sorted(scopes.items())
         ),
         exclude=_strings(table.get("exclude", []), "[tool.auditor] exclude", path),
@@ -139,7 +166,9 @@ def parse_config(table: dict[str, Any], path: Path) -> ScanConfig:
         min_confidence=confidence,
         respect_gitignore=respect,
         source=str(path),
-        vendored=_strings(table["vendored"], "[tool.auditor] vendored", path) if "vendored" in table else VENDORED,
+        vendored=_strings(table["vendored"], "[tool.auditor] vendored", path)
+        if "vendored" in table
+        else VENDORED,
     )
 
 

@@ -34,12 +34,25 @@ FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 PLAIN = frozenset({"int", "float", "str", "bool", "bytes", "None", "complex"})
 PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 TENSORS = frozenset({"torch.Tensor", *PARAMETERS})
-CONTAINERS = frozenset({
-    "typing.Tuple", "typing.List", "typing.Dict", "typing.Optional", "typing.Union", "typing.Sequence",
-    "typing.Mapping", "typing.OrderedDict", "collections.OrderedDict", "typing.DefaultDict",
-    "collections.defaultdict", "typing_extensions.OrderedDict",
-    "tuple", "list", "dict",
-})
+CONTAINERS = frozenset(
+    {
+        "typing.Tuple",
+        "typing.List",
+        "typing.Dict",
+        "typing.Optional",
+        "typing.Union",
+        "typing.Sequence",
+        "typing.Mapping",
+        "typing.OrderedDict",
+        "collections.OrderedDict",
+        "typing.DefaultDict",
+        "collections.defaultdict",
+        "typing_extensions.OrderedDict",
+        "tuple",
+        "list",
+        "dict",
+    }
+)
 
 
 def declared(call: ast.Call, scope: Scope) -> ast.expr | None:
@@ -49,7 +62,11 @@ def declared(call: ast.Call, scope: Scope) -> ast.expr | None:
     for statement in _statements(body):
         if isinstance(statement, ast.AnnAssign) and statement.value is call:
             return statement.annotation
-        if isinstance(statement, ast.Assign) and statement.value is call and len(statement.targets) == 1:
+        if (
+            isinstance(statement, ast.Assign)
+            and statement.value is call
+            and len(statement.targets) == 1
+        ):
             target = statement.targets[0]
             if isinstance(target, ast.Name):
                 return _declared_name(target.id, call, scope)
@@ -68,7 +85,9 @@ def _declared_name(name: str, call: ast.Call, scope: Scope) -> ast.expr | None:
         if kind is Annotated:
             annotation = binding.value
             continue
-        if kind not in (Assignment, Unpacking) or not (binding.value is call or _none(binding.value)):
+        if kind not in (Assignment, Unpacking) or not (
+            binding.value is call or _none(binding.value)
+        ):
             return None  # bound to something else too: what is returned may not be what was loaded
     if annotation is not None:
         return annotation
@@ -102,7 +121,9 @@ def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
     return found
 
 
-def only_tensors(annotation: ast.expr | None, resolver: Tagger, scope: Scope, depth: int = 0) -> bool:
+def only_tensors(
+    annotation: ast.expr | None, resolver: Tagger, scope: Scope, depth: int = 0
+) -> bool:
     """Whether the annotation admits only tensors, plain values and tuples, lists, dicts of them."""
     if annotation is None or depth > 10:
         return False
@@ -114,15 +135,21 @@ def only_tensors(annotation: ast.expr | None, resolver: Tagger, scope: Scope, de
                 parsed = ast.parse(annotation.value, mode="eval").body
             except SyntaxError:
                 return False
-            return only_tensors(parsed, resolver, scope, depth + 1)  # its names read as the module reads them
+            return only_tensors(
+                parsed, resolver, scope, depth + 1
+            )  # its names read as the module reads them
         return annotation.value is Ellipsis
     if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):  # X | None
-        return only_tensors(annotation.left, resolver, scope, depth + 1) and only_tensors(annotation.right, resolver, scope, depth + 1)
+        return only_tensors(annotation.left, resolver, scope, depth + 1) and only_tensors(
+            annotation.right, resolver, scope, depth + 1
+        )
     if isinstance(annotation, ast.Subscript):
         container = _name(annotation.value, resolver, scope)
         if container not in CONTAINERS:
             return False
-        items = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+        items = (
+            annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+        )
         return all(only_tensors(item, resolver, scope, depth + 1) for item in items)
     name = _name(annotation, resolver, scope)
     return name in TENSORS or name in PLAIN
@@ -132,7 +159,11 @@ def _name(node: ast.expr, resolver: Tagger, scope: Scope) -> str | None:
     qualified = resolver.qualified(node, scope)
     if qualified is not None:
         return qualified
-    if isinstance(node, ast.Name) and node.id in PLAIN | {"tuple", "list", "dict"} and not scope.binds(node.id):
+    if (
+        isinstance(node, ast.Name)
+        and node.id in PLAIN | {"tuple", "list", "dict"}
+        and not scope.binds(node.id)
+    ):
         return node.id  # a builtin
     return None
 
@@ -153,6 +184,11 @@ def holds_tensor(call: ast.Call, resolver: Tagger, scope: Scope) -> bool:
             qualified = resolver.qualified(node.func, scope)
             if qualified in PARAMETERS and node.args[0] is call:
                 return True
-            if qualified == "torch.save" and path is not None and len(node.args) > 1 and ast.dump(node.args[1]) == path:
+            if (
+                qualified == "torch.save"
+                and path is not None
+                and len(node.args) > 1
+                and ast.dump(node.args[1]) == path
+            ):
                 saved.append(is_tensor(resolver.tag(node.args[0], scope)))
     return bool(saved) and all(saved)

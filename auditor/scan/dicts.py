@@ -31,7 +31,9 @@ class Keys:
 
     certain: dict[str, ast.expr] = field(default_factory=dict)
     possible: dict[str, list[ast.expr]] = field(default_factory=dict)
-    present: set[str] = field(default_factory=set)  # possible keys that are there whichever value they take
+    present: set[str] = field(
+        default_factory=set
+    )  # possible keys that are there whichever value they take
 
     def add(self, key: str, value: ast.expr | None, certain: bool) -> None:
         if certain and value is not None and key not in self.possible:
@@ -85,7 +87,11 @@ class Dicts:
                 else:
                     return None
             return found
-        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "dict":
+        if (
+            isinstance(expr, ast.Call)
+            and isinstance(expr.func, ast.Name)
+            and expr.func.id == "dict"
+        ):
             if len(expr.args) > 1:
                 return None
             found = Keys()
@@ -96,16 +102,27 @@ class Dicts:
                 found.merge(inner, certain=True)
             return _with_keywords(found, expr.keywords, where, self, depth)
         if isinstance(expr, ast.IfExp):  # {...} if accelerated else {}
-            body, orelse = self.keys(expr.body, where, depth + 1), self.keys(expr.orelse, where, depth + 1)
+            body, orelse = (
+                self.keys(expr.body, where, depth + 1),
+                self.keys(expr.orelse, where, depth + 1),
+            )
             if body is None or orelse is None:
                 return None
             found = Keys()  # a key on both sides is there, but with which value is a guess
             for side in (body, orelse):
                 found.merge(side, certain=False)
-            found.present = (body.certain.keys() | body.present) & (orelse.certain.keys() | orelse.present)
+            found.present = (body.certain.keys() | body.present) & (
+                orelse.certain.keys() | orelse.present
+            )
             return found
-        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "copy":
-            return None if expr.args or expr.keywords else self.keys(expr.func.value, where, depth + 1)
+        if (
+            isinstance(expr, ast.Call)
+            and isinstance(expr.func, ast.Attribute)
+            and expr.func.attr == "copy"
+        ):
+            return (
+                None if expr.args or expr.keywords else self.keys(expr.func.value, where, depth + 1)
+            )
         if isinstance(expr, ast.Name):
             memo = (id(where), expr.id)
             if memo not in self._memo:
@@ -133,7 +150,9 @@ class Dicts:
     def _name(self, name: str, where: ast.AST, depth: int) -> Keys | None:
         if not isinstance(where, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
             return None
-        if isinstance(where, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_parameter(name, where.args):
+        if isinstance(where, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_parameter(
+            name, where.args
+        ):
             return None
         found = Keys()
         assigned = 0
@@ -147,7 +166,9 @@ class Dicts:
             assigned += kept
         if assigned == 0:
             return None
-        uses = [n for s, _ in _statements(where.body, top=True) for n in _walk_own(s) if _is(n, name)]
+        uses = [
+            n for s, _ in _statements(where.body, top=True) for n in _walk_own(s) if _is(n, name)
+        ]
         nested = [n for n in ast.walk(where) if _is(n, name)]
         if len(nested) != len(uses):
             return None  # read or changed in a nested function or class: not all in view
@@ -200,12 +221,19 @@ class Dicts:
                     return None
                 found.merge(update, certain=top)
                 allowed.add(id(func.value))
-            elif isinstance(func, ast.Attribute) and _is(func.value, name) and func.attr in ("pop", "setdefault"):
+            elif (
+                isinstance(func, ast.Attribute)
+                and _is(func.value, name)
+                and func.attr in ("pop", "setdefault")
+            ):
                 first = call.args[0] if call.args else None
                 if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
                     return None
-                found.add(first.value, call.args[1] if func.attr == "setdefault" and len(call.args) > 1 else None,
-                          certain=False)
+                found.add(
+                    first.value,
+                    call.args[1] if func.attr == "setdefault" and len(call.args) > 1 else None,
+                    certain=False,
+                )
                 if func.attr == "pop":
                     found.present.discard(first.value)
                 allowed.add(id(func.value))
@@ -222,7 +250,12 @@ class Dicts:
             if id(node) in allowed:
                 continue
             for child in ast.iter_child_nodes(node):
-                if isinstance(child, ast.Name) and child.id == name and id(child) not in allowed and not _reads(node, child):
+                if (
+                    isinstance(child, ast.Name)
+                    and child.id == name
+                    and id(child) not in allowed
+                    and not _reads(node, child)
+                ):
                     return None
         return assigned
 
@@ -230,15 +263,23 @@ class Dicts:
 def _assigned(name: str, where: ast.AST) -> tuple[list[ast.expr], bool, int | None] | None:
     if not isinstance(where, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
         return None
-    parameter = isinstance(where, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_parameter(name, where.args)
+    parameter = isinstance(where, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_parameter(
+        name, where.args
+    )
     values: list[ast.expr] = []
     first_top: int | None = None
     for statement, top in _statements(where.body, top=True):
         for node in _walk_own(statement):
             if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
                 return None
-            if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
-                if not (isinstance(statement, ast.Assign) and any(t is node for t in statement.targets)):
+            if (
+                isinstance(node, ast.Name)
+                and node.id == name
+                and not isinstance(node.ctx, ast.Load)
+            ):
+                if not (
+                    isinstance(statement, ast.Assign) and any(t is node for t in statement.targets)
+                ):
                     return None  # bound by a loop, with, unpacking, del, +=: not a plain value
                 values.append(statement.value)
                 if top and first_top is None:
@@ -246,7 +287,9 @@ def _assigned(name: str, where: ast.AST) -> tuple[list[ast.expr], bool, int | No
     return (values, parameter, first_top) if values else None
 
 
-def _with_keywords(found: Keys, keywords: list[ast.keyword], where: ast.AST, dicts: Dicts, depth: int) -> Keys | None:
+def _with_keywords(
+    found: Keys, keywords: list[ast.keyword], where: ast.AST, dicts: Dicts, depth: int
+) -> Keys | None:
     for keyword in keywords:
         if keyword.arg is None:
             inner = dicts.keys(keyword.value, where, depth + 1)
@@ -268,7 +311,9 @@ def _reads(parent: ast.AST, child: ast.expr) -> bool:
         return True  # f(**kwargs)
     if isinstance(parent, ast.Subscript) and isinstance(parent.ctx, ast.Load):
         return True
-    if isinstance(parent, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops):
+    if isinstance(parent, ast.Compare) and any(
+        isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops
+    ):
         return child is not parent.left
     if isinstance(parent, ast.Attribute) and parent.attr in _READS:
         return True
@@ -278,7 +323,9 @@ def _reads(parent: ast.AST, child: ast.expr) -> bool:
             isinstance(func, ast.Name) and func.id == "dict"
         )
     if isinstance(parent, ast.Dict):
-        return any(k is None and v is child for k, v in zip(parent.keys, parent.values))  # {**kwargs}
+        return any(
+            k is None and v is child for k, v in zip(parent.keys, parent.values)
+        )  # {**kwargs}
     return False
 
 
@@ -297,7 +344,9 @@ def _statements(body: list[ast.stmt], top: bool) -> list[tuple[ast.stmt, bool]]:
             continue
         for name in ("body", "orelse", "finalbody", "handlers", "cases"):
             for part in getattr(statement, name, ()):
-                inner = part.body if isinstance(part, (ast.ExceptHandler, ast.match_case)) else [part]
+                inner = (
+                    part.body if isinstance(part, (ast.ExceptHandler, ast.match_case)) else [part]
+                )
                 found += _statements(inner, top=False)
     return found
 
@@ -309,10 +358,13 @@ def _walk_own(statement: ast.stmt) -> list[ast.AST]:
         if isinstance(statement, ast.ClassDef):
             heads += [*statement.bases, *statement.keywords]
         else:
-            heads += [d for d in [*statement.args.defaults, *statement.args.kw_defaults] if d is not None]
+            heads += [
+                d for d in [*statement.args.defaults, *statement.args.kw_defaults] if d is not None
+            ]
     else:
         heads = [
-            child for child in ast.iter_child_nodes(statement)
+            child
+            for child in ast.iter_child_nodes(statement)
             if not isinstance(child, (ast.stmt, ast.ExceptHandler, ast.match_case))
         ]
     nodes: list[ast.AST] = [statement]

@@ -31,7 +31,16 @@ from auditor.scan.config import ScanConfig
 
 SUFFIXES = (".py", ".ipynb")
 NO_SOURCES = frozenset(
-    {".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".auditor_cache"}
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".auditor_cache",
+    }
 )
 INSTALLED = {
     "site-packages": "installed packages (site-packages)",
@@ -41,7 +50,9 @@ INSTALLED = {
 }
 IGNORED = "ignored by .gitignore"
 TOO_BIG = "ignored by .gitignore (too big to search for sources)"
-SEARCHED = 10_000  # entries of an ignored folder looked at for a source: a data folder can hold millions
+SEARCHED = (
+    10_000  # entries of an ignored folder looked at for a source: a data folder can hold millions
+)
 EXCLUDED = "excluded by [tool.auditor] exclude"
 GIT_TIMEOUT = 120  # seconds: listing the biggest monorepo takes a few
 
@@ -66,7 +77,9 @@ def _passed_over(directory: Path, relative: str, config: ScanConfig) -> str | No
 class Discovery:
     files: list[Path] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
-    relatives: list[str] = field(default_factory=list)  # of each file, from the root ("/"-separated)
+    relatives: list[str] = field(
+        default_factory=list
+    )  # of each file, from the root ("/"-separated)
 
     def add(self, path: Path, relative: str) -> None:
         self.files.append(path)
@@ -83,7 +96,9 @@ def discover(root: Path, config: ScanConfig | None = None) -> Discovery:
     real_root = Path(os.path.realpath(root))
     if not (config.respect_gitignore and _from_git(root, "", real_root, config, found)):
         _walk(root, real_root, config, found)
-    order = sorted(range(len(found.files)), key=lambda i: found.relatives[i].split("/"))  # a walk's order
+    order = sorted(
+        range(len(found.files)), key=lambda i: found.relatives[i].split("/")
+    )  # a walk's order
     found.files = [found.files[i] for i in order]
     found.relatives = [found.relatives[i] for i in order]
     found.skipped.sort(key=lambda s: s.path.split("/"))
@@ -99,8 +114,11 @@ def _git(directory: Path, *arguments: str) -> subprocess.Popen[bytes] | None:
     """`git ls-files -z` in `directory` with `arguments`, started; None when git is missing."""
     try:
         return subprocess.Popen(
-            ["git", "-c", "core.quotepath=off", "ls-files", "-z", *arguments], cwd=directory,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+            ["git", "-c", "core.quotepath=off", "ls-files", "-z", *arguments],
+            cwd=directory,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
         )
     except OSError:
         return None
@@ -118,10 +136,14 @@ def _listing(process: subprocess.Popen[bytes] | None) -> list[str] | None:
         return None
     if process.returncode != 0:
         return None
-    return list(dict.fromkeys(os.fsdecode(p) for p in out.split(b"\0") if p))  # a conflict lists a file thrice
+    return list(
+        dict.fromkeys(os.fsdecode(p) for p in out.split(b"\0") if p)
+    )  # a conflict lists a file thrice
 
 
-def _from_git(directory: Path, inside: str, real_root: Path, config: ScanConfig, found: Discovery) -> bool:
+def _from_git(
+    directory: Path, inside: str, real_root: Path, config: ScanConfig, found: Discovery
+) -> bool:
     """The sources of the git work tree at `directory` (`inside`: its path from the root, "" for
     the root), into `found`; False when it is no git work tree. Both listings run at once."""
     if not _in_work_tree(directory):
@@ -136,7 +158,9 @@ def _from_git(directory: Path, inside: str, real_root: Path, config: ScanConfig,
         return False
     folders = _Folders(directory, config, inside)
     for listed_name in listed:
-        name = listed_name.rstrip("/")  # "name/": an untracked repository, which git does not look inside
+        name = listed_name.rstrip(
+            "/"
+        )  # "name/": an untracked repository, which git does not look inside
         relative = f"{inside}/{name}" if inside else name
         if not name.endswith(SUFFIXES):
             path = directory / name
@@ -174,7 +198,9 @@ def _ignored_by_git(ignored: list[str], folders: _Folders, found: Discovery) -> 
             if folders.passed_over(name, found, is_dir=True) is None:  # not an environment
                 holds = _holds_sources(folders.directory / name)
                 if holds is not False:
-                    found.skipped.append(Skipped(folders.relative(name), IGNORED if holds else TOO_BIG, "folder"))
+                    found.skipped.append(
+                        Skipped(folders.relative(name), IGNORED if holds else TOO_BIG, "folder")
+                    )
         elif name.endswith(SUFFIXES) and folders.passed_over(name, found) is None:
             found.skipped.append(Skipped(folders.relative(name), IGNORED))
 
@@ -185,7 +211,9 @@ class _Folders:
 
     def __init__(self, directory: Path, config: ScanConfig, inside: str):
         self.directory, self.config, self.inside = directory, config, inside
-        self.outermost: dict[str, str | None] = {}  # folder -> the outermost one passed over, or None
+        self.outermost: dict[
+            str, str | None
+        ] = {}  # folder -> the outermost one passed over, or None
 
     def passed_over(self, name: str, found: Discovery, is_dir: bool = False) -> str | None:
         """The folder of `name` (a path from `directory`, itself a folder with `is_dir`) passed
@@ -218,7 +246,9 @@ def _is_repository(path: Path) -> bool:
     return path.is_dir() and not path.is_symlink() and (path / ".git").exists()
 
 
-def _link_like_folder(path: Path, relative: str, real_root: Path, config: ScanConfig, found: Discovery) -> None:
+def _link_like_folder(
+    path: Path, relative: str, real_root: Path, config: ScanConfig, found: Discovery
+) -> None:
     """A listed name like a folder's that is no source: git keeps a symlink to a folder as a
     link, so the files it leads to are read where they are, in the project; one that leads out
     of it, loops or is broken (it may have led to a folder) is listed, as the walk lists it."""
@@ -270,7 +300,9 @@ def _ignored(specs: list[tuple[str, pathspec.GitIgnoreSpec]], relative: str, is_
     return verdict
 
 
-def _walk(start: Path, real_root: Path, config: ScanConfig, found: Discovery, inside: str = "") -> None:
+def _walk(
+    start: Path, real_root: Path, config: ScanConfig, found: Discovery, inside: str = ""
+) -> None:
     """The sources below `start` (`inside`: its path from the root), found by walking the
     folders, with the `.gitignore` files read along the way (unless the settings say not to)."""
     specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
@@ -302,7 +334,9 @@ def _walk(start: Path, real_root: Path, config: ScanConfig, found: Discovery, in
                 if dead is not None:
                     # a link named like a folder may have been one: say so too
                     wanted = entry.name.endswith(SUFFIXES) or "." not in entry.name.lstrip(".")
-                    if wanted and not (config.excluded(relative) or _ignored(specs, relative, is_dir=False)):
+                    if wanted and not (
+                        config.excluded(relative) or _ignored(specs, relative, is_dir=False)
+                    ):
                         found.skipped.append(Skipped(relative, dead))
                     continue
             if is_dir:
@@ -320,7 +354,13 @@ def _walk(start: Path, real_root: Path, config: ScanConfig, found: Discovery, in
                 real = Path(os.path.realpath(path))
                 if entry.is_symlink():
                     if real in seen:
-                        found.skipped.append(Skipped(relative, f"symlink loop: leads back to {_shown(real, real_root)}", "note"))
+                        found.skipped.append(
+                            Skipped(
+                                relative,
+                                f"symlink loop: leads back to {_shown(real, real_root)}",
+                                "note",
+                            )
+                        )
                         continue
                     if real != real_root and real_root not in real.parents:
                         skip(relative, "symlink leads outside the project", False)
@@ -371,4 +411,10 @@ def _dead_link(path: Path) -> str | None:
 
 
 def _shown(real: Path, real_root: Path) -> str:
-    return "the project root" if real == real_root else real.relative_to(real_root).as_posix() if real_root in real.parents else str(real)
+    return (
+        "the project root"
+        if real == real_root
+        else real.relative_to(real_root).as_posix()
+        if real_root in real.parents
+        else str(real)
+    )

@@ -53,7 +53,9 @@ class Facts:
     escapes: list[str] = field(default_factory=list)  # functions passed as values, qualified
     defines: dict[str, list[str]] = field(default_factory=dict)  # function -> positional parameters
     asked: list[list[str]] = field(default_factory=list)  # [function, parameter] pairs asked about
-    exports: dict[str, str] = field(default_factory=dict)  # module-level name -> the matched call it is
+    exports: dict[str, str] = field(
+        default_factory=dict
+    )  # module-level name -> the matched call it is
 
     def data(self) -> list[Any]:
         return [self.calls, self.escapes, self.defines, self.asked, self.exports]
@@ -72,9 +74,16 @@ def facts(resolver: Resolver, tree: ast.Module, matched: Container[str] = ()) ->
     module's own names may be re-exports (`from torch import load as tload`)."""
     asked = sorted([list(pair) for pair in resolver.asked])
     module = resolver.scopes[tree]
-    exports = {name: qualified for name, qualified in module.qualified.items() if qualified in matched}
+    exports = {
+        name: qualified for name, qualified in module.qualified.items() if qualified in matched
+    }
     calls: list[list[Any]] = []
-    importable, relative, stars, shadowed = resolver.importable, resolver.relative, resolver.stars, resolver.shadowed
+    importable, relative, stars, shadowed = (
+        resolver.importable,
+        resolver.relative,
+        resolver.stars,
+        resolver.shadowed,
+    )
     # What a root name stands for, per scope: most calls go through a few imported names
     bases: dict[tuple[int, str], str | None] = {}
     for site in resolver.call_sites:
@@ -82,21 +91,40 @@ def facts(resolver: Resolver, tree: ast.Module, matched: Container[str] = ()) ->
         root = node.func
         while root.__class__ is ast.Attribute:
             root = root.value
-        if root.__class__ is not ast.Name or not (stars or root.id in importable or root.id in relative):
+        if root.__class__ is not ast.Name or not (
+            stars or root.id in importable or root.id in relative
+        ):
             continue  # a local function, a method of a local value: no other module's
         scope = site[2][0]
         memo = (id(scope), root.id)
-        base = bases[memo] if memo in bases and id(root) not in shadowed else _base(resolver, root, scope, bases)
+        base = (
+            bases[memo]
+            if memo in bases and id(root) not in shadowed
+            else _base(resolver, root, scope, bases)
+        )
         if base is None:
             continue
         callee = _dotted(base, node.func)
         if callee is None:
             continue
         # a literal None is NONE_GIVEN, for a wrapper's parameter forwarded to a keyword (`values`)
-        positional = [_NONE if a.__class__ is ast.Constant and a.value is None else _tag(resolver.tag(a, scope))
-                      for a in node.args if a.__class__ is not ast.Starred]
-        keywords = [[k.arg, _NONE if k.value.__class__ is ast.Constant and k.value.value is None else _tag(resolver.tag(k.value, scope))]
-                    for k in node.keywords if k.arg]
+        positional = [
+            _NONE
+            if a.__class__ is ast.Constant and a.value is None
+            else _tag(resolver.tag(a, scope))
+            for a in node.args
+            if a.__class__ is not ast.Starred
+        ]
+        keywords = [
+            [
+                k.arg,
+                _NONE
+                if k.value.__class__ is ast.Constant and k.value.value is None
+                else _tag(resolver.tag(k.value, scope)),
+            ]
+            for k in node.keywords
+            if k.arg
+        ]
         spread = len(positional) < len(node.args) or any(k.arg is None for k in node.keywords)
         calls.append([callee, positional, keywords, spread])
     defines = {
@@ -124,13 +152,19 @@ def _escapes(resolver: Resolver, bases: dict[tuple[int, str], str | None]) -> li
     for scope in resolver.scopes.values():
         for name in names & scope.reads:
             memo = (id(scope), name)
-            base = bases[memo] if memo in bases else _base(resolver, ast.Name(name, ast.Load()), scope, bases)
+            base = (
+                bases[memo]
+                if memo in bases
+                else _base(resolver, ast.Name(name, ast.Load()), scope, bases)
+            )
             if base is not None and "." in base.lstrip("."):
                 escapes.add(base)
     return sorted(escapes)
 
 
-def _base(resolver: Resolver, root: ast.Name, scope: Any, bases: dict[tuple[int, str], str | None]) -> str | None:
+def _base(
+    resolver: Resolver, root: ast.Name, scope: Any, bases: dict[tuple[int, str], str | None]
+) -> str | None:
     """The qualified name a root name has when it may be another module's of the project: it
     is imported (not from a library) or from a relative import (`.m.f`); noted in `bases`
     unless this one reading is shadowed (the exception caught, inside its handler)."""
@@ -189,7 +223,9 @@ def index(project: Mapping[str, Facts], modules: ProjectModules) -> dict[str, Fe
 
     def target(callee: str, caller: str) -> tuple[str, str] | None:
         if callee.rpartition(".")[2] not in asked:
-            return None  # only a function some module asked about can be fed: no lookup for the rest
+            return (
+                None  # only a function some module asked about can be fed: no lookup for the rest
+            )
         folder = caller.rpartition("/")[0]
         found = targets.get((callee, folder))
         if found is None:
@@ -200,7 +236,12 @@ def index(project: Mapping[str, Facts], modules: ProjectModules) -> dict[str, Fe
                 files[module, near] = modules.locate(module, near)
             found = targets[callee, folder] = (files[module, near] if qualified else None), function
         path, function = found
-        if path is None or path == caller or path not in project or function not in project[path].defines:
+        if (
+            path is None
+            or path == caller
+            or path not in project
+            or function not in project[path].defines
+        ):
             return None
         return path, function
 
@@ -233,7 +274,11 @@ def index(project: Mapping[str, Facts], modules: ProjectModules) -> dict[str, Fe
         for (function, param), tags in fed_params.items():
             if (path, function) not in poisoned and (function, param + "=") in asked_here:
                 fed.setdefault(path, {})[function, param + "="] = (
-                    NONE_GIVEN if NONE_GIVEN in tags else DEFAULT_GIVEN if (path, function, param) in left else SET_GIVEN
+                    NONE_GIVEN
+                    if NONE_GIVEN in tags
+                    else DEFAULT_GIVEN
+                    if (path, function, param) in left
+                    else SET_GIVEN
                 )
             if (path, function) in poisoned or not all(is_tensor(t) for t in tags):
                 tag = LOCAL
@@ -258,7 +303,9 @@ def helpers(project: Mapping[str, Facts], modules: ProjectModules, unread: set[s
                 continue
             qualified = _absolute(callee, caller)
             module = (qualified or "").rpartition(".")[0]
-            path = modules.locate(module, "" if callee.startswith(".") else folder) if module else None
+            path = (
+                modules.locate(module, "" if callee.startswith(".") else folder) if module else None
+            )
             if path in unread:
                 found.add(path)
     return found
@@ -276,12 +323,17 @@ def reexports(project: Mapping[str, Facts], modules: ProjectModules) -> dict[str
         if module_facts.exports and relative.endswith(".py"):
             dotted = _dotted_module(relative)
             is_init = relative.endswith("__init__.py")
-            found.update({
-                f"{dotted}.{name}" if dotted else name: q for name, q in module_facts.exports.items()
-                if is_init or name != q.rpartition(".")[2]
-            })
+            found.update(
+                {
+                    f"{dotted}.{name}" if dotted else name: q
+                    for name, q in module_facts.exports.items()
+                    if is_init or name != q.rpartition(".")[2]
+                }
+            )
     packages = sorted({p for alias in found for p in _packages(alias)}, key=lambda p: -p.count("."))
-    for package in packages:  # the innermost first: an outer `__init__` may import from an inner one
+    for (
+        package
+    ) in packages:  # the innermost first: an outer `__init__` may import from an inner one
         init = modules.locate(package)
         table = modules.table(init) if init is not None and init.endswith("__init__.py") else None
         if table is not None:
@@ -309,9 +361,15 @@ def wanted(fed: Fed, found: Facts) -> Fed:
     passes something other than a tensor is not fed a tensor, and is left to what its own
     module's calls say."""
     asked = {(f, p) for f, p in found.asked}
-    return {key: tag for key, tag in fed.items() if key in asked and (is_tensor(tag) or key[1].endswith("="))}
+    return {
+        key: tag
+        for key, tag in fed.items()
+        if key in asked and (is_tensor(tag) or key[1].endswith("="))
+    }
 
 
 def digest(fed: Fed) -> bytes:
     """What a module is fed, for its result's cache key."""
-    return hashlib.sha256(json.dumps(sorted([f, p, list(t)] for (f, p), t in fed.items())).encode()).digest()
+    return hashlib.sha256(
+        json.dumps(sorted([f, p, list(t)] for (f, p), t in fed.items())).encode()
+    ).digest()

@@ -70,20 +70,40 @@ from auditor.scan.tags import is_tensor
 End = Mapping[str, Version]  # each moving package's version at one end of the transition
 
 _MAX_DEPTH = 12
-_TORCH_VERSION_CLASS = Version("1.10")  # torch.__version__ compares as a version from 1.10 (TorchVersion)
+_TORCH_VERSION_CLASS = Version(
+    "1.10"
+)  # torch.__version__ compares as a version from 1.10 (TorchVersion)
 _OPERATORS: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
-    ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
-    ast.Eq: operator.eq, ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
 }
 _FLIPPED: dict[type[ast.cmpop], type[ast.cmpop]] = {
-    ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.Eq: ast.Eq, ast.NotEq: ast.NotEq,
+    ast.Lt: ast.Gt,
+    ast.LtE: ast.GtE,
+    ast.Gt: ast.Lt,
+    ast.GtE: ast.LtE,
+    ast.Eq: ast.Eq,
+    ast.NotEq: ast.NotEq,
 }
-_NAMED_OPERATORS = {f"operator.{name}": getattr(operator, name) for name in ("lt", "le", "gt", "ge", "eq", "ne")}
-_PARSERS = frozenset({
-    "packaging.version.parse", "packaging.version.Version", "pkg_resources.parse_version",
-    "distutils.version.LooseVersion", "distutils.version.StrictVersion", "looseversion.LooseVersion",
-    "torch.torch_version.TorchVersion", "torch.torch_version.Version",
-})
+_NAMED_OPERATORS = {
+    f"operator.{name}": getattr(operator, name) for name in ("lt", "le", "gt", "ge", "eq", "ne")
+}
+_PARSERS = frozenset(
+    {
+        "packaging.version.parse",
+        "packaging.version.Version",
+        "pkg_resources.parse_version",
+        "distutils.version.LooseVersion",
+        "distutils.version.StrictVersion",
+        "looseversion.LooseVersion",
+        "torch.torch_version.TorchVersion",
+        "torch.torch_version.Version",
+    }
+)
 _METADATA = frozenset({"importlib.metadata.version", "importlib_metadata.version"})
 
 
@@ -117,14 +137,18 @@ class _Names:
     """How names read in one module resolve: here through the resolver (the test's scope), in
     another module of the project through its top-level table."""
 
-    def __init__(self, table: ModuleTable, resolver: Tagger | None = None, scope: Scope | None = None):
+    def __init__(
+        self, table: ModuleTable, resolver: Tagger | None = None, scope: Scope | None = None
+    ):
         self.table, self.resolver, self.scope = table, resolver, scope
 
     def qualified(self, expr: ast.expr) -> str | None:
         if self.resolver is not None and self.scope is not None:
             found = self.resolver.qualified(expr, self.scope)
             if found is None and isinstance(expr, ast.Name):
-                return self._relative(expr.id, self.scope)  # a relative import: the resolver keeps it local
+                return self._relative(
+                    expr.id, self.scope
+                )  # a relative import: the resolver keeps it local
             return found
         if isinstance(expr, ast.Name):
             return self.table.imported.get(expr.id)
@@ -183,7 +207,9 @@ class VersionReader:
     """What an expression is, as far as it is a package's version or a test of one."""
 
     def __init__(
-        self, modules: ProjectModules | None, removed: Mapping[str, tuple[str, Version]] | None = None,
+        self,
+        modules: ProjectModules | None,
+        removed: Mapping[str, tuple[str, Version]] | None = None,
         presence: Presence = NOTHING,
     ):
         self.modules = modules
@@ -221,8 +247,12 @@ class VersionReader:
         if isinstance(expr, ast.Subscript):  # torch.__version__.split("+")[0]
             value = expr.value
             if (
-                isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "split"
-                and _constant(value.args, 0) == "+" and isinstance(expr.slice, ast.Constant) and expr.slice.value == 0
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Attribute)
+                and value.func.attr == "split"
+                and _constant(value.args, 0) == "+"
+                and isinstance(expr.slice, ast.Constant)
+                and expr.slice.value == 0
             ):
                 inner = self._read(value.func.value, names, depth + 1)
                 if isinstance(inner, _Version) and inner.form in ("str", "torch"):
@@ -235,7 +265,9 @@ class VersionReader:
             module, _, attribute = qualified.rpartition(".")
             if attribute == "__version__" and module:
                 package = module.split(".")[0]
-                return _Version(canonicalize_name(package), "torch" if package == "torch" else "str")
+                return _Version(
+                    canonicalize_name(package), "torch" if package == "torch" else "str"
+                )
             if self.modules is not None:
                 constant = self.modules.constant(qualified, names.near)
                 if constant is not None:
@@ -259,7 +291,12 @@ class VersionReader:
         func = call.func
         if isinstance(func, ast.Name) and func.id == "tuple" and len(call.args) == 1:
             return self._int_parts(call.args[0], names, depth)
-        if isinstance(func, ast.Name) and func.id == "hasattr" and len(call.args) == 2 and not call.keywords:
+        if (
+            isinstance(func, ast.Name)
+            and func.id == "hasattr"
+            and len(call.args) == 2
+            and not call.keywords
+        ):
             return self._feature(call.args[0], _constant(call.args, 1), names)
         qualified = names.qualified(func) or ""
         last = qualified.rpartition(".")[2]
@@ -276,7 +313,11 @@ class VersionReader:
         package = _constant(call.args, 0)
         if qualified in _METADATA and isinstance(package, str):
             return _Version(canonicalize_name(package), "str")
-        if last in ("compare_version", "_compare_version") and len(call.args) >= 3 and isinstance(package, str):
+        if (
+            last in ("compare_version", "_compare_version")
+            and len(call.args) >= 3
+            and isinstance(package, str)
+        ):
             op = _NAMED_OPERATORS.get(names.qualified(call.args[1]) or "")
             bound = _constant(call.args, 2)
             if op is None or not isinstance(bound, str):
@@ -293,7 +334,11 @@ class VersionReader:
             except InvalidRequirement:
                 return None
             wanted, specifier = canonicalize_name(requirement.name), requirement.specifier
-            return _Test(lambda end: _robust(end, wanted, lambda text: specifier.contains(text, prereleases=True)))
+            return _Test(
+                lambda end: _robust(
+                    end, wanted, lambda text: specifier.contains(text, prereleases=True)
+                )
+            )
         return None
 
     def _feature(self, subject: ast.expr, attribute: object, names: _Names) -> _Value | None:
@@ -311,7 +356,9 @@ class VersionReader:
         name = f"{module}.{attribute}"
         if module is not None and self.presence.known(name):
             owner, presence = canonicalize_name(module.split(".", 1)[0]), self.presence
-            return _Test(lambda end: _robust(end, owner, lambda text: presence.present(name, Version(text))))
+            return _Test(
+                lambda end: _robust(end, owner, lambda text: presence.present(name, Version(text)))
+            )
         found = self.removed.get(attribute)
         if found is None or not names.may_be_array(subject):
             return None
@@ -322,11 +369,19 @@ class VersionReader:
         """`tuple(int(x) for x in V.split(".")[:n])` and `tuple(map(int, V.split(".")[:n]))`."""
         if isinstance(source, (ast.GeneratorExp, ast.ListComp)) and len(source.generators) == 1:
             element, iterated = source.elt, source.generators[0].iter
-            if not (isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id == "int"):
+            if not (
+                isinstance(element, ast.Call)
+                and isinstance(element.func, ast.Name)
+                and element.func.id == "int"
+            ):
                 return None
         elif (
-            isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "map"
-            and len(source.args) == 2 and isinstance(source.args[0], ast.Name) and source.args[0].id == "int"
+            isinstance(source, ast.Call)
+            and isinstance(source.func, ast.Name)
+            and source.func.id == "map"
+            and len(source.args) == 2
+            and isinstance(source.args[0], ast.Name)
+            and source.args[0].id == "int"
         ):
             iterated = source.args[1]
         else:
@@ -334,12 +389,20 @@ class VersionReader:
         if not (isinstance(iterated, ast.Subscript) and isinstance(iterated.slice, ast.Slice)):
             return None
         window, split = iterated.slice, iterated.value
-        if window.lower is not None or window.step is not None or not isinstance(window.upper, ast.Constant):
+        if (
+            window.lower is not None
+            or window.step is not None
+            or not isinstance(window.upper, ast.Constant)
+        ):
             return None
         length = window.upper.value
         if not (
-            type(length) is int and length > 0 and isinstance(split, ast.Call) and isinstance(split.func, ast.Attribute)
-            and split.func.attr == "split" and _constant(split.args, 0) == "."
+            type(length) is int
+            and length > 0
+            and isinstance(split, ast.Call)
+            and isinstance(split.func, ast.Attribute)
+            and split.func.attr == "split"
+            and _constant(split.args, 0) == "."
         ):
             return None
         inner = self._read(split.func.value, names, depth + 1)
@@ -373,6 +436,7 @@ def _not(test: _Test) -> _Test:
     def outcome(end: End) -> bool | None:
         value = test.outcome(end)
         return None if value is None else not value
+
     return _Test(outcome)
 
 
@@ -382,6 +446,7 @@ def _all(tests: Sequence[_Test]) -> _Test:
         if False in values:
             return False
         return None if None in values else True
+
     return _Test(outcome)
 
 
@@ -391,6 +456,7 @@ def _any(tests: Sequence[_Test]) -> _Test:
         if True in values:
             return True
         return None if None in values else False
+
     return _Test(outcome)
 
 
@@ -406,6 +472,7 @@ def _comparison(left: _Value | None, op: ast.cmpop, right: _Value | None) -> _Te
 
     def outcome(end: End) -> bool | None:
         return _robust(end, version.package, lambda text: _one(version, text, compare, bound))
+
     return _Test(outcome)
 
 
@@ -432,7 +499,9 @@ def _one(version: _Version, text: str, compare: Callable[[Any, Any], Any], bound
     form = version.form
     if form == "torch":
         form = "version" if Version(text) >= _TORCH_VERSION_CLASS else "str"
-        if form == "version" and not isinstance(bound, Version):  # TorchVersion parses the other side
+        if form == "version" and not isinstance(
+            bound, Version
+        ):  # TorchVersion parses the other side
             bound = Version(".".join(map(str, bound)) if isinstance(bound, tuple) else str(bound))
     if form == "str":
         return compare(text, bound) if isinstance(bound, str) else None
@@ -454,8 +523,12 @@ class Guards:
     the change never sees it change."""
 
     def __init__(
-        self, ends: Sequence[End], resolver: Tagger, table: Callable[[], ModuleTable],
-        modules: ProjectModules | None = None, removed: Mapping[str, tuple[str, Version]] | None = None,
+        self,
+        ends: Sequence[End],
+        resolver: Tagger,
+        table: Callable[[], ModuleTable],
+        modules: ProjectModules | None = None,
+        removed: Mapping[str, tuple[str, Version]] | None = None,
         presence: Presence = NOTHING,
     ):
         self.ends = tuple(ends)
@@ -470,7 +543,9 @@ class Guards:
         if id(test) not in self._readings:
             if self._module is None:
                 self._module = self._table()
-            self._readings[id(test)] = self.reader.test(test, _Names(self._module, self.resolver, scope))
+            self._readings[id(test)] = self.reader.test(
+                test, _Names(self._module, self.resolver, scope)
+            )
         return self._readings[id(test)]
 
     def _outcome(self, test: ast.expr, scope: Scope) -> tuple[bool | None, ...]:
@@ -487,10 +562,17 @@ class Guards:
             return False
         outcomes = [(self._outcome(test, scope), wanted) for test, wanted, scope in conditions]
         return all(
-            any(outcome[end] is (not wanted) for outcome, wanted in outcomes) for end in range(len(self.ends))
+            any(outcome[end] is (not wanted) for outcome, wanted in outcomes)
+            for end in range(len(self.ends))
         )
 
-    def reaches(self, conditions: Conditions, package: str, introduced: Version, since: Version | None = None) -> bool:
+    def reaches(
+        self,
+        conditions: Conditions,
+        package: str,
+        introduced: Version,
+        since: Version | None = None,
+    ) -> bool:
         """False when, in every move of `package` across `introduced`, the code is known not to run
         on any release before it, or on any release from it on (`if torch < 1.11:` and a 2.0
         change; `if torch >= 2.0:` and a 1.13 change). Only the conditions' known outcomes count:
@@ -514,11 +596,14 @@ class Guards:
             after = [v for v in _releases(low, high) if v >= introduced]
             if since is not None and Version(old[package].public) < since:
                 if not _may_run(readings, (old,), package, [old[package]]) and _may_run(
-                        readings, (old, new), package, after):
+                    readings, (old, new), package, after
+                ):
                     return True
                 continue
             before = [v for v in _releases(low, high) if v < introduced]
-            if _may_run(readings, (old, new), package, before) and _may_run(readings, (old, new), package, after):
+            if _may_run(readings, (old, new), package, before) and _may_run(
+                readings, (old, new), package, after
+            ):
                 return True
         return False
 
@@ -540,13 +625,20 @@ def _releases(low: Version, high: Version) -> tuple[Version, ...]:
     return tuple(sorted(grid))
 
 
-def _may_run(readings: list[tuple[_Test | None, bool]], ends: Sequence[End], package: str,
-             versions: Sequence[Version]) -> bool:
+def _may_run(
+    readings: list[tuple[_Test | None, bool]],
+    ends: Sequence[End],
+    package: str,
+    versions: Sequence[Version],
+) -> bool:
     """Whether, at one of `versions` of `package` (the other packages at either end), no
     condition is known not to hold."""
     for version in versions:
         for end in ends:
             at = {**end, package: version}
-            if not any(reading is not None and reading.outcome(at) is (not wanted) for reading, wanted in readings):
+            if not any(
+                reading is not None and reading.outcome(at) is (not wanted)
+                for reading, wanted in readings
+            ):
                 return True
     return False

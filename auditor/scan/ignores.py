@@ -60,5 +60,8 @@ def _comments(source: str) -> list[tuple[int, str]]:
             for token in tokenize.generate_tokens(io.StringIO(source).readline)
             if token.type == tokenize.COMMENT and TEXT in token.string
         ]
-    except (tokenize.TokenError, SyntaxError):  # a source the parser rejects as well: skipped anyway
+    except (
+        tokenize.TokenError,
+        SyntaxError,
+    ):  # a source the parser rejects as well: skipped anyway
         return []

@@ -36,7 +36,9 @@ from pathlib import Path
 EVERY_FILE = "*"  # the request of a lookup that read every file of the project (`names`)
 _MAX_HOPS = 8  # re-exports followed before a name is left unknown
 _AMBIGUOUS = object()  # a name bound more than once, or not by a plain assignment
-_TRIES: tuple[type[ast.stmt], ...] = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
+_TRIES: tuple[type[ast.stmt], ...] = tuple(
+    getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name)
+)
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,11 @@ class ModuleTable:
             if isinstance(statement, ast.Assign):
                 for target in statement.targets:
                     if isinstance(target, ast.Name):
-                        self._bind(seen, target.id, statement.value if len(statement.targets) == 1 else _AMBIGUOUS)
+                        self._bind(
+                            seen,
+                            target.id,
+                            statement.value if len(statement.targets) == 1 else _AMBIGUOUS,
+                        )
                     else:
                         for node in ast.walk(target):
                             if isinstance(node, ast.Name):
@@ -136,7 +142,9 @@ class ModuleTable:
                 self._read(statement.body, seen)
             elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 self._bind(seen, statement.name, _AMBIGUOUS)
-            elif isinstance(statement, (ast.AugAssign, ast.For, ast.AsyncFor, ast.While, ast.Delete, ast.Match)):
+            elif isinstance(
+                statement, (ast.AugAssign, ast.For, ast.AsyncFor, ast.While, ast.Delete, ast.Match)
+            ):
                 for node in ast.walk(statement):
                     if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
                         self._bind(seen, node.id, _AMBIGUOUS)
@@ -173,7 +181,9 @@ _GLOBAL = re.compile(r"^[ \t]+global[ \t]+([\w, \t]+)", re.MULTILINE)
 def _global_names(source: str) -> set[str]:
     if "global" not in source:
         return set()
-    return {name.strip() for match in _GLOBAL.finditer(source) for name in match.group(1).split(",")}
+    return {
+        name.strip() for match in _GLOBAL.finditer(source) for name in match.group(1).split(",")
+    }
 
 
 class ProjectModules:
@@ -234,7 +244,9 @@ class ProjectModules:
     def digest(self, relative: str) -> str | None:
         if relative not in self._digests:
             try:
-                self._digests[relative] = hashlib.blake2b((self.base / relative).read_bytes(), digest_size=16).hexdigest()
+                self._digests[relative] = hashlib.blake2b(
+                    (self.base / relative).read_bytes(), digest_size=16
+                ).hexdigest()
             except OSError:
                 self._digests[relative] = None
         return self._digests[relative]
@@ -250,7 +262,9 @@ class ProjectModules:
                 continue
             if relative not in self._texts:
                 try:
-                    self._texts[relative] = (self.base / relative).read_text("utf-8", errors="replace")
+                    self._texts[relative] = (self.base / relative).read_text(
+                        "utf-8", errors="replace"
+                    )
                 except OSError:
                     self._texts[relative] = ""
             if word.search(self._texts[relative]):
@@ -268,7 +282,9 @@ class ProjectModules:
                 found = self.find(module, near)
             finally:
                 self.consulted = saved
-            if found != dependency.relative or (found is not None and self.digest(found) != dependency.digest):
+            if found != dependency.relative or (
+                found is not None and self.digest(found) != dependency.digest
+            ):
                 return False
         return True
 

@@ -49,10 +49,15 @@ class Resolver(Tagger):
     MAX_DEPTH = 100  # names resolving through names: deeper chains are left unknown
 
     def __init__(
-        self, tree: ast.Module, fed: Mapping[tuple[str, str], Tag] | None = None,
-        modules: ProjectModules | None = None, path: str = "",
+        self,
+        tree: ast.Module,
+        fed: Mapping[tuple[str, str], Tag] | None = None,
+        modules: ProjectModules | None = None,
+        path: str = "",
     ):
-        self.modules = modules  # the project's other modules: constants and re-exports read from there
+        self.modules = (
+            modules  # the project's other modules: constants and re-exports read from there
+        )
         self.path = path
         self.scopes: dict[ast.AST, Scope] = {}
         self.referenced: set[str] = set()  # function names used other than by calling them
@@ -71,14 +76,18 @@ class Resolver(Tagger):
         self._resolving: dict[tuple[int, str], None] = {}
         self._reread: set[tuple[int, str]] = set()
         self._callers: dict[ast.AST, list[tuple[ast.Call, Scope, int]]] | None = None
-        self._unannotated: dict[ast.AST, frozenset[str]] = {}  # function -> its unannotated parameters
+        self._unannotated: dict[
+            ast.AST, frozenset[str]
+        ] = {}  # function -> its unannotated parameters
         self.relative: dict[str, str] = {}  # module-level names from relative imports -> ".m.name"
         # the tensors every caller in the project's other modules passes the module-level
         # functions' parameters ((function, parameter) -> tag): see `feeds`
         self.fed: Mapping[tuple[str, str], Tag] = fed or {}
         self.asked: set[tuple[str, str]] = set()  # those parameters whose callers were asked for
         self.alternated: set[str] = set()  # keys some scope binds to more than one qualified name
-        self.arms: dict[int, Conditions] = {}  # alias binding target (id) -> the branches it is bound on
+        self.arms: dict[
+            int, Conditions
+        ] = {}  # alias binding target (id) -> the branches it is bound on
         Collector(self).collect(tree)
         self.module_classes = self._module_classes()
 
@@ -98,8 +107,12 @@ class Resolver(Tagger):
         if key not in owner.unread:
             if (id(owner), key) in self._resolving:
                 self._reread.add((id(owner), key))
-        elif not qualified_only or key in owner.qualified or any(
-            type(b) is Assignment and self._may_qualify(b.value) for b in owner.bindings[key]
+        elif (
+            not qualified_only
+            or key in owner.qualified
+            or any(
+                type(b) is Assignment and self._may_qualify(b.value) for b in owner.bindings[key]
+            )
         ):
             self._resolve(owner, key)
 
@@ -148,7 +161,10 @@ class Resolver(Tagger):
                 inferred = self._from_callers(owner, key) if round_ == 0 else None
                 if inferred is not None:
                     self._bind_tag(owner, key, inferred)
-                elif marker not in self._reread or (owner.tags.get(key), owner.qualified.get(key)) == before:
+                elif (
+                    marker not in self._reread
+                    or (owner.tags.get(key), owner.qualified.get(key)) == before
+                ):
                     break  # nothing looked it up meanwhile, or reading again changes nothing
         finally:
             del self._resolving[marker]
@@ -210,13 +226,19 @@ class Resolver(Tagger):
             if owner is None or func.id not in owner.functions:
                 return None
             return owner.functions[func.id], 0
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "self"
+        ):
             cls = enclosing_class(scope)
             if cls is None or func.attr not in cls.functions or func.attr in self.referenced:
                 return None
             function = cls.functions[func.attr]
-            static = any(isinstance(d, ast.Name) and d.id == "staticmethod"
-                         for d in function.decorator_list)  # type: ignore[attr-defined]
+            static = any(
+                isinstance(d, ast.Name) and d.id == "staticmethod"
+                for d in function.decorator_list  # type: ignore[attr-defined]
+            )
             return function, 0 if static else 1
         return None
 
@@ -229,7 +251,9 @@ class Resolver(Tagger):
         unannotated = self._unannotated.get(function)
         if unannotated is None:  # asked for each name the function's body binds: kept per function
             named = [*params.posonlyargs, *params.args, *params.kwonlyargs]
-            unannotated = self._unannotated[function] = frozenset(a.arg for a in named if a.annotation is None)
+            unannotated = self._unannotated[function] = frozenset(
+                a.arg for a in named if a.annotation is None
+            )
         if name not in unannotated:
             return None
         calls = self._calls_by_callee().get(function)
@@ -252,17 +276,29 @@ class Resolver(Tagger):
             tags.add(tag)
         return tags.pop() if len(tags) == 1 else TENSOR
 
-    def _fed(self, owner: Scope, function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> Tag | None:
+    def _fed(
+        self, owner: Scope, function: ast.FunctionDef | ast.AsyncFunctionDef, name: str
+    ) -> Tag | None:
         """What the project's other modules pass a module-level function's parameter."""
-        if owner.parent is None or owner.parent.parent is not None or function.name in self.referenced:
+        if (
+            owner.parent is None
+            or owner.parent.parent is not None
+            or function.name in self.referenced
+        ):
             return None  # not at module level, or passed around in its own module
         self.asked.add((function.name, name))
         return self.fed.get((function.name, name))
 
-    def given(self, owner: Scope, function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> Tag | None:
+    def given(
+        self, owner: Scope, function: ast.FunctionDef | ast.AsyncFunctionDef, name: str
+    ) -> Tag | None:
         """What the project's other modules give a module-level function's parameter, as far as
         None goes (`tags.NONE_GIVEN`, `tags.SET_GIVEN`; None: no call elsewhere is known)."""
-        if owner.parent is None or owner.parent.parent is not None or function.name in self.referenced:
+        if (
+            owner.parent is None
+            or owner.parent.parent is not None
+            or function.name in self.referenced
+        ):
             return None  # not at module level, or passed around in its own module
         self.asked.add((function.name, name + "="))
         return self.fed.get((function.name, name + "="))
@@ -286,7 +322,11 @@ class Resolver(Tagger):
         """The project's classes deriving (directly or through each other, in any order of
         declaration) from torch.nn.Module, through its imported names: a fixpoint."""
         found: set[str] = set()
-        classes = [(name, bases, scope) for scope in self.scopes.values() for name, bases in scope.classes.items()]
+        classes = [
+            (name, bases, scope)
+            for scope in self.scopes.values()
+            for name, bases in scope.classes.items()
+        ]
         changed = True
         while changed:
             changed = False
@@ -367,7 +407,9 @@ class Resolver(Tagger):
                 return None
             elif root.id == "self":
                 key = "self." + first.attr
-                base = self._qualified_key(key, scope) if key in self.importable else None  # self.op = torch.x
+                base = (
+                    self._qualified_key(key, scope) if key in self.importable else None
+                )  # self.op = torch.x
                 named = first
             elif root.id not in self.importable and not self.stars:
                 return None  # the common case: a chain on a local variable
@@ -406,7 +448,9 @@ class Resolver(Tagger):
             return _module_name(args[0])
         return None
 
-    def possible(self, expr: ast.Name, scope: Scope, conditions: Conditions) -> tuple[tuple[str, Conditions], ...]:
+    def possible(
+        self, expr: ast.Name, scope: Scope, conditions: Conditions
+    ) -> tuple[tuple[str, Conditions], ...]:
         """The qualified names an alias bound more than one way (`alternated`) may hold at a
         site on the branches `conditions`, each with the branches its binding is on: that of
         the last of its bindings that can reach the site (not on the other arm of a branch the
@@ -461,6 +505,7 @@ class Resolver(Tagger):
             found = tag if found is None else merge(found, tag)
         return found
 
+
 def _string(node: ast.expr) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
@@ -481,7 +526,12 @@ def _dict_item(value: ast.expr, item: str) -> ast.expr | None:
             elif isinstance(k, ast.Constant) and k.value == item:
                 found = v
         return found
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" and not value.args:
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "dict"
+        and not value.args
+    ):
         return next((k.value for k in value.keywords if k.arg == item), None)
     return None
 
@@ -489,4 +539,8 @@ def _dict_item(value: ast.expr, item: str) -> ast.expr | None:
 def _apart(first: Conditions, second: Conditions) -> bool:
     """Whether code on the branches `first` and code on `second` never run in one pass: one is
     on the other arm of a test the other is on."""
-    return any(test is other and way != other_way for test, way, _ in first for other, other_way, _ in second)
+    return any(
+        test is other and way != other_way
+        for test, way, _ in first
+        for other, other_way, _ in second
+    )

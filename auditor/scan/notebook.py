@@ -46,7 +46,9 @@ def blank_magics(source: str) -> str | None:
         timed = _TIMED_LINE.match(line) if magic else None
         if timed and not line.rstrip().endswith("\\"):  # `%time expr`: expr is Python, read it
             out.append(timed.group(1) + timed.group(2))
-        elif magic:  # `pass` keeps a block whose only statement is a magic valid (`for ...:\n    %time f()`)
+        elif (
+            magic
+        ):  # `pass` keeps a block whose only statement is a magic valid (`for ...:\n    %time f()`)
             out.append(line[: len(line) - len(line.lstrip())] + "pass")
         else:
             out.append("" if continued else line)
@@ -86,9 +88,13 @@ class Joined:
     as one module, and what is found in it is mapped back to its cell."""
 
     source: str = ""
-    origin: list[tuple[int, int]] = field(default_factory=list)  # per line: (cell, line in the cell)
+    origin: list[tuple[int, int]] = field(
+        default_factory=list
+    )  # per line: (cell, line in the cell)
     problems: list[str] = field(default_factory=list)  # why the other cells were left out
-    newer: bool = False  # a cell kept is of syntax newer than this Python's (`newer` said it parses)
+    newer: bool = (
+        False  # a cell kept is of syntax newer than this Python's (`newer` said it parses)
+    )
 
     def line_of(self, cell: int, line: int) -> int | None:
         """The line of the joined module that is `line` of `cell`."""
@@ -106,7 +112,9 @@ def syntax_problem(exc: SyntaxError, source: str) -> str:
     return f"{where}syntax error: {exc.msg}"
 
 
-def join_cells(cells: list[Cell], newer: Callable[[str, SyntaxError], str | None] | None = None) -> Joined:
+def join_cells(
+    cells: list[Cell], newer: Callable[[str, SyntaxError], str | None] | None = None
+) -> Joined:
     """`newer`: for a cell this Python rejects, None when a newer Python reads it (it is kept),
     else why it is left out (without it, the syntax error)."""
     joined = Joined()
@@ -117,7 +125,9 @@ def join_cells(cells: list[Cell], newer: Callable[[str, SyntaxError], str | None
                 warnings.simplefilter("ignore", SyntaxWarning)
                 ast.parse(cell.source)
         except SyntaxError as exc:
-            problem = newer(cell.source, exc) if newer is not None else syntax_problem(exc, cell.source)
+            problem = (
+                newer(cell.source, exc) if newer is not None else syntax_problem(exc, cell.source)
+            )
             if problem is not None:
                 joined.problems.append(f"cell {cell.index}, {problem}")
                 continue

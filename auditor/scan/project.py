@@ -52,37 +52,55 @@ class ScanOptions:
     """How to scan, as opposed to what: none of these changes the findings."""
 
     cache_dir: Path | None = None  # where per-file results are kept; None: no cache
-    workers: int | None = None  # processes; None: one per core when the work is worth it; 1: no pool
+    workers: int | None = (
+        None  # processes; None: one per core when the work is worth it; 1: no pool
+    )
     progress: ProgressReporter = SILENT
     note: Callable[[str], None] = _unheard  # told once of each cache problem (the scan goes on)
 
 
 def scan_tree(
-    root: Path, changes: Iterable[SpecChange], config: ScanConfig, options: ScanOptions,
-    known: frozenset[str] = frozenset(), ends: Ends = (), presence: Presence = NOTHING,
+    root: Path,
+    changes: Iterable[SpecChange],
+    config: ScanConfig,
+    options: ScanOptions,
+    known: frozenset[str] = frozenset(),
+    ends: Ends = (),
+    presence: Presence = NOTHING,
 ) -> tuple[list[Finding], list[Skipped]]:
     changes = tuple(c for c in changes if c.id not in config.ignore)
     syntax.newer_python()  # a wrong AUDITOR_SYNTAX_PYTHON is said before any file is read
     base = root if root.is_dir() else root.parent
     discovered = discover(root, config)
-    files, relatives = discovered.files, discovered.relatives  # from `base`: the root, or a file's folder
+    files, relatives = (
+        discovered.files,
+        discovered.relatives,
+    )  # from `base`: the root, or a file's folder
     results: list[FileResult | None] = [None] * len(files)
     modules = ProjectModules(base, relatives)
     progress = options.progress
     progress.start(len(files), "Scanning")
     cache = None
     try:
-        cache = ScanCache.open(options.cache_dir, changes, known, ends, presence.digest) if options.cache_dir is not None else None
+        cache = (
+            ScanCache.open(options.cache_dir, changes, known, ends, presence.digest)
+            if options.cache_dir is not None
+            else None
+        )
     except CacheUnusable as exc:
         options.note(str(exc))
     try:
         keys: dict[int, tuple[bytes, Stamp]] = {}
         sizes: dict[int, int] = {}
         misses = _from_cache(files, relatives, results, cache, progress, modules, keys, sizes)
-        blank = cache.context if cache is not None and cache.blank else None  # the scans make the keys
+        blank = (
+            cache.context if cache is not None and cache.blank else None
+        )  # the scans make the keys
         work = _Work(changes, known, ends, presence, modules, options.workers, blank)
         with _Pool.of(work) as pool:
-            for i, result, dependencies, keyed in _scan(files, relatives, misses, sizes, work, pool):
+            for i, result, dependencies, keyed in _scan(
+                files, relatives, misses, sizes, work, pool
+            ):
                 results[i] = result
                 if keyed is not None:
                     keys[i] = keyed
@@ -129,7 +147,9 @@ def _feed(
     the modules that asked about such parameters; their results replace the first ones. The
     cache keeps each under the file's key and what it was fed. The first pass's processes, if
     it had any, share the work out. Returns what each module was fed."""
-    project = {relatives[i]: r[2] for i, r in enumerate(results) if r is not None and r[2] is not None}
+    project = {
+        relatives[i]: r[2] for i, r in enumerate(results) if r is not None and r[2] is not None
+    }
     fed_all = feeds.index(project, work.modules)
     todo: dict[int, feeds.Fed] = {}
     for i, result in enumerate(results):
@@ -139,7 +159,11 @@ def _feed(
                 todo[i] = fed
     if not todo:
         return todo
-    fed_keys = {i: cache.fed_key(keys[i][0], feeds.digest(fed)) for i, fed in todo.items() if cache and i in keys}
+    fed_keys = {
+        i: cache.fed_key(keys[i][0], feeds.digest(fed))
+        for i, fed in todo.items()
+        if cache and i in keys
+    }
     found = cache.get_many(list(fed_keys.values())) if cache is not None else {}
     again: list[tuple[int, str, str, feeds.Fed]] = []
     for i, fed in todo.items():
@@ -156,16 +180,26 @@ def _feed(
                 pass  # damaged: analysed again, and stored again
         again.append((i, str(files[i]), relatives[i], fed))
     if pool.executor is not None and len(again) > 1:
-        again.sort(key=lambda item: -_size(files[item[0]]))  # the biggest first: no process idles at the end
+        again.sort(
+            key=lambda item: -_size(files[item[0]])
+        )  # the biggest first: no process idles at the end
         futures = [pool.executor.submit(_scan_fed, *item) for item in again]
         done = [future.result() for future in futures]
     else:
-        index = RuleIndex.build(work.changes, work.known, work.ends, work.presence) if again else None
+        index = (
+            RuleIndex.build(work.changes, work.known, work.ends, work.presence) if again else None
+        )
         done = []
         for i, path, relative, fed in again:
             assert index is not None
             work.modules.take()
-            done.append((i, scan_module(Path(path), relative, index, fed, work.modules), work.modules.take()))
+            done.append(
+                (
+                    i,
+                    scan_module(Path(path), relative, index, fed, work.modules),
+                    work.modules.take(),
+                )
+            )
     for i, (findings, skipped, _), dependencies in done:
         first = results[i]
         assert first is not None
@@ -177,14 +211,20 @@ def _feed(
 
 
 def _reexported(
-    files: list[Path], relatives: list[str], results: list[FileResult | None], work: _Work, fed: dict[int, feeds.Fed]
+    files: list[Path],
+    relatives: list[str],
+    results: list[FileResult | None],
+    work: _Work,
+    fed: dict[int, feeds.Fed],
 ) -> None:
     """Analyse again, with the project's own names for matched calls (`feeds.reexports`:
     `mypkg/__init__.py` importing `load as tload` from torch), the files that may call one of
     them: those naming both the name and its module (`from mypkg import tload`, `mypkg.tload`).
     Their results rest on other modules' facts, so they are not kept in the cache; projects
     that re-export torch's functions are few, and so are the files using them."""
-    project = {relatives[i]: r[2] for i, r in enumerate(results) if r is not None and r[2] is not None}
+    project = {
+        relatives[i]: r[2] for i, r in enumerate(results) if r is not None and r[2] is not None
+    }
     aliases = feeds.reexports(project, work.modules)
     if not aliases:
         return
@@ -193,7 +233,9 @@ def _reexported(
         module, _, name = alias.rpartition(".")
         wanted.setdefault(name, set()).add(module)
     names = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, wanted))) + r")\b")
-    index = RuleIndex.build(work.changes, work.known, work.ends, work.presence).with_aliases(aliases)
+    index = RuleIndex.build(work.changes, work.known, work.ends, work.presence).with_aliases(
+        aliases
+    )
     for i, file in enumerate(files):
         first = results[i]
         if first is None or first[1]:
@@ -220,10 +262,19 @@ def _helpers(
     a change (`values.none_reaches` asked what its callers give it): their calls are wanted.
     Their facts join the project's index; the cache keeps the result under the file's key,
     facts and all. Few modules are such: this process analyses them."""
-    project = {relatives[i]: r[2] for i, r in enumerate(results) if r is not None and r[2] is not None}
-    unread = {relatives[i] for i, r in enumerate(results) if r is not None and r[2] is None and not r[1]}
+    project = {
+        relatives[i]: r[2] for i, r in enumerate(results) if r is not None and r[2] is not None
+    }
+    unread = {
+        relatives[i] for i, r in enumerate(results) if r is not None and r[2] is None and not r[1]
+    }
     wanted = feeds.helpers(project, work.modules, unread) if project and unread else set()
-    wrappers = {function for found in project.values() for function, param in found.asked if param.endswith("=")}
+    wrappers = {
+        function
+        for found in project.values()
+        for function, param in found.asked
+        if param.endswith("=")
+    }
     if wrappers and unread - wanted:
         names = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, wrappers))) + r")\b")
         for i, relative in enumerate(relatives):
@@ -321,8 +372,14 @@ def _from_cache(
                 if value is not None:
                     result, dependencies = decode(value, relatives[i])
                     results[i] = result if modules.still_valid(dependencies) else None
-            except (ValueError, TypeError, RecursionError):  # written by something else: scanned again
-                cache.problems.append(f"the scan cache in {cache.directory} held damaged results: those files were scanned again")
+            except (
+                ValueError,
+                TypeError,
+                RecursionError,
+            ):  # written by something else: scanned again
+                cache.problems.append(
+                    f"the scan cache in {cache.directory} held damaged results: those files were scanned again"
+                )
             if results[i] is None:
                 todo.append(i)
             else:
@@ -343,7 +400,9 @@ class _Work:
     presence: Presence
     modules: ProjectModules
     workers: int | None
-    blank: bytes | None = None  # the context of a blank cache (`ScanCache.blank`): each scan makes its file's key
+    blank: bytes | None = (
+        None  # the context of a blank cache (`ScanCache.blank`): each scan makes its file's key
+    )
 
 
 Keyed = tuple[bytes, Stamp]  # a file's key in the cache, and its stamp when it was read
@@ -373,8 +432,11 @@ def _scan(
                 if i not in sizes:
                     sizes[i] = _size(files[i])
             held += batch
-            if executor is None and cores >= 2 and len(held) >= 2 and (
-                work.workers is not None or sum(sizes[i] for i in held) >= PARALLEL_MIN_BYTES
+            if (
+                executor is None
+                and cores >= 2
+                and len(held) >= 2
+                and (work.workers is not None or sum(sizes[i] for i in held) >= PARALLEL_MIN_BYTES)
             ):
                 executor = pool.start(min(cores, len(held)))
             if executor is not None:
@@ -386,7 +448,11 @@ def _scan(
                 for future in done:
                     yield from future.result()
         if executor is None:
-            index = RuleIndex.build(work.changes, work.known, work.ends, work.presence) if held else None
+            index = (
+                RuleIndex.build(work.changes, work.known, work.ends, work.presence)
+                if held
+                else None
+            )
             keys = Keys(work.blank) if work.blank is not None else None
             for i in held:
                 assert index is not None
@@ -394,8 +460,13 @@ def _scan(
             return
         if held:
             items = [(i, str(files[i]), relatives[i], sizes[i]) for i in held]
-            pending |= {executor.submit(_scan_chunk, _paths(chunk)) for chunk in _chunks(items, biggest_first=True)}
-        for future in as_completed(pending):  # one waiter for them all: `wait` in a loop installs one per round
+            pending |= {
+                executor.submit(_scan_chunk, _paths(chunk))
+                for chunk in _chunks(items, biggest_first=True)
+            }
+        for future in as_completed(
+            pending
+        ):  # one waiter for them all: `wait` in a loop installs one per round
             pending.discard(future)
             yield from future.result()
     finally:
@@ -421,9 +492,17 @@ class _Pool:
         if self.executor is None:
             modules = self.work.modules
             self.executor = ProcessPoolExecutor(
-                max_workers=workers, initializer=_start_worker,
-                initargs=(self.work.changes, self.work.known, self.work.ends, self.work.presence, str(modules.base),
-                          modules.relatives, self.work.blank),
+                max_workers=workers,
+                initializer=_start_worker,
+                initargs=(
+                    self.work.changes,
+                    self.work.known,
+                    self.work.ends,
+                    self.work.presence,
+                    str(modules.base),
+                    modules.relatives,
+                    self.work.blank,
+                ),
             )
         return self.executor
 
@@ -443,7 +522,9 @@ class _Pool:
                 pool.executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _chunks(items: list[tuple[int, str, str, int]], biggest_first: bool = False) -> list[list[tuple[int, str, str, int]]]:
+def _chunks(
+    items: list[tuple[int, str, str, int]], biggest_first: bool = False
+) -> list[list[tuple[int, str, str, int]]]:
     """Neighbouring files grouped up to CHUNK_BYTES or CHUNK_FILES, in order (the last one may
     not be full), or the biggest groups first."""
     chunks: list[list[tuple[int, str, str, int]]] = []
@@ -484,8 +565,13 @@ _keys: Keys | None = None
 
 
 def _start_worker(
-    changes: tuple[SpecChange, ...], known: frozenset[str], ends: Ends, presence: Presence, base: str,
-    relatives: tuple[str, ...], blank: bytes | None,
+    changes: tuple[SpecChange, ...],
+    known: frozenset[str],
+    ends: Ends,
+    presence: Presence,
+    base: str,
+    relatives: tuple[str, ...],
+    blank: bytes | None,
 ) -> None:
     global _index, _modules, _keys
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
@@ -514,9 +600,13 @@ def _end_with_scanner() -> None:
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     forked = multiprocessing.get_start_method() == "fork"
-    if (forked and parent != scanner.pid) or _gone(parent, scanner):  # it ended before this worker started
+    if (forked and parent != scanner.pid) or _gone(
+        parent, scanner
+    ):  # it ended before this worker started
         os._exit(0)
-    threading.Thread(target=_watch, args=(parent, scanner), name="auditor-scanner-watch", daemon=True).start()
+    threading.Thread(
+        target=_watch, args=(parent, scanner), name="auditor-scanner-watch", daemon=True
+    ).start()
 
 
 def _gone(parent: int, scanner: BaseProcess | None) -> bool:
@@ -560,7 +650,10 @@ def _scan_fed(i: int, path: str, relative: str, fed: feeds.Fed) -> Refed:
 
 def _scan_chunk(chunk: list[tuple[int, str, str]]) -> list[Scanned]:
     assert _index is not None and _modules is not None
-    return [(i, *_scan_one(Path(path), relative, _index, _modules, _keys)) for i, path, relative in chunk]
+    return [
+        (i, *_scan_one(Path(path), relative, _index, _modules, _keys))
+        for i, path, relative in chunk
+    ]
 
 
 def scan_project(
@@ -579,4 +672,12 @@ def scan_project(
     version guard that holds the same way on both sides be read as dead (none: all code runs);
     `presence`, what each release of a package has, lets `hasattr(module, "name")` be read as
     such a guard."""
-    return scan_tree(root, changes, config or ScanConfig(), options or ScanOptions(), frozenset(known), ends, presence)
+    return scan_tree(
+        root,
+        changes,
+        config or ScanConfig(),
+        options or ScanOptions(),
+        frozenset(known),
+        ends,
+        presence,
+    )

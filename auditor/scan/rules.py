@@ -40,7 +40,10 @@ def transition_ends(transitions: Iterable[tuple[str, object, object, object]]) -
         for side, version in ((0, old), (1, new)):
             if version is not None:
                 sides.setdefault((environment, side), {})[package] = str(version)
-    return tuple(tuple(sorted(versions.items())) for _, versions in sorted(sides.items(), key=lambda item: (str(item[0][0]), item[0][1])))
+    return tuple(
+        tuple(sorted(versions.items()))
+        for _, versions in sorted(sides.items(), key=lambda item: (str(item[0][0]), item[0][1]))
+    )
 
 
 @dataclass
@@ -53,26 +56,36 @@ class RuleIndex:
     # (change id, method) -> the classes whose method it is, from the change's symbols
     owners: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     owned: frozenset[str] = frozenset()  # methods matched as calls of a class (`numpy.ndarray.ptp`)
-    forwards: frozenset[str] = frozenset()  # classes with a matcher on their `forward` (a module's call)
+    forwards: frozenset[str] = (
+        frozenset()
+    )  # classes with a matcher on their `forward` (a module's call)
     # the last names of every matched call and method, and `partial`: an attribute chain ending
     # in another name can name no matched call (`Checker._call`, `Checker._attribute`)
     attributes: frozenset[str] = frozenset()
     tokens: tuple[str, ...] = ()  # shortest first: short names (data, load, //) are the common ones
     roots: frozenset[str] = frozenset()  # modules a source must mention to hold a finding
-    known: frozenset[str] = frozenset()  # every knowledge id, to tell an ignore comment's typos (empty: not told)
+    known: frozenset[str] = (
+        frozenset()
+    )  # every knowledge id, to tell an ignore comment's typos (empty: not told)
     # tensor attributes a crossed change removes (`names`: torch 2.13), by name: package and release,
     # for the guards to read `hasattr(t, "names")` as the version test it is
     removed_attributes: dict[str, tuple[str, Version]] = field(default_factory=dict)
     # the moving packages' versions at each end of the transition(s), for version guards
     # (`guards`); empty: no guard is read, all code counts as running
     ends: Ends = ()
-    presence: Presence = NOTHING  # what each release has, for `hasattr(module, "name")` as a version guard
+    presence: Presence = (
+        NOTHING  # what each release has, for `hasattr(module, "name")` as a version guard
+    )
     # the project's own names for matched calls (`mypkg.tload` -> `torch.load`): reported as the call
     canonical: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def build(
-        cls, changes: Iterable[SpecChange], known: Iterable[str] = (), ends: Ends = (), presence: Presence = NOTHING,
+        cls,
+        changes: Iterable[SpecChange],
+        known: Iterable[str] = (),
+        ends: Ends = (),
+        presence: Presence = NOTHING,
     ) -> RuleIndex:
         index = cls(known=frozenset(known), ends=ends, presence=presence)
         tokens: set[str] = set()
@@ -84,7 +97,10 @@ class RuleIndex:
                     if owner in PROBED_CLASSES and attribute.isidentifier():
                         earlier = index.removed_attributes.get(attribute)
                         if earlier is None or change.introduced < earlier[1]:
-                            index.removed_attributes[attribute] = (change.package, change.introduced)
+                            index.removed_attributes[attribute] = (
+                                change.package,
+                                change.introduced,
+                            )
             for match in change.matches:
                 rule = Rule(change, match)
                 roots.add(change.package.replace("-", "_"))
@@ -110,11 +126,19 @@ class RuleIndex:
         index.tokens = tuple(sorted(tokens, key=lambda t: (len(t), t)))
         index.roots = frozenset(roots)
         index.owned = frozenset(
-            method for call in index.calls for owner, _, method in [call.rpartition(".")] if _is_class(owner)
+            method
+            for call in index.calls
+            for owner, _, method in [call.rpartition(".")]
+            if _is_class(owner)
         )
-        index.forwards = frozenset(call.rpartition(".")[0] for call in index.calls if call.endswith(".forward"))
+        index.forwards = frozenset(
+            call.rpartition(".")[0] for call in index.calls if call.endswith(".forward")
+        )
         index.attributes = frozenset(
-            {call.rpartition(".")[2] for call in index.calls} | set(index.methods) | index.owned | {"partial"}
+            {call.rpartition(".")[2] for call in index.calls}
+            | set(index.methods)
+            | index.owned
+            | {"partial"}
         )
         return index
 
@@ -126,7 +150,9 @@ class RuleIndex:
             calls[alias] = [*calls.get(alias, []), *self.calls.get(call, [])]
         names = {alias.rpartition(".")[2] for alias in aliases}
         return replace(
-            self, calls=calls, canonical={**self.canonical, **aliases},
+            self,
+            calls=calls,
+            canonical={**self.canonical, **aliases},
             tokens=tuple(sorted({*self.tokens, *names}, key=lambda t: (len(t), t))),
             roots=self.roots | {alias.split(".", 1)[0] for alias in aliases},
             attributes=self.attributes | names,
@@ -169,7 +195,10 @@ def _owners(change: SpecChange, method: str, receiver: str) -> tuple[str, ...]:
     owners = (s.rpartition(".")[0] for s in change.symbols if s.endswith(f".{method}"))
     named = tuple(dict.fromkeys(o for o in owners if o.rpartition(".")[2][:1].isupper()))
     if receiver == "module":
-        return (*(o for o in named if o not in ("torch.Tensor", "torch.nn.Module")), "torch.nn.Module")
+        return (
+            *(o for o in named if o not in ("torch.Tensor", "torch.nn.Module")),
+            "torch.nn.Module",
+        )
     return named or ("numpy.ndarray" if change.package == "numpy" else "torch.Tensor",)
 
 

@@ -33,7 +33,11 @@ class TooDeep(Exception):
 
 
 def scan_source(
-    source: str, path: str, index: RuleIndex, ignores: Ignores | None = None, modules: ProjectModules | None = None
+    source: str,
+    path: str,
+    index: RuleIndex,
+    ignores: Ignores | None = None,
+    modules: ProjectModules | None = None,
 ) -> list[Finding]:
     """Findings in one Python source, less those its ignore comments silence (`ignores`, read
     from `source` unless given); raises SyntaxError when it does not parse, TooDeep when it
@@ -45,8 +49,14 @@ def scan_source(
 
 
 def analyse_source(
-    source: str, path: str, index: RuleIndex, ignores: Ignores | None = None, fed: Fed | None = None,
-    modules: ProjectModules | None = None, tree: ast.Module | None = None, helper: bool = False,
+    source: str,
+    path: str,
+    index: RuleIndex,
+    ignores: Ignores | None = None,
+    fed: Fed | None = None,
+    modules: ProjectModules | None = None,
+    tree: ast.Module | None = None,
+    helper: bool = False,
 ) -> tuple[list[Finding], Facts | None]:
     """`scan_source`, with what other modules feed its functions' parameters (`feeds`), and the
     module's own facts for the project's index (None when the pre-filter skipped it). `tree`:
@@ -65,8 +75,14 @@ def analyse_source(
 
 
 def _analyse(
-    source: str, path: str, index: RuleIndex, ignores: Ignores, fed: Fed | None, matches: bool = True,
-    modules: ProjectModules | None = None, tree: ast.Module | None = None,
+    source: str,
+    path: str,
+    index: RuleIndex,
+    ignores: Ignores,
+    fed: Fed | None,
+    matches: bool = True,
+    modules: ProjectModules | None = None,
+    tree: ast.Module | None = None,
 ) -> tuple[list[Finding], Facts | None]:
     """With `matches` false (no matched token in it) only the module's facts: its calls. Fed
     (the project's second look, `project._feed`), only its findings: its facts are the first
@@ -116,14 +132,20 @@ def source_text(data: bytes, notebook: bool = False) -> str:
     if not notebook:
         try:
             encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        except SyntaxError as exc:  # no UTF-8 on the first lines, an unknown encoding, a cookie against the mark
+        except (
+            SyntaxError
+        ) as exc:  # no UTF-8 on the first lines, an unknown encoding, a cookie against the mark
             if not _utf8(data):
                 raise UnreadableText("not UTF-8 text") from exc
             raise UnreadableText(f"line {exc.lineno or 1}: {exc.msg}") from exc
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
-        name = "UTF-8" if encoding.startswith("utf-8") else f"{encoding}, as its coding cookie declares,"
+        name = (
+            "UTF-8"
+            if encoding.startswith("utf-8")
+            else f"{encoding}, as its coding cookie declares,"
+        )
         raise UnreadableText(f"not {name} text") from exc
     except LookupError as exc:  # a codec, but no text encoding (`hex`)
         raise UnreadableText(f"line 1: cannot decode the source as {encoding}: {exc}") from exc
@@ -152,8 +174,13 @@ def scan_file(
 
 
 def scan_module(
-    file: Path, relative: str, index: RuleIndex, fed: Fed | None = None, modules: ProjectModules | None = None,
-    data: bytes | None = None, helper: bool = False,
+    file: Path,
+    relative: str,
+    index: RuleIndex,
+    fed: Fed | None = None,
+    modules: ProjectModules | None = None,
+    data: bytes | None = None,
+    helper: bool = False,
 ) -> tuple[list[Finding], list[Skipped], Facts | None]:
     """`scan_file`, fed what the project's other modules pass its functions, with the module's
     facts for the project's index (None for a file not analysed). A notebook's cells, read
@@ -161,7 +188,9 @@ def scan_module(
     `data`: the file's bytes, when they were read already; `helper`: analysed though it names
     no matched module (`analyse_source`)."""
     try:
-        text = read_source(file) if data is None else source_text(data, file.name.endswith(".ipynb"))
+        text = (
+            read_source(file) if data is None else source_text(data, file.name.endswith(".ipynb"))
+        )
     except UnreadableText as exc:
         return [], [Skipped(relative, str(exc))], None
     except OSError as exc:
@@ -170,7 +199,9 @@ def scan_module(
         try:
             ignores = read_ignores(text, index.known)
             try:
-                findings, found = analyse_source(text, relative, index, ignores, fed, modules, helper=helper)
+                findings, found = analyse_source(
+                    text, relative, index, ignores, fed, modules, helper=helper
+                )
             except SyntaxError as exc:
                 tree = _newer_tree(text, relative, exc, modules)
                 if isinstance(tree, Skipped):
@@ -192,7 +223,9 @@ def scan_module(
     return _scan_notebook(cells, relative, index, modules)
 
 
-def _newer_tree(text: str, relative: str, error: SyntaxError, modules: ProjectModules | None) -> ast.Module | Skipped:
+def _newer_tree(
+    text: str, relative: str, error: SyntaxError, modules: ProjectModules | None
+) -> ast.Module | Skipped:
     """The tree of a source this Python rejects, as a newer Python parses it, or why it is not read."""
     python = syntax.newer_python()
     base = modules.base if modules is not None else None
@@ -203,7 +236,13 @@ def _newer_tree(text: str, relative: str, error: SyntaxError, modules: ProjectMo
     except syntax.Untranslatable as exc:
         return syntax.untranslatable(relative, python, str(exc))
     except OSError as exc:
-        return syntax.unread(relative, error.lineno, error.msg, base, failed=f"{exc}, so nothing told newer syntax from an error")
+        return syntax.unread(
+            relative,
+            error.lineno,
+            error.msg,
+            base,
+            failed=f"{exc}, so nothing told newer syntax from an error",
+        )
     if isinstance(parsed, ast.Module):
         return parsed
     newer_error = SyntaxError(parsed[1])  # an error for the newer Python too: at the line it gives
@@ -214,7 +253,9 @@ def _newer_tree(text: str, relative: str, error: SyntaxError, modules: ProjectMo
 def _scan_notebook(
     cells: list[Cell], relative: str, index: RuleIndex, modules: ProjectModules | None = None
 ) -> tuple[list[Finding], list[Skipped], Facts | None]:
-    gating: set[str] = set()  # why cells of newer syntax were left out: as for a file, no green verdict
+    gating: set[str] = (
+        set()
+    )  # why cells of newer syntax were left out: as for a file, no green verdict
 
     def newer(source: str, error: SyntaxError) -> str | None:
         tree = _newer_tree(source, relative, error, modules)
@@ -225,20 +266,33 @@ def _scan_notebook(
         return tree.reason
 
     joined = join_cells(cells, newer)
-    skipped = [Skipped(relative, p, "newer-syntax" if p.partition(", ")[2] in gating else "note") for p in joined.problems]
+    skipped = [
+        Skipped(relative, p, "newer-syntax" if p.partition(", ")[2] in gating else "note")
+        for p in joined.problems
+    ]
     ignores = read_ignores(joined.source, index.known)
-    skipped += _unknown(relative, ignores, lambda line: "cell {}, line {}".format(*joined.origin[line - 1]))
+    skipped += _unknown(
+        relative, ignores, lambda line: "cell {}, line {}".format(*joined.origin[line - 1])
+    )
     tree: ast.Module | None = None
     if joined.newer:  # cells only a newer Python reads: it reads them together too
-        newer_tree = _newer_tree(joined.source, relative, SyntaxError("the cells together"), modules)
+        newer_tree = _newer_tree(
+            joined.source, relative, SyntaxError("the cells together"), modules
+        )
         if isinstance(newer_tree, Skipped):
             return [], [*skipped, newer_tree], None
         tree = newer_tree
     try:
-        found, module_facts = analyse_source(joined.source, relative, index, ignores, modules=modules, tree=tree)
+        found, module_facts = analyse_source(
+            joined.source, relative, index, ignores, modules=modules, tree=tree
+        )
     except TooDeep:
         return [], [*skipped, Skipped(relative, "nested too deeply to analyse")], None
-    except (SyntaxError, ValueError, RecursionError) as exc:  # cells that parse alone but not together
+    except (
+        SyntaxError,
+        ValueError,
+        RecursionError,
+    ) as exc:  # cells that parse alone but not together
         return [], [*skipped, Skipped(relative, f"cannot read the cells together: {exc}")], None
     findings = []
     for finding in found:
@@ -250,7 +304,10 @@ def _scan_notebook(
 def _unknown(relative: str, ignores: Ignores, where: Callable[[int], str]) -> list[Skipped]:
     """An ignore comment's ids that no knowledge entry has: they silence nothing."""
     return [
-        Skipped(relative, f"{where(line)}: '# auditor: ignore[{change}]': no knowledge entry has this id, it silences nothing",
-                "note")
+        Skipped(
+            relative,
+            f"{where(line)}: '# auditor: ignore[{change}]': no knowledge entry has this id, it silences nothing",
+            "note",
+        )
         for line, change in ignores.unknown
     ]

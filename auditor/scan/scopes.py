@@ -15,8 +15,12 @@ class Scope:
     node: ast.AST
     parent: Scope | None
     is_class: bool = False
-    bindings: dict[str, list[Binding]] = field(default_factory=dict)  # name (or self.attr) -> its bindings
-    unread: set[str] = field(default_factory=set)  # names with bindings the resolver has not read yet
+    bindings: dict[str, list[Binding]] = field(
+        default_factory=dict
+    )  # name (or self.attr) -> its bindings
+    unread: set[str] = field(
+        default_factory=set
+    )  # names with bindings the resolver has not read yet
     # what the bindings read so far make of a name: a qualified name (an import or an alias) or a tag
     qualified: dict[str, str] = field(default_factory=dict)
     tags: dict[str, Tag] = field(default_factory=dict)
@@ -24,7 +28,9 @@ class Scope:
     # per alias, the qualified name each of its bindings gives and the branches it is on
     # (`Resolver.possible`), by binding target, in source order
     alias_bindings: dict[str, dict[int, tuple[str, Conditions]]] = field(default_factory=dict)
-    lives_in: dict[str, Scope] = field(default_factory=dict)  # global/nonlocal name -> the scope it lives in
+    lives_in: dict[str, Scope] = field(
+        default_factory=dict
+    )  # global/nonlocal name -> the scope it lives in
     stars: list[str] = field(default_factory=list)  # modules imported with `from m import *`
     returns: dict[str, ast.expr] = field(default_factory=dict)  # function name -> return annotation
     functions: dict[str, ast.AST] = field(default_factory=dict)  # function name -> its def
@@ -79,7 +85,11 @@ def key_of(target: ast.AST) -> str | None:
     """The key a target binds: a name, `self.attr`, or the name under a star."""
     if isinstance(target, ast.Name):
         return target.id
-    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+    if (
+        isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == "self"
+    ):
         return f"self.{target.attr}"
     if isinstance(target, ast.Starred):
         return key_of(target.value)

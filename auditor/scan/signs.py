@@ -43,20 +43,78 @@ class Sign(enum.IntEnum):
 
 # Producers whose results are never negative, whatever they are given (a function's last part,
 # or a method's name).
-NON_NEGATIVE_RESULTS = frozenset({
-    "argmax", "argmin", "argsort", "nonzero", "searchsorted", "bucketize", "multinomial", "randperm",
-    "numel", "count_nonzero", "bincount", "size", "dim", "abs", "len",
-})
+NON_NEGATIVE_RESULTS = frozenset(
+    {
+        "argmax",
+        "argmin",
+        "argsort",
+        "nonzero",
+        "searchsorted",
+        "bucketize",
+        "multinomial",
+        "randperm",
+        "numel",
+        "count_nonzero",
+        "bincount",
+        "size",
+        "dim",
+        "abs",
+        "len",
+    }
+)
 # Producers of (values, indices): element 1, or `.indices`, is never negative.
 WITH_INDICES = frozenset({"topk", "sort", "kthvalue"})
-WITH_INDICES_ALONG_A_DIMENSION = frozenset({"max", "min", "median", "mode", "nanmedian"})  # only with a dim
+WITH_INDICES_ALONG_A_DIMENSION = frozenset(
+    {"max", "min", "median", "mode", "nanmedian"}
+)  # only with a dim
 # Methods that keep a value's sign: conversions and reductions.
-KEEPS_SIGN = frozenset({
-    "long", "int", "float", "double", "half", "short", "to", "type", "item", "clone", "detach", "cpu", "cuda",
-    "sum", "prod", "cumsum", "cumprod", "max", "min", "amax", "amin", "mean", "view", "reshape", "flatten",
-    "squeeze", "unsqueeze", "contiguous", "tolist", "numpy", "expand", "expand_as", "repeat", "permute",
-    "transpose", "t", "narrow", "select", "index_select", "gather", "flip", "roll", "unique",
-})
+KEEPS_SIGN = frozenset(
+    {
+        "long",
+        "int",
+        "float",
+        "double",
+        "half",
+        "short",
+        "to",
+        "type",
+        "item",
+        "clone",
+        "detach",
+        "cpu",
+        "cuda",
+        "sum",
+        "prod",
+        "cumsum",
+        "cumprod",
+        "max",
+        "min",
+        "amax",
+        "amin",
+        "mean",
+        "view",
+        "reshape",
+        "flatten",
+        "squeeze",
+        "unsqueeze",
+        "contiguous",
+        "tolist",
+        "numpy",
+        "expand",
+        "expand_as",
+        "repeat",
+        "permute",
+        "transpose",
+        "t",
+        "narrow",
+        "select",
+        "index_select",
+        "gather",
+        "flip",
+        "roll",
+        "unique",
+    }
+)
 SUMS = frozenset({"sum", "cumsum", "count_nonzero"})
 MASK_NAME = "mask"
 _SAME_SIGN = (ast.Add, ast.Mult, ast.FloorDiv, ast.Pow, ast.Div)
@@ -77,7 +135,9 @@ class Signs:
         over a divisor never negative, or over a plain name that is no tensor (a size, a stride,
         a factor: what `//` divides by)."""
         divisor = node.right
-        plain = isinstance(divisor, (ast.Name, ast.Attribute)) and not is_tensor(self.resolver.tag(divisor, scope))
+        plain = isinstance(divisor, (ast.Name, ast.Attribute)) and not is_tensor(
+            self.resolver.tag(divisor, scope)
+        )
         divisor_sign = Sign.NEVER_NEGATIVE if plain else self.of(divisor, scope)
         return min(self.of(node.left, scope), divisor_sign)
 
@@ -99,7 +159,9 @@ class Signs:
                 return Sign.NEVER_NEGATIVE
             return self.of(expr.value, scope, depth + 1)  # an item of a value never negative
         if isinstance(expr, ast.Attribute):
-            if expr.attr in _ATTRIBUTES and (expr.attr != "indices" or _produces_indices(expr.value, self.resolver, scope)):
+            if expr.attr in _ATTRIBUTES and (
+                expr.attr != "indices" or _produces_indices(expr.value, self.resolver, scope)
+            ):
                 return Sign.NEVER_NEGATIVE
             return self._name(expr, scope, depth)
         if isinstance(expr, ast.Name):
@@ -115,9 +177,16 @@ class Signs:
         if name in NON_NEGATIVE_RESULTS:
             return Sign.NEVER_NEGATIVE
         if name == "arange":
-            given = [*call.args, *(k.value for k in call.keywords if k.arg in ("start", "end", "step"))]
+            given = [
+                *call.args,
+                *(k.value for k in call.keywords if k.arg in ("start", "end", "step")),
+            ]
             return min((self.of(a, scope, depth + 1) for a in given), default=Sign.UNKNOWN)
-        if name in KEEPS_SIGN and isinstance(call.func, ast.Attribute) and self.resolver.qualified(call.func, scope) is None:
+        if (
+            name in KEEPS_SIGN
+            and isinstance(call.func, ast.Attribute)
+            and self.resolver.qualified(call.func, scope) is None
+        ):
             receiver = call.func.value
             sign = self.of(receiver, scope, depth + 1)
             return max(sign, self._mask(receiver, scope)) if name in SUMS else sign
@@ -126,13 +195,27 @@ class Signs:
     def _mask(self, expr: ast.expr, scope: Scope) -> Sign:
         """Whether `expr` holds 0/1 (or bool) values: a comparison, a bool tensor, a `.bool()`, a
         conversion of one, or a name ending in `mask`."""
-        while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in KEEPS_SIGN:
+        while (
+            isinstance(expr, ast.Call)
+            and isinstance(expr.func, ast.Attribute)
+            and expr.func.attr in KEEPS_SIGN
+        ):
             expr = expr.func.value  # attention_mask.long()
         if isinstance(expr, ast.Compare) or self.resolver.tag(expr, scope) == BOOL_TENSOR:
             return Sign.NEVER_NEGATIVE
-        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "bool":
+        if (
+            isinstance(expr, ast.Call)
+            and isinstance(expr.func, ast.Attribute)
+            and expr.func.attr == "bool"
+        ):
             return Sign.NEVER_NEGATIVE
-        last = expr.id if isinstance(expr, ast.Name) else expr.attr if isinstance(expr, ast.Attribute) else ""
+        last = (
+            expr.id
+            if isinstance(expr, ast.Name)
+            else expr.attr
+            if isinstance(expr, ast.Attribute)
+            else ""
+        )
         return Sign.BY_NAME if last.lower().endswith(MASK_NAME) else Sign.UNKNOWN
 
     def _name(self, expr: ast.Name | ast.Attribute, scope: Scope, depth: int) -> Sign:
@@ -162,13 +245,22 @@ class Signs:
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     if isinstance(target, ast.Subscript) and key_of(target.value) == key:
-                        sign = min(sign, self.of(node.value, self.resolver.scope_of(owner.node), depth + 1))
+                        sign = min(
+                            sign, self.of(node.value, self.resolver.scope_of(owner.node), depth + 1)
+                        )
             elif isinstance(node, ast.AugAssign) and key_of(node.target) == key:
                 keeps = isinstance(node.op, _SAME_SIGN)
-                sign = min(sign, self.of(node.value, self.resolver.scope_of(owner.node), depth + 1) if keeps else Sign.UNKNOWN)
+                sign = min(
+                    sign,
+                    self.of(node.value, self.resolver.scope_of(owner.node), depth + 1)
+                    if keeps
+                    else Sign.UNKNOWN,
+                )
             elif (
-                isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr.endswith("_") and not node.func.attr.startswith("_")
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr.endswith("_")
+                and not node.func.attr.startswith("_")
                 and key_of(node.func.value) == key
             ):
                 sign = Sign.UNKNOWN
@@ -189,7 +281,9 @@ class Signs:
             return self._passed(owner.node, key, depth)
         return Sign.UNKNOWN
 
-    def _passed(self, function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, depth: int) -> Sign:
+    def _passed(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, depth: int
+    ) -> Sign:
         calls = self.resolver.callers(function)
         if not calls:
             return Sign.UNKNOWN
@@ -228,14 +322,20 @@ def _produces_indices(expr: ast.expr, resolver: Resolver, scope: Scope) -> bool:
     if name in WITH_INDICES:
         return True
     if name in WITH_INDICES_ALONG_A_DIMENSION:
-        method = isinstance(expr.func, ast.Attribute) and resolver.qualified(expr.func, scope) is None
+        method = (
+            isinstance(expr.func, ast.Attribute) and resolver.qualified(expr.func, scope) is None
+        )
         return len(expr.args) >= (1 if method else 2) or any(k.arg == "dim" for k in expr.keywords)
     return False
 
 
 def _indices_of(value: ast.expr, index: ast.expr, resolver: Resolver, scope: Scope) -> bool:
     """`torch.topk(x, k)[1]`."""
-    return isinstance(index, ast.Constant) and index.value == 1 and _produces_indices(value, resolver, scope)
+    return (
+        isinstance(index, ast.Constant)
+        and index.value == 1
+        and _produces_indices(value, resolver, scope)
+    )
 
 
 def _place(where: ast.AST, target: ast.AST, value: ast.expr) -> int | None:

@@ -38,7 +38,9 @@ from auditor.pythons import installed_pyenv, query
 VARIABLE = "AUDITOR_SYNTAX_PYTHON"
 RUNNING = "{}.{}".format(*sys.version_info[:2])
 TIMEOUT = 60  # seconds for one file: a parse takes milliseconds
-ADVICE = f"install a newer Python (pyenv, python3.X on PATH, or {VARIABLE}) or run the tool under it"
+ADVICE = (
+    f"install a newer Python (pyenv, python3.X on PATH, or {VARIABLE}) or run the tool under it"
+)
 
 # Run by the newer interpreter: the source on stdin; on stdout its syntax error, or each node
 # class's field names and the tree, a node being a tuple (class name, its four position
@@ -102,7 +104,9 @@ def newer_python() -> Newer | None:
         path = shutil.which(f"python3.{minor}")
         if path and "shims" not in Path(path).parts:  # pyenv's shims: its versions are above
             found = query(path)
-            if found is not None and found.key[:2] > sys.version_info[:2]:  # what it is, not what it is called
+            if (
+                found is not None and found.key[:2] > sys.version_info[:2]
+            ):  # what it is, not what it is called
                 newest = found if newest is None or found.key > newest.key else newest
                 break
     return Newer(newest.path, newest.minor) if newest is not None else None
@@ -113,18 +117,25 @@ def parse_newer(source: str, python: Newer) -> ast.Module | tuple[int | None, st
     (line, message) of its syntax error. Raises Untranslatable, OSError."""
     try:
         done = subprocess.run(
-            [python.path, "-I", "-S", "-c", _CHILD], input=source.encode("utf-8", "surrogatepass"),
-            capture_output=True, timeout=TIMEOUT, check=False,
+            [python.path, "-I", "-S", "-c", _CHILD],
+            input=source.encode("utf-8", "surrogatepass"),
+            capture_output=True,
+            timeout=TIMEOUT,
+            check=False,
         )
     except subprocess.TimeoutExpired as exc:
         raise OSError(f"Python {python.version} took over {TIMEOUT} s to parse it") from exc
     if done.returncode != 0:
         said = done.stderr.decode(errors="replace").strip()[-200:]
-        raise OSError(f"Python {python.version} at {python.path} failed ({said or f'exit code {done.returncode}'})")
+        raise OSError(
+            f"Python {python.version} at {python.path} failed ({said or f'exit code {done.returncode}'})"
+        )
     try:
         kind, first, second = marshal.loads(done.stdout)
     except (EOFError, ValueError, TypeError) as exc:
-        raise OSError(f"Python {python.version} at {python.path} answered what is no syntax tree") from exc
+        raise OSError(
+            f"Python {python.version} at {python.path} answered what is no syntax tree"
+        ) from exc
     if kind == "error":
         return first, second
     tree = _Rebuild(first).build(second)
@@ -148,11 +159,16 @@ class _Rebuild:
         if name == "TypeAlias":  # `type X = v`: for this Python, the assignment `X = v`
             found = dict(zip(self.fields[name], value[5:]))
             node_class: type[ast.AST] = ast.Assign
-            arguments = {"targets": [self.build(found["name"])], "value": self.build(found["value"])}
+            arguments = {
+                "targets": [self.build(found["name"])],
+                "value": self.build(found["value"]),
+            }
         else:
             node_class, places = self._maker(name)
             arguments = {field: self.build(value[at]) for at, field in places}
-        arguments.update((attribute, at) for attribute, at in zip(_POSITION, value[1:5]) if at is not None)
+        arguments.update(
+            (attribute, at) for attribute, at in zip(_POSITION, value[1:5]) if at is not None
+        )
         return node_class(**arguments)
 
     def _maker(self, name: str) -> tuple[type[ast.AST], list[tuple[int, str]]]:
@@ -178,16 +194,22 @@ def requires_newer(base: Path | None) -> str | None:
 @cache
 def _requires_newer(base: Path) -> str | None:
     try:
-        data = tomlread.loads((base / "pyproject.toml").read_text("utf-8-sig"), base / "pyproject.toml", UsageError)
+        data = tomlread.loads(
+            (base / "pyproject.toml").read_text("utf-8-sig"), base / "pyproject.toml", UsageError
+        )
         requires = str(data["project"]["requires-python"])
-        if not SpecifierSet(requires).contains(f"{RUNNING}.{sys.version_info[2]}", prereleases=True):
+        if not SpecifierSet(requires).contains(
+            f"{RUNNING}.{sys.version_info[2]}", prereleases=True
+        ):
             return requires
     except (OSError, UnicodeDecodeError, UsageError, KeyError, TypeError, InvalidSpecifier):
         pass
     return None
 
 
-def unread(relative: str, line: int | None, message: str, base: Path | None, failed: str | None = None) -> Skipped:
+def unread(
+    relative: str, line: int | None, message: str, base: Path | None, failed: str | None = None
+) -> Skipped:
     """Why a source this Python rejects and no newer one could read was not read. `failed`: how
     the newer Python failed, when there is one."""
     requires = requires_newer(base)
@@ -223,9 +245,14 @@ def not_read(skipped: list[Skipped]) -> EnvironmentFinding | None:
     if not paths:
         return None
     shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-    files, was, its = ("1 file uses", "was", "its") if len(paths) == 1 else (f"{len(paths)} files use", "were", "their")
+    files, was, its = (
+        ("1 file uses", "was", "its")
+        if len(paths) == 1
+        else (f"{len(paths)} files use", "were", "their")
+    )
     return EnvironmentFinding(
-        "newer-syntax", "medium",
+        "newer-syntax",
+        "medium",
         f"{files} syntax newer than Python {RUNNING}, the tool's, and {was} not read ({shown}): "
         f"{its} call sites are not in this report; {ADVICE}.",
     )

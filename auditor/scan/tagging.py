@@ -54,7 +54,13 @@ class Tagger:
         if isinstance(expr, ast.Constant):
             if isinstance(expr.value, bool):
                 return None
-            return INT if isinstance(expr.value, int) else FLOAT if isinstance(expr.value, float) else None
+            return (
+                INT
+                if isinstance(expr.value, int)
+                else FLOAT
+                if isinstance(expr.value, float)
+                else None
+            )
         if isinstance(expr, ast.Name):
             if self.shadowed and id(expr) in self.shadowed:
                 return None  # the exception caught, inside its handler
@@ -85,7 +91,11 @@ class Tagger:
             return base  # t[i], arr[i], self.layers[i]
         if base == SHAPE:
             return INT
-        if base is None and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str):
+        if (
+            base is None
+            and isinstance(expr.slice, ast.Constant)
+            and isinstance(expr.slice.value, str)
+        ):
             return self._item_tag(expr.value, expr.slice.value, scope)
         return None
 
@@ -120,8 +130,12 @@ class Tagger:
             if qualified in apis.ARRAY_CLASSES:
                 return NDARRAY
             owner = _object_class(qualified) if qualified is not None else None
-            if owner is not None and (_listed_class(owner) is not None or node is _bare(annotation)):
-                return instance(owner)  # an unlisted class only as the whole annotation, not List[Stream]
+            if owner is not None and (
+                _listed_class(owner) is not None or node is _bare(annotation)
+            ):
+                return instance(
+                    owner
+                )  # an unlisted class only as the whole annotation, not List[Stream]
             if isinstance(node, ast.Constant) and node.value in ("torch.Tensor", "Tensor"):
                 return TENSOR
         return None
@@ -191,12 +205,17 @@ class Tagger:
             return False
         if any(not (isinstance(b, ast.Name) and b.id == "object") for b in node.bases):
             return False
-        return not any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name in _HANDS_OUT for s in node.body)
+        return not any(
+            isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name in _HANDS_OUT
+            for s in node.body
+        )
 
     def _method_tag(self, call: ast.Call, func: ast.Attribute, scope: Scope) -> Tag | None:
         receiver = self.tag(func.value, scope)
         if is_module(receiver) or (receiver is not None and receiver.kind == "object"):
-            return None  # module and optimizer methods (.parameters(), .to(), .step()) are not tensors
+            return (
+                None  # module and optimizer methods (.parameters(), .to(), .step()) are not tensors
+            )
         if receiver == NDARRAY:
             return NDARRAY
         callee = self.tag(func, scope)
@@ -228,7 +247,9 @@ class Tagger:
             return INT_TENSOR  # counting a mask gives integers
         if func.attr in apis.METHOD_RESULTS:
             return apis.METHOD_RESULTS[func.attr]
-        if func.attr in apis.ARITHMETIC_METHODS and (_has_float_literal(call) or func.attr.startswith("div")):
+        if func.attr in apis.ARITHMETIC_METHODS and (
+            _has_float_literal(call) or func.attr.startswith("div")
+        ):
             return FLOAT_TENSOR
         if func.attr in apis.DTYPE_METHODS:
             dtype = next((k.value for k in call.keywords if k.arg == "dtype"), None)
@@ -261,10 +282,18 @@ class Tagger:
         if qualified in apis.NOT_INSTANCE_CLASSES:
             return apis.NOT_INSTANCE_CLASSES[qualified]
         module, _, name = qualified.rpartition(".")
-        if module.startswith("torch.nn") and name[:1].isupper() and name not in ("Module", "Parameter"):
+        if (
+            module.startswith("torch.nn")
+            and name[:1].isupper()
+            and name not in ("Module", "Parameter")
+        ):
             return Tag("module", "torch", qualified)  # one of torch.nn's layers, with its class
         if qualified.startswith(apis.ARRAY_MODULES):  # a numpy or pandas value: never a tensor
-            return instance(qualified) if name in apis.NOT_ARRAY_FUNCTIONS or name[:1].isupper() else NDARRAY
+            return (
+                instance(qualified)
+                if name in apis.NOT_ARRAY_FUNCTIONS or name[:1].isupper()
+                else NDARRAY
+            )
         if module == "torch.nn.init":
             return FLOAT_TENSOR  # initialisers fill parameters, which are floating point
         if name[:1].isupper():
@@ -343,7 +372,9 @@ class Tagger:
         if is_tensor(left) or is_tensor(right):
             if isinstance(expr.op, ast.Div):
                 return FLOAT_TENSOR
-            if isinstance(expr.op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and {left, right} <= {BOOL_TENSOR}:
+            if isinstance(expr.op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and {left, right} <= {
+                BOOL_TENSOR
+            }:
                 return BOOL_TENSOR
             families = {left, right}
             if families <= {INT_TENSOR, INT, SHAPE}:
@@ -357,25 +388,37 @@ class Tagger:
             return FLOAT  # float-valued whatever the operands are (or a float tensor, which // leaves alone)
         return None
 
+
 def _object_class(qualified: str) -> str | None:
     """The class of instances of the torch (torchvision, torchaudio) class `qualified`, when its
     instances are neither tensors nor torch.nn modules."""
     if not qualified.rpartition(".")[2][:1].isupper():
         return None
-    if (not qualified.startswith(apis.INSTANCE_ROOTS) or qualified in apis.NOT_INSTANCE_CLASSES
-            or qualified.startswith("torch.nn.")):
+    if (
+        not qualified.startswith(apis.INSTANCE_ROOTS)
+        or qualified in apis.NOT_INSTANCE_CLASSES
+        or qualified.startswith("torch.nn.")
+    ):
         return None
     return qualified
 
 
 def _bare(annotation: ast.expr) -> ast.expr:
     """The class an annotation names itself: `X`, `Optional[X]`, `X | None`."""
-    if isinstance(annotation, ast.Subscript) and isinstance(annotation.value, (ast.Name, ast.Attribute)):
-        head = annotation.value.id if isinstance(annotation.value, ast.Name) else annotation.value.attr
+    if isinstance(annotation, ast.Subscript) and isinstance(
+        annotation.value, (ast.Name, ast.Attribute)
+    ):
+        head = (
+            annotation.value.id if isinstance(annotation.value, ast.Name) else annotation.value.attr
+        )
         if head == "Optional":
             return annotation.slice
-    if (isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr)
-            and isinstance(annotation.right, ast.Constant) and annotation.right.value is None):
+    if (
+        isinstance(annotation, ast.BinOp)
+        and isinstance(annotation.op, ast.BitOr)
+        and isinstance(annotation.right, ast.Constant)
+        and annotation.right.value is None
+    ):
         return annotation.left
     return annotation
 
@@ -409,5 +452,6 @@ def is_torch_module(tag: Tag | None) -> bool:
 
 def _has_float_literal(call: ast.Call) -> bool:
     return any(
-        isinstance(a, ast.Constant) and type(a.value) is float for a in [*call.args, *(k.value for k in call.keywords)]
+        isinstance(a, ast.Constant) and type(a.value) is float
+        for a in [*call.args, *(k.value for k in call.keywords)]
     )

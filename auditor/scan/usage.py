@@ -19,8 +19,15 @@ FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 def _attribute(node: ast.AST, name: str) -> bool:
     """`x.name` read (`p.grad.data`, `p.grad[i]`, `p.grad is None`) or updated in place
     (`p.grad += g`); a plain assignment (`p.grad = None`) or deletion reads nothing."""
-    return isinstance(node, ast.Attribute) and node.attr == name and isinstance(node.ctx, ast.Load) or (
-        isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute) and node.target.attr == name
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == name
+        and isinstance(node.ctx, ast.Load)
+        or (
+            isinstance(node, ast.AugAssign)
+            and isinstance(node.target, ast.Attribute)
+            and node.target.attr == name
+        )
     )
 
 
@@ -31,7 +38,9 @@ def region(scope: Scope, where: str) -> ast.AST:
     """The code a usage is looked for in: the function around the call (comprehensions and
     lambdas are part of it) or the whole module."""
     current = scope
-    while current.parent is not None and (where == "module" or not isinstance(current.node, FUNCTIONS)):
+    while current.parent is not None and (
+        where == "module" or not isinstance(current.node, FUNCTIONS)
+    ):
         current = current.parent
     return current.node
 
@@ -48,6 +57,8 @@ class Usages:
             kind, _, argument = pattern.partition(":")
             test = KINDS[kind]
             nodes = list(ast.walk(node))
-            called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}  # torch.autograd.grad(...)
+            called = {
+                id(n.func) for n in nodes if isinstance(n, ast.Call)
+            }  # torch.autograd.grad(...)
             self._memo[key] = any(test(n, argument) for n in nodes if id(n) not in called)
         return self._memo[key]

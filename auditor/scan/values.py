@@ -37,7 +37,9 @@ class Forwarded:
     @property
     def note(self) -> str:
         default = f" (default {self.default})" if self.default is not None else ""
-        how = "no caller in view sets" if self.confidence != "high" else f"{self.caller} leaves None"
+        how = (
+            "no caller in view sets" if self.confidence != "high" else f"{self.caller} leaves None"
+        )
         return f"{self.function}'s parameter `{self.parameter}`{default}, which {how}"
 
 
@@ -58,13 +60,17 @@ def constant(expr: ast.expr | None, resolver: Resolver, scope: Scope) -> object:
     if type(binding) is Assignment and isinstance(binding.value, ast.Constant):
         return binding.value.value
     if type(binding) is Import and resolver.modules is not None and expr.id in owner.qualified:
-        found = resolver.modules.constant(owner.qualified[expr.id], resolver.path.rpartition("/")[0])
+        found = resolver.modules.constant(
+            owner.qualified[expr.id], resolver.path.rpartition("/")[0]
+        )
         if found is not None and isinstance(found.value, ast.Constant):
             return found.value.value
     return UNKNOWN
 
 
-def none_reaches(expr: ast.expr, resolver: Resolver, scope: Scope, hops: int = 0) -> Forwarded | bool:
+def none_reaches(
+    expr: ast.expr, resolver: Resolver, scope: Scope, hops: int = 0
+) -> Forwarded | bool:
     """Whether None may be the value of `expr` on some run the code in view shows: True for None
     itself (or a name bound once to it), a `Forwarded` parameter for a parameter of the enclosing
     function that a caller leaves None or that defaults to None, False otherwise (a value, or
@@ -76,7 +82,12 @@ def none_reaches(expr: ast.expr, resolver: Resolver, scope: Scope, hops: int = 0
         return False
     owner = lookup(expr.id, scope)
     bindings = owner.bindings.get(expr.id, []) if owner is not None else []
-    if owner is None or len(bindings) != 1 or type(bindings[0]) is not Parameter or not isinstance(owner.node, _FUNCTIONS):
+    if (
+        owner is None
+        or len(bindings) != 1
+        or type(bindings[0]) is not Parameter
+        or not isinstance(owner.node, _FUNCTIONS)
+    ):
         return False
     function = owner.node
     default = _default(function, expr.id)
@@ -84,14 +95,24 @@ def none_reaches(expr: ast.expr, resolver: Resolver, scope: Scope, hops: int = 0
     calls = [] if isinstance(function, ast.Lambda) else resolver.callers(function)
     name = "lambda" if isinstance(function, ast.Lambda) else function.name
     shown = ast.unparse(default) if default is not None else None
-    elsewhere = None if isinstance(function, ast.Lambda) else resolver.given(owner, function, expr.id)
-    none_default = default is not None and none_reaches(default, resolver, outer, hops + 1) is not False
+    elsewhere = (
+        None if isinstance(function, ast.Lambda) else resolver.given(owner, function, expr.id)
+    )
+    none_default = (
+        default is not None and none_reaches(default, resolver, outer, hops + 1) is not False
+    )
     if elsewhere == NONE_GIVEN or (elsewhere == DEFAULT_GIVEN and none_default):
         return Forwarded(name, expr.id, shown, "high", "a caller in another module")
     if not calls:
-        return Forwarded(name, expr.id, shown, "medium") if none_default and elsewhere is None else False
+        return (
+            Forwarded(name, expr.id, shown, "medium")
+            if none_default and elsewhere is None
+            else False
+        )
     for call, call_scope, skip in calls:
-        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(
+            k.arg is None for k in call.keywords
+        ):
             continue  # what it passes is out of view
         passed = _passed(function, call, skip, expr.id)
         if passed is None:
@@ -102,10 +123,12 @@ def none_reaches(expr: ast.expr, resolver: Resolver, scope: Scope, hops: int = 0
     return False
 
 
-def _default(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, name: str) -> ast.expr | None:
+def _default(
+    function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, name: str
+) -> ast.expr | None:
     args = function.args
     positional = [*args.posonlyargs, *args.args]
-    for arg, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
+    for arg, default in zip(positional[len(positional) - len(args.defaults) :], args.defaults):
         if arg.arg == name:
             return default
     for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults):
@@ -114,7 +137,12 @@ def _default(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, name
     return None
 
 
-def _passed(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, call: ast.Call, skip: int, name: str) -> ast.expr | None:
+def _passed(
+    function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+    call: ast.Call,
+    skip: int,
+    name: str,
+) -> ast.expr | None:
     """What `call` passes the parameter `name` (None: it leaves it to its default)."""
     positional = [*function.args.posonlyargs, *function.args.args][skip:]
     for arg, value in zip(positional, call.args):

@@ -20,7 +20,19 @@ _LEAF_BASES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolo
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
 # Fields that hold identifiers, strings or numbers in every node class that has them.
 _SCALAR_FIELDS = frozenset(
-    {"id", "attr", "arg", "name", "module", "level", "kind", "type_comment", "conversion", "is_async", "simple"}
+    {
+        "id",
+        "attr",
+        "arg",
+        "name",
+        "module",
+        "level",
+        "kind",
+        "type_comment",
+        "conversion",
+        "is_async",
+        "simple",
+    }
 )
 # Fields that hold no nodes in these classes only (elsewhere a field of that name does): without
 # them a constant, the most common leaf after names, needs no visit at all.
@@ -70,8 +82,10 @@ class FastVisitor(ast.NodeVisitor):
         handler: Callable[[Any, Any], Any] | None = None
         if issubclass(node_class, ast.AST):
             name = "visit_" + node_class.__name__
-            if name == "visit_Constant" and cls.visit_Constant is ast.NodeVisitor.visit_Constant and not any(
-                hasattr(cls, legacy) for legacy in _LEGACY
+            if (
+                name == "visit_Constant"
+                and cls.visit_Constant is ast.NodeVisitor.visit_Constant
+                and not any(hasattr(cls, legacy) for legacy in _LEGACY)
             ):
                 name = "generic_visit"  # what NodeVisitor.visit_Constant would do for us
             handler = getattr(cls, name, cls.generic_visit)
@@ -86,7 +100,8 @@ class FastVisitor(ast.NodeVisitor):
         if fields is None:
             scalars = _SCALAR_FIELDS_OF.get(node_class, frozenset())
             fields = cls._children[node_class] = tuple(
-                f for f in node_class._fields  # type: ignore[attr-defined]
+                f
+                for f in node_class._fields  # type: ignore[attr-defined]
                 if f not in cls._skipped_fields and f not in scalars
             )
         return fields

@@ -48,7 +48,11 @@ else:  # Python 3.10
     import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
 HERE = Path(__file__).resolve().parent
-FAMILY = ("torch", "torchvision", "torchaudio")  # what the labels cover; other packages are listed apart
+FAMILY = (
+    "torch",
+    "torchvision",
+    "torchaudio",
+)  # what the labels cover; other packages are listed apart
 PLACEHOLDER = b"placeholder: this file is missing from the repository snapshot\n"
 
 
@@ -104,8 +108,14 @@ class Outcome:
 
 def labels_of(bump: dict[str, Any]) -> list[Label]:
     return [
-        Label(t["package"], t.get("from") or None, t.get("to") or None, t.get("variant", "default"), t.get("env"),
-              t.get("direction"))
+        Label(
+            t["package"],
+            t.get("from") or None,
+            t.get("to") or None,
+            t.get("variant", "default"),
+            t.get("env"),
+            t.get("direction"),
+        )
         for t in bump.get("transitions", [])
     ]
 
@@ -122,7 +132,10 @@ def same_version(label: str | None, reported: str | None) -> bool:
 def fits_variant(label: Label, reported: dict[str, Any]) -> bool:
     if reported["package"] != label.package:
         return False
-    return label.env is None or re.search(label.env, where_reported(reported), re.IGNORECASE) is not None
+    return (
+        label.env is None
+        or re.search(label.env, where_reported(reported), re.IGNORECASE) is not None
+    )
 
 
 def where_reported(t: dict[str, Any]) -> str:
@@ -132,7 +145,9 @@ def where_reported(t: dict[str, Any]) -> str:
 
 def shown(t: dict[str, Any]) -> str:
     where = f" [{where_reported(t)}]" if where_reported(t) else ""
-    return f"{t['package']} {t.get('from') or '-'} -> {t.get('to') or '-'} ({t['direction']}){where}"
+    return (
+        f"{t['package']} {t.get('from') or '-'} -> {t.get('to') or '-'} ({t['direction']}){where}"
+    )
 
 
 def grade(labels: list[Label], reported: list[dict[str, Any]], out: Outcome) -> None:
@@ -147,11 +162,18 @@ def grade(labels: list[Label], reported: list[dict[str, Any]], out: Outcome) -> 
     free = list(range(len(moves)))
 
     def versions(label: Label, t: dict[str, Any]) -> bool:
-        return (t["package"] == label.package and same_version(label.old, t.get("from"))
-                and same_version(label.new, t.get("to")) and t["direction"] == label.direction)
+        return (
+            t["package"] == label.package
+            and same_version(label.old, t.get("from"))
+            and same_version(label.new, t.get("to"))
+            and t["direction"] == label.direction
+        )
 
     def claim(label: Label, fits: Callable[[Label, dict[str, Any]], bool]) -> dict[str, Any] | None:
-        found = sorted((i for i in free if fits(label, moves[i])), key=lambda i: moves[i].get("environment") is not None)
+        found = sorted(
+            (i for i in free if fits(label, moves[i])),
+            key=lambda i: moves[i].get("environment") is not None,
+        )
         if not found:
             return None
         free.remove(found[0])
@@ -173,7 +195,9 @@ def grade(labels: list[Label], reported: list[dict[str, Any]], out: Outcome) -> 
 
 
 def git(repo: Path, *args: str, data: bytes | None = None) -> str:
-    run = subprocess.run(["git", "-C", str(repo), *args], input=data, capture_output=True, check=True)
+    run = subprocess.run(
+        ["git", "-C", str(repo), *args], input=data, capture_output=True, check=True
+    )
     return run.stdout.decode("utf-8", "replace")
 
 
@@ -186,7 +210,9 @@ def stand_in_for_missing(clone: Path, revs: list[str]) -> dict[str, str]:
             if meta.split(" ")[1:2] == ["blob"]:
                 paths[path] = meta.split(" ")[2]
     blobs = sorted(set(paths.values()))
-    checked = git(clone, "cat-file", "--batch-check", data="\n".join(blobs).encode() + b"\n").splitlines()
+    checked = git(
+        clone, "cat-file", "--batch-check", data="\n".join(blobs).encode() + b"\n"
+    ).splitlines()
     missing = {line.split(" ")[0] for line in checked if line.endswith(" missing")}
     if missing:
         placeholder = git(clone, "hash-object", "-w", "--stdin", data=PLACEHOLDER).strip()
@@ -202,29 +228,56 @@ def run_bump(bump: dict[str, Any], mirrors: Path, timeout: float) -> Outcome:
     out.moves_torch = any(lb.package == "torch" and lb.direction != "unchanged" for lb in labels)
     mirror = mirrors / bump["repo"].replace("/", "+") / "repo"
     if not mirror.is_dir():
-        out.status, out.reason = "skipped", f"no mirror at {mirror}: fetch github:{bump['repo']} first"
+        out.status, out.reason = (
+            "skipped",
+            f"no mirror at {mirror}: fetch github:{bump['repo']} first",
+        )
         return out
     with tempfile.TemporaryDirectory(prefix="real-bump-") as tmp:
         clone = Path(tmp) / "repo"
         try:
-            subprocess.run(["git", "clone", "--quiet", "--shared", "--no-checkout", str(mirror), str(clone)],
-                           capture_output=True, check=True)
+            subprocess.run(
+                ["git", "clone", "--quiet", "--shared", "--no-checkout", str(mirror), str(clone)],
+                capture_output=True,
+                check=True,
+            )
             missing = stand_in_for_missing(clone, [base, head])
             git(clone, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--force", head)
         except subprocess.CalledProcessError as error:
-            out.status, out.reason = "error", f"git: {error.stderr.decode('utf-8', 'replace').strip()[:300]}"
+            out.status, out.reason = (
+                "error",
+                f"git: {error.stderr.decode('utf-8', 'replace').strip()[:300]}",
+            )
             return out
         out.placeholders = sorted(missing)
         lost = sorted(set(bump.get("locks", [])) & set(missing))
         if lost:
-            out.status, out.reason = "skipped", f"lock file(s) missing from the snapshot: {', '.join(lost)}"
+            out.status, out.reason = (
+                "skipped",
+                f"lock file(s) missing from the snapshot: {', '.join(lost)}",
+            )
             return out
-        command = [sys.executable, "-m", "auditor", "compare", "--git", f"{base}..{head}", "--format", "json",
-                   "--no-cache"]
+        command = [
+            sys.executable,
+            "-m",
+            "auditor",
+            "compare",
+            "--git",
+            f"{base}..{head}",
+            "--format",
+            "json",
+            "--no-cache",
+        ]
         start = time.monotonic()
         try:
-            run = subprocess.run(command, cwd=clone, capture_output=True, timeout=timeout, check=False,
-                                 env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1"})
+            run = subprocess.run(
+                command,
+                cwd=clone,
+                capture_output=True,
+                timeout=timeout,
+                check=False,
+                env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1"},
+            )
         except subprocess.TimeoutExpired:
             out.status, out.reason = "error", f"timed out after {timeout:.0f} s"
             out.missed = [lb.text() for lb in labels]
@@ -236,7 +289,9 @@ def run_bump(bump: dict[str, Any], mirrors: Path, timeout: float) -> Outcome:
         report = json.loads(run.stdout)
     except json.JSONDecodeError:
         out.status = "error"
-        out.reason = f"exit {run.returncode}: {run.stderr.decode('utf-8', 'replace').strip()[-300:]}"
+        out.reason = (
+            f"exit {run.returncode}: {run.stderr.decode('utf-8', 'replace').strip()[-300:]}"
+        )
         out.missed = [lb.text() for lb in labels]
         return out
     grade(labels, report.get("transitions", []), out)
@@ -250,12 +305,24 @@ def run_bump(bump: dict[str, Any], mirrors: Path, timeout: float) -> Outcome:
 
 
 def table(out: Outcome) -> str:
-    verdict = "-" if out.exit_code is None else (
-        f"exit {out.exit_code}" + (" GREEN" if out.green else " (unchecked)" if out.verdict == "unchecked" else "")
-        + (f", {out.findings} call site(s), {out.environment} environment finding(s)" if out.status == "run" else ""))
+    verdict = (
+        "-"
+        if out.exit_code is None
+        else (
+            f"exit {out.exit_code}"
+            + (" GREEN" if out.green else " (unchecked)" if out.verdict == "unchecked" else "")
+            + (
+                f", {out.findings} call site(s), {out.environment} environment finding(s)"
+                if out.status == "run"
+                else ""
+            )
+        )
+    )
     base, head = out.range.split("..")
     status = out.status + (f": {out.reason}" if out.reason else "")
-    lines = [f"== {out.id}  {out.repo}  {base[:12]}..{head[:12]}  [{status}]  {verdict}  {out.seconds}s"]
+    lines = [
+        f"== {out.id}  {out.repo}  {base[:12]}..{head[:12]}  [{status}]  {verdict}  {out.seconds}s"
+    ]
     lines += [f"   right   {t}" for t in out.right]
     lines += [f"   WRONG   {t}" for t in out.wrong]
     lines += [f"   MISSED  {t}" for t in out.missed]
@@ -266,9 +333,16 @@ def table(out: Outcome) -> str:
         lines.append("   GREEN VERDICT ON A BUMP THAT MOVES TORCH")
     lines += [f"   skipped file: {s}" for s in out.skipped_files]
     if out.placeholders:
-        lines.append(f"   {len(out.placeholders)} file(s) missing from the snapshot, replaced by a placeholder: "
-                     + ", ".join(out.placeholders[:5]) + (" ..." if len(out.placeholders) > 5 else ""))
-    lines += [f"   note: {n}" for n in out.notes if not n.startswith(("Lockfiles compared", "Lockfiles and project"))]
+        lines.append(
+            f"   {len(out.placeholders)} file(s) missing from the snapshot, replaced by a placeholder: "
+            + ", ".join(out.placeholders[:5])
+            + (" ..." if len(out.placeholders) > 5 else "")
+        )
+    lines += [
+        f"   note: {n}"
+        for n in out.notes
+        if not n.startswith(("Lockfiles compared", "Lockfiles and project"))
+    ]
     return "\n".join(lines)
 
 
@@ -276,7 +350,12 @@ def totals(outcomes: list[Outcome]) -> dict[str, Any]:
     ran = [o for o in outcomes if o.status == "run"]
 
     def count(kind: str, package: str | None = None) -> int:
-        return sum(1 for o in outcomes for t in getattr(o, kind) if package is None or t.startswith(package + " "))
+        return sum(
+            1
+            for o in outcomes
+            for t in getattr(o, kind)
+            if package is None or t.startswith(package + " ")
+        )
 
     return {
         "bumps": len(outcomes),
@@ -285,17 +364,23 @@ def totals(outcomes: list[Outcome]) -> dict[str, Any]:
         "errors": [o.id for o in outcomes if o.status == "error"],
         "repositories": len({o.repo for o in outcomes}),
         **{kind: count(kind) for kind in ("right", "wrong", "missed", "extra")},
-        "by_package": {p: {kind: count(kind, p) for kind in ("right", "wrong", "missed", "extra")}
-                       for p in FAMILY},
+        "by_package": {
+            p: {kind: count(kind, p) for kind in ("right", "wrong", "missed", "extra")}
+            for p in FAMILY
+        },
         "torch_bumps": sum(o.moves_torch for o in outcomes),
         "green_on_torch_bumps": [o.id for o in outcomes if o.moves_torch and o.green],
-        "unchecked_on_torch_bumps": [o.id for o in outcomes if o.moves_torch and o.verdict == "unchecked"],
+        "unchecked_on_torch_bumps": [
+            o.id for o in outcomes if o.moves_torch and o.verdict == "unchecked"
+        ],
     }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"), help="where the snapshots are")
+    parser.add_argument(
+        "--mirrors", type=Path, default=Path("/work/.mirror"), help="where the snapshots are"
+    )
     parser.add_argument("--labels", type=Path, default=HERE / "bumps.toml")
     parser.add_argument("--only", nargs="*", default=[], help="bump ids to run (default: all)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds one compare may take")
@@ -318,9 +403,17 @@ def main() -> int:
     summary = totals(outcomes)
     print("\n" + json.dumps(summary, indent=1))
     if args.json:
-        args.json.write_text(json.dumps({"summary": summary, "bumps": [asdict(o) for o in outcomes]}, indent=1) + "\n")
-    perfect = not (summary["wrong"] or summary["missed"] or summary["green_on_torch_bumps"] or summary["errors"]
-                   or summary["skipped"])
+        args.json.write_text(
+            json.dumps({"summary": summary, "bumps": [asdict(o) for o in outcomes]}, indent=1)
+            + "\n"
+        )
+    perfect = not (
+        summary["wrong"]
+        or summary["missed"]
+        or summary["green_on_torch_bumps"]
+        or summary["errors"]
+        or summary["skipped"]
+    )
     return 0 if perfect else 1
 
 
