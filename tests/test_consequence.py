@@ -107,14 +107,16 @@ def test_changes_at_one_call_are_one_finding_with_each_reason_and_a_fix_that_say
     assert markdown.count("[export.py:6]") + markdown.count("export.py:6 ") == 1
 
 
-def test_the_fix_engine_still_rewrites_each_change_of_a_merged_call(tmp_path: Path) -> None:
+def test_the_fix_engine_leaves_a_merged_call_outside_its_proven_shapes(tmp_path: Path) -> None:
     project = shutil.copytree(FIXTURES / "voice", tmp_path / "voice")
     done = runner.invoke(app, ["fix", "--from", "2.4.0", "--to", "2.10.0", str(project), "--adopt-new",
                                "--min-confidence", "low", "--format", "json", "--no-cache", "--fail-on", "none"])
     assert done.exit_code == 0, done.output
-    applied = {(a["path"], a["line"], a["change"]) for a in json.loads(done.stdout)["applied"]}
-    # the TorchScript exporter's adopt-new (dynamo=True) reaches the calls folded under the dynamo default
-    assert ("export.py", 17, "torch-onnx-export-torchscript-exporter-deprecated") in applied
+    left = {(a["path"], a["line"], a["change"]): a for a in json.loads(done.stdout)["left_alone"]}
+    # the TorchScript exporter's adopt-new (dynamo=True) reaches the calls folded under the dynamo
+    # default, and leaves alone the one whose keywords it was not proven with
+    alone = left[("export.py", 17, "torch-onnx-export-torchscript-exporter-deprecated")]
+    assert alone["kind"] == "unproven-shape" and "opset_version=" in alone["reason"]
 
 
 def test_a_call_over_several_lines_is_shown_with_the_argument_that_decides() -> None:
@@ -234,7 +236,7 @@ def test_plan_has_one_row_per_later_release_with_counts_per_consequence(tmp_path
     assert any(line.split()[:1] == ["2.10.0"] and line.split()[2:5] == ["3", "0", "9"] for line in text.splitlines())
     assert "  2.9.0: torch 2.9.0 has no wheels for Python 3.9" in text
     markdown = plan(str(FIXTURES / "voice"), "--from", "2.4.0", "-f", "markdown").stdout
-    assert "| 2.10.0 | 29 | 3 | 0 | 9 | 0 | 3 | 3 | 0 |  |" in markdown  # 29 changes crossed by 2.10.0
+    assert "| 2.10.0 | 40 | 3 | 0 | 9 | 0 | 3 | 3 | 0 |  |" in markdown  # 40 changes crossed by 2.10.0
 
 
 def test_plan_needs_one_current_version(tmp_path: Path) -> None:
