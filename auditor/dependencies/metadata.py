@@ -11,7 +11,6 @@ read from (an index does not change a release's files), and a package's listing 
 
 from __future__ import annotations
 
-import io
 import json
 import tarfile
 import tempfile
@@ -30,6 +29,7 @@ from packaging.version import Version
 from auditor.cachefiles import write_whole
 from auditor.errors import HarvestError
 from auditor.harvest.index import DEFAULT_INDEX, IndexFile, download, read_index
+from auditor.harvest.rangezip import open_remote
 
 _TIMEOUT = 30
 _LISTING_AGE = 24 * 3600  # seconds a package's listing is reused
@@ -160,15 +160,10 @@ def _write(path: Path, data: bytes) -> None:
         pass  # a cache that cannot be written is read again next time
 
 
-def _get(url: str, start: int | None = None, end: int | None = None) -> bytes:
-    headers = {} if start is None else {"Range": f"bytes={start}-{'' if end is None else end}"}
+def _get(url: str) -> bytes:
     try:
-        with urllib.request.urlopen(
-            urllib.request.Request(url, headers=headers), timeout=_TIMEOUT
-        ) as response:
+        with urllib.request.urlopen(urllib.request.Request(url), timeout=_TIMEOUT) as response:
             body: bytes = response.read()
-            if start is not None and response.status != 206:
-                raise Unread(f"{url}: the server does not serve byte ranges")
             return body
     except (urllib.error.URLError, OSError) as exc:
         raise Unread(f"{url}: {getattr(exc, 'reason', exc)}") from exc
@@ -254,7 +249,8 @@ def _metadata_file(wheel: IndexFile) -> str:
 
 def _metadata_in_wheel(wheel: IndexFile) -> str:
     try:
-        with zipfile.ZipFile(_RangeFile(wheel.url, wheel.size)) as archive:
+        _, remote = open_remote(wheel.url, size=wheel.size, block=_CHUNK)
+        with zipfile.ZipFile(remote) as archive:
             member = next(
                 (
                     n
@@ -268,54 +264,7 @@ def _metadata_in_wheel(wheel: IndexFile) -> str:
             if member is None:
                 raise Unread(f"{wheel.filename}: no .dist-info/METADATA in the wheel")
             return archive.read(member).decode("utf-8", "replace")
+    except HarvestError as exc:  # the size, or a range, could not be read
+        raise Unread(str(exc)) from exc
     except (zipfile.BadZipFile, ValueError) as exc:
         raise Unread(f"{wheel.filename}: not a readable wheel ({exc})") from exc
-
-
-class _RangeFile(io.RawIOBase):
-    """A remote file read by byte ranges, as zipfile asks: seek, then read a little."""
-
-    def __init__(self, url: str, size: int | None) -> None:
-        super().__init__()
-        self.url, self.position = url, 0
-        self.size = size if size is not None else self._size()
-        self._buffer, self._buffered_at = b"", 0
-
-    def _size(self) -> int:
-        request = urllib.request.Request(self.url, method="HEAD")
-        try:
-            with urllib.request.urlopen(request, timeout=_TIMEOUT) as response:
-                return int(response.headers["Content-Length"])
-        except (urllib.error.URLError, OSError, KeyError, ValueError) as exc:
-            raise Unread(f"{self.url}: the size of the wheel is unknown ({exc})") from exc
-
-    def seekable(self) -> bool:
-        return True
-
-    def readable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self.position
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        base = {io.SEEK_SET: 0, io.SEEK_CUR: self.position, io.SEEK_END: self.size}[whence]
-        self.position = max(0, base + offset)
-        return self.position
-
-    def readinto(self, target: bytearray | memoryview) -> int:  # type: ignore[override]
-        want = min(len(target), self.size - self.position)
-        if want <= 0:
-            return 0
-        inside = (
-            self._buffered_at <= self.position
-            and self.position + want <= self._buffered_at + len(self._buffer)
-        )
-        if not inside:
-            end = min(self.size, self.position + max(want, _CHUNK)) - 1
-            self._buffer, self._buffered_at = _get(self.url, self.position, end), self.position
-        start = self.position - self._buffered_at
-        data = self._buffer[start : start + want]
-        target[: len(data)] = data
-        self.position += len(data)
-        return len(data)

@@ -18,12 +18,18 @@ class RangeFile(io.RawIOBase):
     """A read-only, seekable view of `url` whose reads are range requests; `fetched` counts the
     bytes downloaded."""
 
-    def __init__(self, url: str, session: requests.Session | None = None) -> None:
+    def __init__(
+        self, url: str, session: requests.Session | None = None, size: int | None = None
+    ) -> None:
+        """`size`: the file's length when the index listed it (no HEAD request then)."""
         super().__init__()
         self.url = url
         self.session = session or requests.Session()
         self.position = 0
         self.fetched = 0
+        if size is not None:
+            self.size = size
+            return
         try:
             head = self.session.head(url, allow_redirects=True, timeout=_TIMEOUT)
             head.raise_for_status()
@@ -79,8 +85,9 @@ class RangeFile(io.RawIOBase):
 
 
 def open_remote(
-    url: str, session: requests.Session | None = None
+    url: str, session: requests.Session | None = None, size: int | None = None, block: int = BLOCK
 ) -> tuple[RangeFile, io.BufferedReader]:
-    """The raw range file (for its byte count) and a buffered reader over it for `zipfile`."""
-    raw = RangeFile(url, session)
-    return raw, io.BufferedReader(raw, buffer_size=BLOCK)
+    """The raw range file (for its byte count) and a buffered reader over it for `zipfile`;
+    `block`: the least one range request asks for."""
+    raw = RangeFile(url, session, size)
+    return raw, io.BufferedReader(raw, buffer_size=block)

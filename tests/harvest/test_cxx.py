@@ -108,8 +108,8 @@ class _Ranges(http.server.SimpleHTTPRequestHandler):
         self.send_response(206)
         self.send_header("Content-Length", str(len(part)))
         self.end_headers()
+        _Ranges.served += len(part)  # counted before the client can read the bytes and compare
         self.wfile.write(part)
-        _Ranges.served += len(part)
 
 
 @pytest.fixture
