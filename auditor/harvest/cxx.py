@@ -19,7 +19,7 @@ import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from packaging.utils import parse_wheel_filename
 from packaging.version import Version
@@ -27,12 +27,13 @@ from packaging.version import Version
 from auditor.cachefiles import write_whole
 from auditor.errors import HarvestError, KnowledgeError
 from auditor.harvest.index import IndexFile
+from auditor.harvest.shipped import pair_key, read_toml
 from auditor.progress import SILENT, ProgressReporter
 
 if sys.version_info >= (3, 11):
-    import tomllib
+    pass
 else:  # pragma: no cover
-    import tomli as tomllib
+    pass
 
 FORMAT = 1  # raise when messages are read or chosen differently: old cache files are then ignored
 DIRECTORY = "cxx"  # under knowledge/<package>/harvest/
@@ -285,26 +286,14 @@ def ship(
     return written
 
 
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        data: dict[str, Any] = tomllib.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise KnowledgeError([f"{path}: {exc}"]) from exc
-    return data
-
-
-def _pair_key(path: Path) -> tuple[Version, ...]:
-    return tuple(Version(v) for v in path.name.removesuffix(".toml").split(".."))
-
-
 def read_candidates(knowledge: Path, package: str) -> list[CxxCandidate]:
     """Every shipped C++ candidate of `package`, oldest release pair first."""
     directory = knowledge / package / "harvest" / DIRECTORY
-    files = sorted(directory.glob("*..*.toml"), key=_pair_key) if directory.is_dir() else []
+    files = sorted(directory.glob("*..*.toml"), key=pair_key) if directory.is_dir() else []
     out: list[CxxCandidate] = []
     problems: list[str] = []
     for path in files:
-        data = _read(path)
+        data = read_toml(path)
         for index, raw in enumerate(data.get("candidate", [])):
             try:
                 out.append(
@@ -331,7 +320,7 @@ def read_review(knowledge: Path, package: str) -> list[Review]:
         return []
     out = []
     problems = []
-    for index, raw in enumerate(_read(path).get("message", [])):
+    for index, raw in enumerate(read_toml(path).get("message", [])):
         ok = isinstance(raw, dict) and raw.get("match") and raw.get("symbol") is not None
         if not ok or (raw.get("entry") is None) == (raw.get("waived") is None):
             problems.append(

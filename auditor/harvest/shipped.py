@@ -120,7 +120,8 @@ def ship(h: Harvest, knowledge: Path) -> list[Path]:
     return written
 
 
-def _read(path: Path) -> dict[str, Any]:
+def read_toml(path: Path) -> dict[str, Any]:
+    """A shipped TOML file; a file that does not read is a KnowledgeError naming it."""
     try:
         data: dict[str, Any] = tomllib.loads(path.read_text("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -128,7 +129,8 @@ def _read(path: Path) -> dict[str, Any]:
     return data
 
 
-def _release_key(path: Path) -> tuple[Version, ...]:
+def pair_key(path: Path) -> tuple[Version, ...]:
+    """`A..B.toml` in release order (a name of no two versions sorts first)."""
     try:
         return tuple(Version(v) for v in path.name.removesuffix(".toml").split(".."))
     except InvalidVersion:
@@ -141,8 +143,8 @@ def read_candidates(knowledge: Path, package: str) -> list[Candidate]:
     files = list(directory.glob("*..*.toml")) if directory.is_dir() else []
     out: list[Candidate] = []
     problems: list[str] = []
-    for path in sorted(files, key=_release_key):
-        data = _read(path)
+    for path in sorted(files, key=pair_key):
+        data = read_toml(path)
         for index, raw in enumerate(data.get("candidate", [])):
             try:
                 out.append(
@@ -185,7 +187,7 @@ def read_waivers(knowledge: Path, package: str) -> list[Waiver]:
         return []
     out = []
     problems = []
-    for index, raw in enumerate(_read(path).get("waive", [])):
+    for index, raw in enumerate(read_toml(path).get("waive", [])):
         if not isinstance(raw, dict) or not raw.get("pattern") or not raw.get("reason"):
             problems.append(f"{path}: waive[{index}]: needs a pattern and a one-line reason")
             continue

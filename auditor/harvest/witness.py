@@ -44,7 +44,7 @@ from packaging.version import InvalidVersion, Version
 
 from auditor.errors import KnowledgeError
 from auditor.harvest.model import Candidate
-from auditor.harvest.shipped import DIRECTORY, _read
+from auditor.harvest.shipped import DIRECTORY, read_toml
 from auditor.knowledge.entry import SpecChange
 
 FILE = "witness.toml"
@@ -291,7 +291,7 @@ def read_leads(knowledge: Path, package: str) -> list[Lead]:
     if not path.exists():
         return []
     out, problems = [], []
-    for index, raw in enumerate(_read(path).get("lead", [])):
+    for index, raw in enumerate(read_toml(path).get("lead", [])):
         texts = (
             [raw.get(k) for k in ("entry", "release", "reason")] if isinstance(raw, dict) else []
         )
