@@ -313,6 +313,7 @@ class AuditResult:
         InDependency, ...
     ] = ()  # calls in the locked dependencies the changes touch
     dependencies_read: tuple[str, ...] = ()  # "name version" of each dependency scanned
+    requirements_read: int = 0  # locked packages whose requirements on the torch family were read
 
     def change(self, change_id: str) -> SpecChange:
         return next(c for c in self.changes if c.id == change_id)

@@ -152,6 +152,7 @@ def audit(
         unchecked=(*added, *unloaded_notes, *unread_deps),
         dependencies=deps.findings if deps else (),
         dependencies_read=deps.scanned if deps else (),
+        requirements_read=deps.read if deps else 0,
     )
 
 

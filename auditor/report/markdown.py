@@ -29,6 +29,7 @@ from auditor.report.serialize import version_label
 from auditor.report.summary import (
     Group,
     call_sites,
+    clean_dependencies,
     files,
     is_low,
     layout,
@@ -636,14 +637,8 @@ def _document(
         parts += _change_section(group.change, group.sites, result, links, budget, suggested) + [""]
     if result.dependencies:
         parts += _dependencies(result) + [""]
-    elif result.dependencies_read:  # read and clean is not the same as not read
-        parts += [
-            (
-                f"In the locked dependencies ({_md(', '.join(result.dependencies_read))}): "
-                "no call the crossed changes touch."
-            ),
-            "",
-        ]
+    elif (clean := clean_dependencies(result, _md)) is not None:
+        parts += [clean, ""]
     if notes or result.skipped:
         parts += _not_checked(result, notes) + [""]
     for title, groups in (

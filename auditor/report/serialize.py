@@ -249,6 +249,7 @@ def audit_result(result: AuditResult) -> dict[str, Any]:
         findings=[finding(f, result) for f in result.findings],
         dependencies={
             "read": list(result.dependencies_read),
+            "requirements_read": result.requirements_read,
             "findings": [dependency(d, result) for d in result.dependencies],
         },
         environment=[environment(e) for e in result.environment],

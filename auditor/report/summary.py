@@ -8,7 +8,7 @@ separately, collapsed to one line per change, and never ordered among the confid
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from auditor.knowledge.entry import CONSEQUENCES, Consequence, SpecChange
@@ -168,3 +168,24 @@ def remedy(found: InDependency) -> str:
         f"no release of {found.package}{newest} drops it: keep the old behaviour where the project "
         f"calls in, or keep the torch pin"
     )
+
+
+def clean_dependencies(result: AuditResult, quote: Callable[[str], str]) -> str | None:
+    """The one line for locked dependencies read and found clean (read and clean is never left
+    to look like not read): the packages scanned, or the requirements read; None when there are
+    calls to list, or nothing was read. `quote`: the format's escaping of package names."""
+    if result.dependencies:
+        return None
+    if result.dependencies_read:
+        return (
+            f"In the locked dependencies ({quote(', '.join(result.dependencies_read))}): "
+            "no call the crossed changes touch."
+        )
+    if result.requirements_read and not any(
+        e.kind == "requirement-violated" for e in result.environment
+    ):
+        return (
+            f"In the locked dependencies: the requirements of {result.requirements_read} package(s) "
+            "read; the new pins meet every one on the torch family."
+        )
+    return None

@@ -9,7 +9,17 @@ from typing import TYPE_CHECKING, TextIO
 from auditor.knowledge.entry import CONSEQUENCES, SpecChange
 from auditor.models import AuditResult, Finding, InDependency, Transition, rank
 from auditor.report.serialize import version_label
-from auditor.report.summary import Group, call_sites, files, layout, not_read, remedy, short, tally
+from auditor.report.summary import (
+    Group,
+    call_sites,
+    clean_dependencies,
+    files,
+    layout,
+    not_read,
+    remedy,
+    short,
+    tally,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -280,11 +290,9 @@ def _dependencies(console: Console, result: AuditResult) -> None:
     line with the way through the package, then one line per package for the rest; one line when
     they were read and hold none (read and clean is not the same as not read)."""
     if not result.dependencies:
-        if result.dependencies_read:
-            console.print(
-                f"In the locked dependencies ({escape(', '.join(result.dependencies_read))}): "
-                "no call the crossed changes touch.\n"
-            )
+        clean = clean_dependencies(result, escape)
+        if clean is not None:
+            console.print(clean + "\n")
         return
     reached = [d for d in result.dependencies if d.via]
     console.print(f"In the locked dependencies ({escape(', '.join(result.dependencies_read))}):")

@@ -66,7 +66,7 @@ def test_no_dependencies_reads_none(bump: Path) -> None:
     code, report = compare(bump, None, "--no-dependencies", "--harvested")
     assert code == 0 and report["verdict"] == "unchecked"  # never a pass: the dependencies were not read
     assert [n for n in report["notes"] if "--no-dependencies" in n]
-    assert report["dependencies"] == {"read": [], "findings": []}
+    assert report["dependencies"] == {"read": [], "requirements_read": 0, "findings": []}
     assert not (bump / "cache" / "dependencies").exists()
 
 
@@ -101,3 +101,16 @@ def test_dependencies_read_and_clean_say_so(bump: Path, fmt: str) -> None:
             "compare", str(bump / "old.txt"), str(bump / "new.txt"), "--project", str(bump / "project"),
             "-f", fmt, "--index-url", served.url, "--cache-dir", str(bump / "cache")])
     assert "In the locked dependencies (cleanlib 1.0): no call the crossed changes touch." in result.stdout
+
+
+def test_requirements_read_and_met_say_so_when_no_dependency_needs_scanning(bump: Path) -> None:
+    for side, torch in (("old", "2.5.1"), ("new", "2.6.0")):
+        (bump / f"{side}.txt").write_text(f"torch=={torch}\nnumpy==1.26.4\n", "utf-8")
+    with index() as served:
+        result = CliRunner().invoke(app, [
+            "compare", str(bump / "old.txt"), str(bump / "new.txt"), "--project", str(bump / "project"),
+            "--index-url", served.url, "--cache-dir", str(bump / "cache")])
+        code, report = compare(bump, served.url)
+    assert report["dependencies"] == {"read": [], "requirements_read": 1, "findings": []}
+    said = "In the locked dependencies: the requirements of 1 package(s) read; the new pins meet every one on the torch family."
+    assert said in result.stdout
