@@ -174,8 +174,18 @@ class Way:
     between (dotted names, from the one the project calls to the one holding the line)."""
 
     path: str  # the project's file, relative to its root
-    line: int
+    line: int  # 1-based; inside the cell for notebooks
     chain: tuple[str, ...]
+    cell: int | None = None
+
+    @property
+    def where(self) -> str:
+        """`path:line`, or `path cell N, line L` in a notebook."""
+        return (
+            f"{self.path}:{self.line}"
+            if self.cell is None
+            else f"{self.path} cell {self.cell}, line {self.line}"
+        )
 
 
 @dataclass(frozen=True, slots=True)

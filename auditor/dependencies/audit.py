@@ -76,7 +76,7 @@ def scan_dependencies(
         options = options or ScanOptions(workers=1)
         version = pin.version or reader.installed(pin).version  # type: ignore[union-attr]  # read from there
         for row in _results(pin.name, version, tree, reader, changes, options):
-            ways = tuple(calls.ways(row.chains))
+            ways = tuple(calls.ways(row.chains, row.names))
             found.append(
                 InDependency(pin.name, version, row.finding, ways, row.fixed_in, row.latest)
             )
@@ -92,6 +92,9 @@ class _Row:
     chains: tuple[tuple[str, ...], ...]
     fixed_in: Version | None
     latest: Version | None
+    names: dict[
+        str, tuple[str, ...]
+    ]  # a chain's first function -> its other names (`Package.names`)
 
 
 def _results(
@@ -105,7 +108,7 @@ def _results(
     """The calls of one release, scanned once per scanner and set of changes and kept in the cache:
     a second audit of the same lock scans nothing and reads no later release."""
     digest = hashlib.sha256(
-        scanner_fingerprint() + knowledge_fingerprint(changes) + tree.name.encode()
+        scanner_fingerprint() + _FOLLOWER + knowledge_fingerprint(changes) + tree.name.encode()
     ).hexdigest()
     kept = reader.cache / "dependencies" / "results" / f"{name}-{digest[:32]}.json"
     try:
@@ -120,7 +123,16 @@ def _results(
         for key, finding in calls:
             holder = package.holding(finding.path, finding.line)
             chains = tuple(package.reaching(holder).values()) if holder is not None else ()
-            rows.append(_Row(finding, chains, later.fixed_in(key), later.latest))
+            names = {c[0]: package.names(c[0]) for c in chains}
+            rows.append(
+                _Row(
+                    finding,
+                    chains,
+                    later.fixed_in(key),
+                    later.latest,
+                    {head: found for head, found in names.items() if found},
+                )
+            )
     try:
         kept.parent.mkdir(parents=True, exist_ok=True)
         write_whole(kept, json.dumps([_data(r) for r in rows]).encode())
@@ -145,6 +157,7 @@ def _data(row: _Row) -> dict[str, object]:
             f.shape,
         ],
         "chains": [list(c) for c in row.chains],
+        "names": {head: list(found) for head, found in sorted(row.names.items())},
         "fixed_in": str(row.fixed_in) if row.fixed_in else None,
         "latest": str(row.latest) if row.latest else None,
     }
@@ -160,8 +173,19 @@ def _row(data: dict[str, Any]) -> _Row:
         tuple(tuple(c) for c in data["chains"]),
         Version(data["fixed_in"]) if data["fixed_in"] else None,
         Version(data["latest"]) if data["latest"] else None,
+        {head: tuple(found) for head, found in data["names"].items()},
     )
 
+
+def _source(module: str) -> bytes:
+    """A module's source, so that kept results change with the code that made them."""
+    try:
+        return (Path(__file__).parent / module).read_bytes()
+    except OSError:  # a zipped install: the scanner's fingerprint has the version
+        return b""
+
+
+_FOLLOWER = _source("reach.py") + _source("audit.py")
 
 _Key = tuple[
     str, str, str

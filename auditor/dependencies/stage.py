@@ -106,8 +106,4 @@ def _project_files(project: Path | None, config: ScanConfig | None) -> list[tupl
     if project is None:
         return []
     found = discover(project, config)
-    return [
-        (relative, file)
-        for relative, file in zip(found.relatives, found.files)
-        if relative.endswith(".py")
-    ]
+    return list(zip(found.relatives, found.files))  # scripts and notebooks

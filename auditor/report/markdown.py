@@ -540,7 +540,7 @@ def _dependencies(result: AuditResult) -> list[str]:
             change, way = result.change(found.finding.change), found.via[0]
             chain = " → ".join(name.rsplit(".", 1)[-1] for name in way.chain)
             lines.append(
-                f"| {ICON[change.severity]} | {_code(f'{way.path}:{way.line}')} | {_md(chain)} | "
+                f"| {ICON[change.severity]} | {_code(way.where)} | {_md(chain)} | "
                 f"{_md(found.package)} {found.version} {_code(f'{found.finding.path}:{found.finding.line}')} | "
                 f"{_md(change.title)} | {_md(remedy(found))} |"
             )

@@ -143,7 +143,9 @@ def dependency(d: InDependency, result: AuditResult) -> dict[str, Any]:
         "version": str(d.version),
         **finding(d.finding, result),
         "gates": result.gates_dependency(d),
-        "via": [{"path": w.path, "line": w.line, "chain": list(w.chain)} for w in d.via],
+        "via": [
+            {"path": w.path, "line": w.line, "cell": w.cell, "chain": list(w.chain)} for w in d.via
+        ],
         "fixed_in": str(d.fixed_in) if d.fixed_in else None,
         "latest": str(d.latest) if d.latest else None,
     }

@@ -304,7 +304,7 @@ def _dependencies(console: Console, result: AuditResult) -> None:
             f" (and {len(found.via) - 1} more call(s) of the project)" if len(found.via) > 1 else ""
         )
         console.print(
-            f"  [{STYLE[change.severity]}]{change.severity.upper():6}[/] {escape(way.path)}:{way.line} "
+            f"  [{STYLE[change.severity]}]{change.severity.upper():6}[/] {escape(way.where)} "
             f"calls {escape(chain)}, which reaches {escape(found.package)} {found.version} "
             f"{escape(found.finding.path)}:{found.finding.line}{more}"
         )

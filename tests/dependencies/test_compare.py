@@ -49,8 +49,21 @@ def test_a_call_reached_through_a_dependency_fails_the_check(bump: Path) -> None
     assert (reached["package"], reached["version"], reached["path"], reached["line"]) == (
         "fairseq", "0.12.2", "fairseq/checkpoint_utils.py", 315)
     assert reached["gates"] is True and reached["consequence"] == "breaks"
-    assert reached["via"] == [{"path": "infer.py", "line": 3, "chain": [
+    assert reached["via"] == [{"path": "infer.py", "line": 3, "cell": None, "chain": [
         "fairseq.checkpoint_utils.load_model_ensemble_and_task", "fairseq.checkpoint_utils.load_checkpoint_to_cpu"]}]
+
+
+def test_a_notebook_cell_that_reaches_a_dependency_fails_the_check(bump: Path) -> None:
+    (bump / "project" / "infer.py").unlink()
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": source}
+             for source in (["!pip install fairseq"], INFER.splitlines(keepends=True))]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (bump / "project" / "infer.ipynb").write_text(json.dumps(notebook), "utf-8")
+    with index() as served:
+        code, report = compare(bump, served.url)
+    assert code == 1 and report["verdict"] == "fail"
+    [reached] = [f for f in report["dependencies"]["findings"] if f["via"]]
+    assert [(w["path"], w["cell"], w["line"]) for w in reached["via"]] == [("infer.ipynb", 2, 3)]
 
 
 def test_the_text_report_names_the_project_line_and_the_way_through(bump: Path) -> None:
