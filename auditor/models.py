@@ -116,6 +116,7 @@ class EnvironmentFinding:
     path: str | None = None  # the lock whose lines show it, and the line
     line: int | None = None
     change: str | None = None  # the knowledge entry this finding states for this lock, if one does
+    gates: bool = True  # False: listed, never failing the check (what a bump fixes, not breaks)
 
 
 # --- knowledge ---------------------------------------------------------------------------------
@@ -349,7 +350,16 @@ class AuditResult:
         return (
             bool(self.gating())
             or any(self.gates_dependency(d) for d in self.dependencies)
-            or any(rank(e.severity) >= rank(self.gate.severity) for e in self.environment)
+            or bool(self.gating_environment())
+        )
+
+    def gating_environment(self) -> tuple[EnvironmentFinding, ...]:
+        """The environment items that fail the check: at or above the gate's severity, and not
+        listed as never gating."""
+        if self.gate.severity is None:
+            return ()
+        return tuple(
+            e for e in self.environment if e.gates and rank(e.severity) >= rank(self.gate.severity)
         )
 
     def verdict(self) -> Verdict:

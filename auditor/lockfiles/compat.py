@@ -321,7 +321,11 @@ def _removed(change: PackageChange, new: Lock) -> list[EnvironmentFinding]:
     ]
 
 
-def _unpinned(lock: Lock) -> list[EnvironmentFinding]:
+def _unpinned(lock: Lock, before: bool = False) -> list[EnvironmentFinding]:
+    """A torch-family package the lock names without pinning it. On the new side it fails the
+    check: the bump leaves what gets installed open. On the old side it is listed, low, and does
+    not gate: the start of the move is not known (the transition's note says what was not
+    checked, so the verdict is not green), and a bump that pins it fixes it."""
     findings = []
     for pin in lock.pins:
         if (
@@ -333,10 +337,16 @@ def _unpinned(lock: Lock) -> list[EnvironmentFinding]:
             findings.append(
                 EnvironmentFinding(
                     "not-locked",
-                    "medium",
-                    f"{lock.path} does not pin {pin.name}{asked}: it is not a lock; pass --resolve "
-                    f"to resolve it with pip-compile",
+                    "low" if before else "medium",
+                    f"{lock.path} does not pin {pin.name}{asked}"
+                    + (
+                        " before the bump, so what it installed is not known"
+                        if before
+                        else ": it is not a lock"
+                    )
+                    + "; pass --resolve to resolve it with pip-compile",
                     pin.name,
+                    gates=not before,
                 )
             )
     return findings
@@ -352,7 +362,7 @@ def check(
     knowledge: tuple[SpecChange, ...],
     grid: Grid,
 ) -> list[EnvironmentFinding]:
-    findings = _unpinned(old) + _unpinned(new)
+    findings = _unpinned(old, before=True) + _unpinned(new)
     relevant = {c.transition.package for c in changes} & {
         *TORCH_FAMILY,
         "numpy",

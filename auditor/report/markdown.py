@@ -257,7 +257,7 @@ def verdict(result: AuditResult) -> str:
             f"\n\n{ICON[worst_dep]} **{_plural(len(reached), 'call site')} in locked dependencies**, "
             "reached from this code (see below)."
         )
-    problems = _problems(result)
+    problems = [e for e in _problems(result) if e.gates]
     if problems:
         worst_env = max((e.severity for e in problems), key=rank)
         line = line.removeprefix("✅ ")  # no green check over problems of the environment
@@ -567,8 +567,9 @@ def _environment(result: AuditResult) -> list[str]:
     lines = ["### Compatibility", "", "| Severity | Package | Problem |", "| --- | --- | --- |"]
     for e in sorted(_problems(result), key=lambda e: -rank(e.severity)):
         at = (f"`{e.path}:{e.line}`: " if e.line else f"`{e.path}`: ") if e.path else ""
+        listed = "" if e.gates else " (listed; does not fail the check)"
         lines.append(
-            f"| {ICON[e.severity]} {e.severity} | {_md(e.package or '')} | {at}{_md(e.message)} |"
+            f"| {ICON[e.severity]} {e.severity} | {_md(e.package or '')} | {at}{_md(e.message)}{listed} |"
         )
     return lines
 

@@ -192,6 +192,7 @@ def environment(e: EnvironmentFinding) -> dict[str, Any]:
         "path": e.path,
         "line": e.line,
         "change": e.change,
+        "gates": e.gates,
     }
 
 

@@ -195,8 +195,9 @@ def write(
         console.print()
     for env in result.environment:
         at = (f"{env.path}:{env.line}: " if env.line else f"{env.path}: ") if env.path else ""
+        listed = "" if env.gates else " [dim](listed; does not fail the check)[/]"
         console.print(
-            f"[{STYLE[env.severity]}]{env.severity.upper():6}[/] {escape(at + env.message)}"
+            f"[{STYLE[env.severity]}]{env.severity.upper():6}[/] {escape(at + env.message)}{listed}"
         )
     _probes(console, result)
 
@@ -205,11 +206,7 @@ def verdict(result: AuditResult) -> str:
     """The first line after the transitions: whether the exit code fails, and on what."""
     gating = result.gating()
     tiers = Counter(result.change(f.change).consequence for f in gating)
-    problems = [
-        e
-        for e in result.environment
-        if result.gate.severity is not None and rank(e.severity) >= rank(result.gate.severity)
-    ]
+    problems = result.gating_environment()
     said = ", ".join(
         f"{n} {TIER[c]}" for c, n in sorted(tiers.items(), key=lambda i: CONSEQUENCES.index(i[0]))
     )

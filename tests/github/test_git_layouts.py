@@ -376,3 +376,17 @@ def test_lock_messages_name_repository_paths_not_checkouts(layout):
     assert "auditor-git" not in said
     messages = [e["message"] for e in document["environment"] if "does not pin torch " in e["message"]]
     assert messages and all(m.startswith("svc/requirements.txt does not pin torch") for m in messages), messages
+
+
+def test_a_bump_that_pins_what_was_a_floor_does_not_fail_on_the_floor(tmp_path):
+    """The old side asked for `torch>=1.7.1`, the new one pins 1.7.1: the start of the move is not
+    known, which leaves the verdict unchecked; it is no problem of the bump, which fixes it."""
+    old, new = tmp_path / "old.txt", tmp_path / "new.txt"
+    old.write_text("torch>=1.7.1\ntorchvision>=0.8.2\n", "utf-8")
+    new.write_text("torch==1.7.1\ntorchvision==0.8.2\n", "utf-8")
+    result = CliRunner().invoke(app, ["compare", str(old), str(new), "-f", "json"])
+    document = json.loads(result.stdout)
+    floors = [e for e in document["environment"] if e["kind"] == "not-locked"]
+    assert [(e["package"], e["severity"]) for e in floors] == [("torch", "low"), ("torchvision", "low")]
+    assert "before the bump" in floors[0]["message"]
+    assert result.exit_code == 0 and document["verdict"] == "unchecked"
