@@ -1,11 +1,15 @@
 """Pipfile.lock (pipfile-spec 6): `default` and `develop` (and any other category), each entry a
-registry pin (`"version": "==2.0.1"`, `index`, `markers`), a file URL, a VCS or a path."""
+registry pin (`"version": "==2.0.1"`, `index`, `markers`), a file URL, a VCS or a path. A range
+written into the lock by hand (`">=0.4.1"`) is read as an unpinned requirement: the comparison
+says that side is not a lock."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import replace
 from pathlib import Path
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from auditor.errors import LockfileError
 from auditor.lockfiles.interface import (
@@ -73,11 +77,16 @@ def parse(path: Path, text: str) -> Lock:
 
 def _pin(name: str, entry: Fields, category: str, indexes: dict[str | None, str | None]) -> Pin:
     version_text = entry.string("version")
-    version, source = None, None
-    if version_text:
-        if not version_text.startswith("=="):
-            raise entry.fail("version", f"expected '==<version>', found {version_text!r}")
+    version, source, specifier = None, None, None
+    if version_text and version_text.startswith("==") and not version_text.startswith("==="):
         version = parse_version(version_text.lstrip("="), entry.path, entry.line)
+    elif version_text and version_text != "*":  # a range written into the lock by hand
+        try:
+            specifier = str(SpecifierSet(version_text))
+        except InvalidSpecifier:
+            raise entry.fail(
+                "version", f"expected '==<version>' or a range, found {version_text!r}"
+            ) from None
     file_url = entry.string("file")
     vcs = next((key for key in ("git", "hg", "svn", "bzr") if entry.data.get(key)), None)
     groups = (category, "editable") if entry.data.get("editable") is True else (category,)
@@ -108,6 +117,7 @@ def _pin(name: str, entry: Fields, category: str, indexes: dict[str | None, str 
         marker=normal_marker(entry.string("markers")),
         source=source,
         groups=groups,
+        specifier=specifier,
         line=entry.line,
     )
 

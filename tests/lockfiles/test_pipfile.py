@@ -42,9 +42,23 @@ def test_file_and_vcs_entries() -> None:
     assert pins(lock, "localpkg")[0].source == "./localpkg"
 
 
-def test_a_version_without_double_equals_is_an_error(tmp_path) -> None:
+def test_a_range_written_into_the_lock_is_an_unpinned_requirement(tmp_path) -> None:
+    """A real lock had `"version": ">=0.4.1"` after its Pipfile's pin became a floor."""
+    old, new = tmp_path / "old" / "Pipfile.lock", tmp_path / "Pipfile.lock"
+    old.parent.mkdir()
+    old.write_text('{"_meta": {}, "default": {\n  "torch": {"version": "==2.0.1"}\n}}')
+    new.write_text('{"_meta": {}, "default": {\n  "torch": {"version": ">=2.0"}\n}}')
+    [torch] = parse(new, new.read_text()).pins
+    assert (torch.version, torch.specifier, torch.line) == (None, ">=2.0", 2)
+    diff = diff_locks(read_lock(old), read_lock(new))
+    assert [t.direction for t in diff.transition("torch")] == ["unpinned"]
+    [floor] = [e for e in diff.environment if e.kind == "not-locked"]
+    assert floor.gates and "does not pin torch (it asks for >=2.0)" in floor.message
+
+
+def test_a_version_that_is_no_range_is_an_error(tmp_path) -> None:
     target = tmp_path / "Pipfile.lock"
-    target.write_text('{"_meta": {}, "default": {\n  "torch": {"version": ">=2.0"}\n}}')
+    target.write_text('{"_meta": {}, "default": {\n  "torch": {"version": "latest"}\n}}')
     with pytest.raises(LockfileError) as caught:
         parse(target, target.read_text())
     assert caught.value.line == 2 and "default.torch.version" in caught.value.message
