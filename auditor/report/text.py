@@ -123,6 +123,7 @@ def write(
     )
     for group in plan.confident:
         _group(console, group, result)
+    _environment(console, result)
     _dependencies(console, result)
     fixable = [g for g in plan.confident if _fix_modes(g.change)]
     if fixable:
@@ -193,13 +194,20 @@ def write(
                 f"{change.introduced}  {escape(change.title)}  [dim]({change.id})[/]"
             )
         console.print()
-    for env in result.environment:
+    _probes(console, result)
+
+
+def _environment(console: Console, result: AuditResult) -> None:
+    """The locks' own problems, right after the call sites: those that fail the check first."""
+    if not result.environment:
+        return
+    for env in sorted(result.environment, key=lambda e: (not e.gates, -rank(e.severity))):
         at = (f"{env.path}:{env.line}: " if env.line else f"{env.path}: ") if env.path else ""
         listed = "" if env.gates else " [dim](listed; does not fail the check)[/]"
         console.print(
             f"[{STYLE[env.severity]}]{env.severity.upper():6}[/] {escape(at + env.message)}{listed}"
         )
-    _probes(console, result)
+    console.print()
 
 
 def verdict(result: AuditResult) -> str:
