@@ -11,7 +11,10 @@ that of a crossed call matcher, true when the module's imports make it the match
 a look-alike otherwise; every `//` of fairseq by hand.
 
 A labelled site (path, line, change) is found when a finding on that line names the change,
-or names it among the earlier stages it merges. A look-alike line is a false alarm when a
+or names it among the earlier stages it merges, or among the other changes of its line (`also`,
+each with its own confidence and stages). Sites of the name whose code rules the affected case out
+(`unaffected`, each with why: a trusted hub repository, indices under `//`, a dead version branch)
+are not counted, and printed with whether they are reported. A look-alike line is a false alarm when a
 finding on it names a change the labels are about. Printed per package: sites, found (any
 confidence and medium/high), look-alikes, false alarms, then each miss and false alarm.
 """
@@ -77,12 +80,15 @@ def main() -> None:
         findings = scan(tree, args.auditor, labels["transition"])
         found, confident, lines = set(), set(), set()
         for f in findings:
-            for change in [f["change"], *f.get("stages", [])]:  # type: ignore[list-item]
-                found.add((f["path"], f["line"], change))
-                if f["confidence"] != "low":
-                    confident.add((f["path"], f["line"], change))
-            if f["change"] in about:
-                lines.add((f["path"], f["line"]))
+            # one row per call site: the other changes of the line are in `also`, each with its
+            # own confidence and the earlier stages it merges
+            for row in [f, *f.get("also", [])]:  # type: ignore[list-item]
+                for change in [row["change"], *row.get("stages", [])]:
+                    found.add((f["path"], f["line"], change))
+                    if row["confidence"] != "low":
+                        confident.add((f["path"], f["line"], change))
+                if row["change"] in about:
+                    lines.add((f["path"], f["line"]))
         sites = {(p, line, change) for n, p, line, change in labels["sites"] if n == name}
         alikes = {(p, line): what for n, p, line, what in labels["lookalikes"] if n == name}
         alarms = sorted(set(alikes) & lines)
@@ -93,6 +99,9 @@ def main() -> None:
             print("    missed:", *site)
         for line in alarms:
             print("    false alarm:", *line, alikes[line])
+        for _, path, line, change, why in (u for u in labels["unaffected"] if u[0] == name):
+            said = "reported" if (path, line, change) in found else "not reported"
+            print(f"    unaffected ({said}): {path} {line} {change}: {why}")
     sites, hit, confident, alikes, alarms = totals
     print(f"{'all':24} {sites:6} {hit:6} {confident:6} {alikes:7} {alarms:6}")
     print(f"recall {hit / sites:.3f} (medium/high {confident / sites:.3f}), false alarms {alarms / alikes:.3f} of look-alikes")
