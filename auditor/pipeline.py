@@ -478,6 +478,9 @@ def _in_repo(inside: Path, path: str) -> str:
     return "" if joined == "." else joined
 
 
+_PASSED_NAMED = 3  # more locks whose code is left out than this: one note for them all
+
+
 def scoped(
     result: AuditResult,
     scopes: Scopes,
@@ -521,10 +524,17 @@ def scoped(
         notes.append(
             f"{unowned} call site(s) in code that no lock governs, judged by the moves of every lock"
         )
-    for locks, count in sorted(passed.items()):
-        notes.append(
+    if len(passed) <= _PASSED_NAMED:
+        notes += [
             f"{count} call site(s) in code governed by {', '.join(locks)} not reported: "
             "no move of its lock crosses their change"
+            for locks, count in sorted(passed.items())
+        ]
+    else:  # a repository of many projects: one line, not one per project
+        each = "; ".join(f"{', '.join(locks)}: {n}" for locks, n in sorted(passed.items()))
+        notes.append(
+            f"{sum(passed.values())} call site(s) in code governed by {len(passed)} other locks "
+            f"not reported: no move of those locks crosses their change ({each})"
         )
     return replace(result, findings=tuple(kept), notes=result.notes + tuple(notes))
 

@@ -390,3 +390,18 @@ def test_a_bump_that_pins_what_was_a_floor_does_not_fail_on_the_floor(tmp_path):
     assert [(e["package"], e["severity"]) for e in floors] == [("torch", "low"), ("torchvision", "low")]
     assert "before the bump" in floors[0]["message"]
     assert result.exit_code == 0 and document["verdict"] == "unchecked"
+
+
+def test_many_projects_left_out_are_one_note(layout):
+    """A repository of examples, each with its own lock, where one example's lock moves: the code
+    of the others is counted in one note, not one note per example."""
+    files = {f"ex{i}/requirements.txt": pins("1.12.1") for i in range(5)}
+    files |= {f"ex{i}/main.py": LOADS for i in range(5)}
+    _, document = audit(layout(files, {"ex0/requirements.txt": pins("2.6.0")}))
+    assert flagged(document) == {"ex0/main.py", "train.py"}
+    left = [n for n in document["notes"] if "not reported" in n]
+    assert left == [
+        "4 call site(s) in code governed by 4 other locks not reported: no move of those locks "
+        "crosses their change (ex1/requirements.txt: 1; ex2/requirements.txt: 1; "
+        "ex3/requirements.txt: 1; ex4/requirements.txt: 1)"
+    ]
