@@ -536,8 +536,9 @@ def _pyprojects(changed: Sequence[str], head: _Side, notes: list[str]) -> dict[s
     return found
 
 
-# files that declare dependencies where no reader here understands them: a Pipfile always, a
-# setup.py or setup.cfg whose requirements are computed (`open("requirements.txt")`, `file:`)
+# files that declare dependencies where the reader may not understand them: a setup.py or
+# setup.cfg whose requirements are computed (`open("requirements.txt")`, `file:`), a Pipfile
+# that does not parse
 _UNREAD_DECLARATIONS = ("Pipfile", "setup.py", "setup.cfg")
 _FAMILY_NAME = re.compile(
     r"(?<![\w.-])(" + "|".join(REVIEWED_FAMILY) + r"|pytorch)(?![\w-])", re.IGNORECASE
@@ -547,7 +548,7 @@ _FAMILY_NAME = re.compile(
 def _unread_declarations(
     changed: Sequence[str], base: _Side, head: _Side
 ) -> list[EnvironmentFinding]:
-    """A changed Pipfile, or setup.py or setup.cfg that does not read, whose lines naming a
+    """A changed Pipfile, setup.py or setup.cfg that does not read, whose lines naming a
     torch-family package changed: what it asks for is not read, so the change is not checked (a
     medium finding)."""
     findings = []
@@ -575,9 +576,7 @@ def _unread_declarations(
 
 
 def _reads(file: Path) -> bool:
-    """Whether a reader here reads the declaration (never a Pipfile)."""
-    if file.name == "Pipfile":
-        return False
+    """Whether a reader here reads the declaration."""
     try:
         read_lock(file)
     except LockfileError:

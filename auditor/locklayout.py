@@ -28,9 +28,8 @@ _REQUIREMENT_NAMES = re.compile(
     r"^(deps|dependencies|pins)\.(txt|in)$|^requirements[^/]*\.lock$", re.IGNORECASE
 )
 PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py")
-DECLARATIONS = (
-    PROJECT_MARKERS  # the files that declare a project's dependencies (format name = file name)
-)
+# the files that declare a project's dependencies (format name = file name)
+DECLARATIONS = (*PROJECT_MARKERS, "Pipfile")
 CODE_SUFFIXES = (".py", ".ipynb")
 # suffixes of files that could be a lock under a name no rule knows: read to find out
 LOCKISH_SUFFIXES = (".txt", ".in", ".lock", ".toml", ".yml", ".yaml")

@@ -12,6 +12,7 @@ from auditor.lockfiles.freeze import FREEZE
 from auditor.lockfiles.interface import LockFormat, read_text
 from auditor.lockfiles.pdm import PDM
 from auditor.lockfiles.pipfile import PIPFILE
+from auditor.lockfiles.pipfile_manifest import PIPFILE_MANIFEST
 from auditor.lockfiles.poetry import POETRY
 from auditor.lockfiles.pylock import PYLOCK
 from auditor.lockfiles.pyproject import PYPROJECT
@@ -40,6 +41,7 @@ FORMATS: tuple[LockFormat, ...] = (
     PYPROJECT,
     SETUP_PY,
     SETUP_CFG,
+    PIPFILE_MANIFEST,
 )
 
 __all__ = ["FORMATS", "detect", "format_names", "parse_lock", "read_lock", "read_text"]

@@ -270,9 +270,17 @@ def test_a_setup_py_that_computes_its_requirements_is_not_read_and_not_green(lay
     assert [e["kind"] for e in document["environment"]] == ["dependencies-not-read"]
 
 
-def test_a_pipfile_is_not_green_when_torch_lines_move(layout):
+def test_a_pipfile_bump_is_read(layout):
     code, document = audit(layout({"Pipfile": '[packages]\ntorch = "==2.4.0"\n'},
                                   {"Pipfile": '[packages]\ntorch = "==2.6.0"\n'}))
+    assert moves(document) == [("torch", "2.4.0", "2.6.0", "upgrade")]
+    assert code == 1 and flagged(document) == {"train.py"}
+    assert [e["kind"] for e in document["environment"]] == []
+
+
+def test_a_pipfile_that_does_not_parse_is_not_green_when_torch_lines_move(layout):
+    code, document = audit(layout({"Pipfile": '[packages]\ntorch = "==2.4.0"\n'},
+                                  {"Pipfile": '[packages]\ntorch = "==2.6.0"\n[packages\n'}))
     unread = [e for e in document["environment"] if e["kind"] == "dependencies-not-read"]
     assert code == 1 and unread and unread[0]["message"].startswith("Pipfile: lines naming a torch-family package changed")
 

@@ -59,7 +59,7 @@ def test_detected_by_content(fixture: str, name: str, expected: str, tmp_path) -
 
 def test_every_format_is_registered_once() -> None:
     names = [f.name for f in FORMATS]
-    assert len(names) == len(set(names)) == 15
+    assert len(names) == len(set(names)) == 16
 
 
 def test_format_override_reads_as_asked(tmp_path) -> None:

@@ -31,6 +31,7 @@ SAMPLES = {
 SAMPLES["pyproject.toml"] = None  # type: ignore[assignment]
 SAMPLES["setup.py"] = None  # type: ignore[assignment]
 SAMPLES["setup.cfg"] = None  # type: ignore[assignment]
+SAMPLES["Pipfile"] = None  # type: ignore[assignment]
 WRITTEN = {
     "pyproject.toml": '[project]\nname = "app"\ndependencies = ["torch>=2.1", "numpy==1.26.4"]\n',
     "setup.py": ('from setuptools import setup\n\nBASE = ["numpy==1.26.4"]\nextras = {}\n'
@@ -38,6 +39,10 @@ WRITTEN = {
                  'extras_require=extras)\n'),
     "setup.cfg": "[options]\ninstall_requires =\n    torch>=2.1\n    numpy==1.26.4\n"
                  "[options.extras_require]\ngpu = torch==2.5.1\n",
+    "Pipfile": ('[[source]]\nurl = "https://download.pytorch.org/whl/cu121"\nname = "pt"\n\n'
+                '[packages]\ntorch = {version = "==2.1.2", index = "pt"}\nnumpy = "*"\n'
+                'triton = {version = "==2.1.0", sys_platform = "== \'linux\'"}\n\n'
+                '[dev-packages]\npytest = ">=7"\n\n[requires]\npython_version = "3.10"\n'),
 }
 FORMAT_NAMES = [f.name for f in FORMATS]
 SETTINGS = settings(
