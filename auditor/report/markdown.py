@@ -565,7 +565,7 @@ def _problems(result: AuditResult) -> list[EnvironmentFinding]:
 
 def _environment(result: AuditResult) -> list[str]:
     lines = ["### Compatibility", "", "| Severity | Package | Problem |", "| --- | --- | --- |"]
-    for e in sorted(_problems(result), key=lambda e: -rank(e.severity)):
+    for e in sorted(_problems(result), key=lambda e: (not e.gates, -rank(e.severity))):
         at = (f"`{e.path}:{e.line}`: " if e.line else f"`{e.path}`: ") if e.path else ""
         listed = "" if e.gates else " (listed; does not fail the check)"
         lines.append(
@@ -636,6 +636,8 @@ def _document(
         parts += ["  \n".join(summary), ""]
     for group in plan.confident:
         parts += _change_section(group.change, group.sites, result, links, budget, suggested) + [""]
+    if _problems(result):  # the locks' own problems, right after the call sites
+        parts += _environment(result) + [""]
     if result.dependencies:
         parts += _dependencies(result) + [""]
     elif (clean := clean_dependencies(result, _md)) is not None:
@@ -657,8 +659,6 @@ def _document(
         parts += _good_news(result.good_news, links if budget.tables else None) + [""]
     if plan.unused:
         parts += _unused(list(plan.unused)) + [""]
-    if _problems(result):
-        parts += _environment(result) + [""]
     if result.probes:
         parts += _probes(result) + [""]
     elif result.changes:
