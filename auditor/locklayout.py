@@ -86,9 +86,11 @@ class Tree:
     def __init__(self, files: Iterable[str]) -> None:
         self.code: set[str] = set()
         self.projects: set[str] = set()
+        self.sources: list[str] = []  # the Python files, which may import each other
         for file in files:
             if file.endswith(CODE_SUFFIXES):
                 self.code.update(_parents(file))
+                self.sources += [file] if file.endswith(".py") else []
             if PurePosixPath(file).name in PROJECT_MARKERS:
                 self.projects.add(_parents(file)[0])
 

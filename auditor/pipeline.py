@@ -16,12 +16,13 @@ from packaging.version import Version
 from auditor.errors import AuditorError, ScanError, UsageError
 from auditor.findings import fold_generated, good_news, merge_stages, one_per_site
 from auditor.fix.spec import FixMode
+from auditor.importers import importers
 from auditor.knowledge.base import KnowledgeBase
 from auditor.knowledge.entry import Docs, Match, SpecChange, final_release, release
 from auditor.knowledge.horizon import moves
 from auditor.lockfiles import Selection, diff_locks, read_lock
 from auditor.lockfiles.interface import REVIEWED_FAMILY, parse_version
-from auditor.locklayout import Scopes
+from auditor.locklayout import Scopes, Tree
 from auditor.models import AuditResult, EnvironmentFinding, Finding, Lock, Transition
 from auditor.requests import AuditRequest, FixRequest, GitRange, LockPair, Probing
 from auditor.scan import scan_project, syntax
@@ -458,7 +459,9 @@ def compare_range(
             for k, v in settings.lock_scopes
         }
         scopes = Scopes.of(reading.locks, reading.layout, given)
-        result = scoped(result, scopes, by_lock, unscoped, inside)
+        result = scoped(
+            result, scopes, by_lock, unscoped, inside, _Importers(reading.tree, reading.layout)
+        )
         strays = [lock for lock in given if lock not in reading.locks]
         result = replace(
             result,
@@ -481,29 +484,51 @@ def _in_repo(inside: Path, path: str) -> str:
 _PASSED_NAMED = 3  # more locks whose code is left out than this: one note for them all
 
 
+class _Importers:
+    """The files of the head commit that import a file's module (`auditor.importers`), each file
+    asked once."""
+
+    def __init__(self, tree: Path, layout: Tree) -> None:
+        self.tree, self.sources = tree, layout.sources
+        self.found: dict[str, set[str]] = {}
+
+    def of(self, path: str) -> set[str]:
+        if path not in self.found:
+            self.found[path] = importers(self.tree, self.sources, path)
+        return self.found[path]
+
+
 def scoped(
     result: AuditResult,
     scopes: Scopes,
     by_lock: dict[str, list[Transition]],
     unscoped: Sequence[Transition],
     inside: Path,
+    imported: _Importers | None = None,
 ) -> AuditResult:
     """The result with each call site judged by the moves of the locks that govern its file
     only: in a repository of several projects, one project's bump says nothing of another's
-    code. Code no lock governs, and `unscoped` moves (named outside any lock), are judged by
-    and judge everything: leaving them out could only hide a call site."""
+    code. Code no lock governs is judged by the locks governing the files that import it
+    (`shared/util.py`, imported by a service), by the one lock of a repository that has one,
+    and otherwise by none: a folder of examples beside others, each with its own lock, is not
+    judged by a neighbour's bump (a note counts its call sites). `unscoped` moves (named outside
+    any lock) judge everything."""
     if not scopes.several():
         return result
     crossed: dict[tuple[str, ...], set[str]] = {}
     package = {c.id: c.package for c in result.changes}
-    kept, passed, unowned = [], Counter[tuple[str, ...]](), 0
+    kept, passed, unowned, unjudged = [], Counter[tuple[str, ...]](), 0, Counter[str]()
     for finding in result.findings:
-        locks = scopes.governing(_in_repo(inside, finding.path), package.get(finding.change, ""))
+        path = _in_repo(inside, finding.path)
+        change_package = package.get(finding.change, "")
+        governed = locks = scopes.governing(path, change_package)
+        if not governed:
+            locks = _judging(path, change_package, scopes, imported)
+            if not locks and not unscoped:
+                unjudged[path.partition("/")[0] if "/" in path else "."] += 1
+                continue
         if locks not in crossed:
-            moving = [
-                *unscoped,
-                *(t for lock in (locks or tuple(by_lock)) for t in by_lock.get(lock, ())),
-            ]
+            moving = [*unscoped, *(t for lock in locks for t in by_lock.get(lock, ()))]
             crossed[locks] = {
                 c.id
                 for c in result.changes
@@ -512,7 +537,7 @@ def scoped(
             }
         if finding.change in crossed[locks]:
             kept.append(finding)
-            unowned += not locks
+            unowned += not governed
         else:
             passed[locks] += 1
     notes = [
@@ -522,7 +547,18 @@ def scoped(
     ]
     if unowned:
         notes.append(
-            f"{unowned} call site(s) in code that no lock governs, judged by the moves of every lock"
+            f"{unowned} call site(s) in code that no lock governs, judged by the locks of the "
+            "code that imports it (or of the only lock)"
+        )
+    if unjudged:
+        where = ", ".join(
+            f"{folder}/: {n}" if folder != "." else f"the root: {n}"
+            for folder, n in sorted(unjudged.items())
+        )
+        notes.append(
+            f"{sum(unjudged.values())} call site(s) in code that no lock governs and no governed "
+            f"code imports, not judged by another project's lock ({where}); name its lock in "
+            "[tool.auditor.lock-scopes] to judge it"
         )
     if len(passed) <= _PASSED_NAMED:
         notes += [
@@ -537,6 +573,24 @@ def scoped(
             f"not reported: no move of those locks crosses their change ({each})"
         )
     return replace(result, findings=tuple(kept), notes=result.notes + tuple(notes))
+
+
+def _judging(
+    path: str, package: str, scopes: Scopes, imported: _Importers | None
+) -> tuple[str, ...]:
+    """The locks that judge a file no lock governs: those governing the files importing it,
+    else the one lock naming the package when there is only one."""
+    by_importers = sorted(
+        {
+            lock
+            for importer in (imported.of(path) if imported is not None else ())
+            for lock in scopes.governing(importer, package)
+        }
+    )
+    if by_importers:
+        return tuple(by_importers)
+    naming = [lock for lock in scopes.folders if package in scopes.names.get(lock, ())]
+    return tuple(naming) if len(naming) == 1 else ()
 
 
 def transition_between(package: str, from_version: str, to_version: str) -> Transition:

@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     "auditor.pythons", "auditor.tomlread")),
     ("models", ("auditor.models", "auditor.knowledge.entry", "auditor.fix.spec", "auditor.findings",
                 "auditor.suggestion")),
-    ("locks", ("auditor.lockfiles", "auditor.locklayout", "auditor.gitrange")),
+    ("locks", ("auditor.lockfiles", "auditor.locklayout", "auditor.importers", "auditor.gitrange")),
     ("harvest", ("auditor.harvest",)),
     ("knowledge", ("auditor.knowledge",)),
     ("scan", ("auditor.scan",)),

@@ -305,11 +305,29 @@ def test_each_lock_judges_its_own_project(layout):
     repo = layout(MONOREPO, {"services/vision/requirements.txt": pins("2.6.0")})
     code, document = audit(repo)
     assert moves(document) == [("torch", "1.12.1", "2.6.0", "upgrade")] and code == 1
-    assert flagged(document) == {"services/vision/infer.py", "shared/util.py", "train.py"}
+    # shared/util.py is imported by nothing: no project's lock judges it, nor the root's train.py
+    assert flagged(document) == {"services/vision/infer.py"}
     assert "services/vision/requirements.txt: its moves judge the code in services/vision/" in document["notes"]
     assert "1 call site(s) in code governed by services/legacy/requirements.txt not reported: " \
            "no move of its lock crosses their change" in document["notes"]
-    assert "2 call site(s) in code that no lock governs, judged by the moves of every lock" in document["notes"]
+    assert ("2 call site(s) in code that no lock governs and no governed code imports, not judged by another "
+            "project's lock (the root: 1, shared/: 1); name its lock in [tool.auditor.lock-scopes] to judge it"
+            ) in document["notes"]
+
+
+def test_code_no_lock_governs_is_judged_by_the_locks_of_its_importers(layout):
+    files = {**MONOREPO, "services/vision/infer.py": "from shared.util import state\n" + LOADS,
+             "services/legacy/serve.py": "from shared import (\n    other,\n)\n" + LOADS}
+    code, document = audit(layout(files, {"services/vision/requirements.txt": pins("2.6.0")}))
+    assert flagged(document) == {"services/vision/infer.py", "shared/util.py"} and code == 1
+    assert ("1 call site(s) in code that no lock governs, judged by the locks of the code that imports it "
+            "(or of the only lock)") in document["notes"]
+
+
+def test_code_no_lock_governs_is_judged_by_the_only_lock(layout):
+    repo = layout({"app/requirements.txt": pins("2.4.0"), "app/serve.py": LOADS, "scripts/export.py": LOADS},
+                  {"app/requirements.txt": pins("2.6.0")})
+    assert flagged(audit(repo)[1]) == {"app/serve.py", "scripts/export.py", "train.py"}
 
 
 def test_lock_scopes_in_the_settings(layout):
@@ -406,7 +424,7 @@ def test_many_projects_left_out_are_one_note(layout):
     files = {f"ex{i}/requirements.txt": pins("1.12.1") for i in range(5)}
     files |= {f"ex{i}/main.py": LOADS for i in range(5)}
     _, document = audit(layout(files, {"ex0/requirements.txt": pins("2.6.0")}))
-    assert flagged(document) == {"ex0/main.py", "train.py"}
+    assert flagged(document) == {"ex0/main.py"}
     left = [n for n in document["notes"] if "not reported" in n]
     assert left == [
         "4 call site(s) in code governed by 4 other locks not reported: no move of those locks "
