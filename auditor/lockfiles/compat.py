@@ -22,6 +22,10 @@ from auditor.models import EnvironmentFinding, Lock, Pin
 # https://github.com/pytorch/vision#installation (compatibility table),
 # https://pytorch.org/audio/main/installation.html#compatibility-matrix,
 # https://github.com/pytorch/text#installation (torchtext stopped at 0.18, for torch 2.3).
+# From 2.10 on, the wheels' own Requires-Dist on PyPI: torchvision 0.25.0 `torch==2.10.0`, 0.26.0
+# `==2.11.0`, 0.27.x `==2.12.x`, 0.28.0 `==2.13.0`, 0.29.0 `==2.14.0` and 0.29.1/0.29.2
+# `>=2.14.0` (so 0.29 pairs with 2.15 too); torchaudio 2.10.0 `torch==2.10.0` and 2.11.1
+# `torch>=2.11`, its last release (none for 2.12 or later, so 2.11 pairs with them).
 # None: no release of that companion exists for this torch.
 COMPANIONS: dict[str, dict[str, str | None]] = {
     "1.8": {"torchvision": "0.9", "torchaudio": "0.8", "torchtext": "0.9"},
@@ -40,6 +44,12 @@ COMPANIONS: dict[str, dict[str, str | None]] = {
     "2.7": {"torchvision": "0.22", "torchaudio": "2.7", "torchtext": None},
     "2.8": {"torchvision": "0.23", "torchaudio": "2.8", "torchtext": None},
     "2.9": {"torchvision": "0.24", "torchaudio": "2.9", "torchtext": None},
+    "2.10": {"torchvision": "0.25", "torchaudio": "2.10", "torchtext": None},
+    "2.11": {"torchvision": "0.26", "torchaudio": "2.11", "torchtext": None},
+    "2.12": {"torchvision": "0.27", "torchaudio": "2.11", "torchtext": None},
+    "2.13": {"torchvision": "0.28", "torchaudio": "2.11", "torchtext": None},
+    "2.14": {"torchvision": "0.29", "torchaudio": "2.11", "torchtext": None},
+    "2.15": {"torchvision": "0.29", "torchaudio": "2.11", "torchtext": None},
 }
 # numpy 2 support arrived in torch 2.3: earlier wheels were built against numpy 1's ABI.
 NUMPY2_TORCH = Version("2.3")

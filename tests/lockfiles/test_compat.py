@@ -176,3 +176,23 @@ def test_python_wheels_findings_follow_the_entry_kind(
     assert {e["message"].rsplit("(", 1)[1].rstrip(")") for e in wheels} == expected
     assert all(e["severity"] in ("medium", "high") for e in wheels)
     assert result.exit_code == (1 if document["environment"] else 0), result.output
+
+
+def test_the_companion_table_reaches_the_torch_horizon() -> None:
+    """A torch minor missing from the table checks no companion at all, in silence: every minor
+    from 1.8 up to the knowledge base's torch horizon has its row."""
+    from auditor.knowledge.loader import default_directory
+    import tomllib
+
+    horizon = Version(tomllib.loads((default_directory() / "horizon.toml").read_text("utf-8"))["torch"]["release"])
+    minors = [f"1.{m}" for m in range(8, 14)] + [f"2.{m}" for m in range(0, horizon.minor + 1)]
+    assert [m for m in minors if m not in COMPANIONS] == []
+
+
+def test_torchvision_left_behind_on_a_torch_past_2_9() -> None:
+    """torch 2.8.0 -> 2.12.1 with torchvision 0.12.0+cu113 kept (a real Dependabot bump)."""
+    old = lock(pin("torch", "2.8.0"), pin("torchvision", "0.12.0+cu113"))
+    new = lock(pin("torch", "2.12.1"), pin("torchvision", "0.12.0+cu113"))
+    assert ("companion-mismatch", "torchvision") in found(diff_locks(old, new))
+    fine = lock(pin("torch", "2.15.0"), pin("torchvision", "0.29.2"), pin("torchaudio", "2.11.1"))
+    assert diff_locks(lock(pin("torch", "2.14.0")), fine).environment == ()
