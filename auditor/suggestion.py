@@ -39,6 +39,9 @@ def fix_command(
     moved = [t for t in result.transitions if t.old is not None and t.new is not None]
     if not moved:
         return f"auditor fix OLD_LOCK NEW_LOCK --project {shlex.quote(project)} {flag}"
-    t = moved[0]
+    found = {result.change(f.change).package for f in result.findings}
+    # the package whose call sites are found, first of those: a torchvision-only rewrite is
+    # made by `--package torchvision`, not by torch's versions
+    t = next((t for t in moved if t.package in found), moved[0])
     package = "" if t.package == "torch" else f" --package {t.package}"
     return f"auditor fix --from {t.old} --to {t.new}{package} {shlex.quote(project)} {flag}"

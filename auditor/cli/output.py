@@ -100,11 +100,11 @@ def render(
     options: dict[str, Any] = {}
     if fmt is ReportFormat.text:
         options["color"] = output is None and sys.stdout.isatty() and wants_color()
-        if project is not None and project.is_dir() and result.findings:
+        if result.findings and (project is None or project.is_dir()):
             from auditor.suggestion import fix_command
 
-            options["fix_command"] = fix_command(
-                result, str(project), "keep-old", shown(locks), action="--diff"
+            options["fix_command"] = fix_command(  # `compare --git` scans the repository: "."
+                result, str(project or "."), "keep-old", shown(locks), action="--diff"
             )
     elif fmt in (ReportFormat.sarif, ReportFormat.github):
         options["prefix"] = repository_prefix(project)

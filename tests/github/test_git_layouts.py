@@ -431,3 +431,11 @@ def test_many_projects_left_out_are_one_note(layout):
         "crosses their change (ex1/requirements.txt: 1; ex2/requirements.txt: 1; "
         "ex3/requirements.txt: 1; ex4/requirements.txt: 1)"
     ]
+
+
+def test_the_text_report_of_a_range_names_a_fix_command_that_runs(layout, monkeypatch):
+    repo = layout({"requirements.txt": pins("2.4.0")}, {"requirements.txt": pins("2.6.0")})
+    monkeypatch.chdir(repo.path)
+    result = CliRunner().invoke(app, ["compare", "--git", f"{repo.base}..{repo.head}"])
+    assert "auditor fix --from 2.4.0 --to 2.6.0 . --keep-old --diff" in result.stdout
+    assert "OLD_LOCK" not in result.stdout
