@@ -192,6 +192,15 @@ KINDS: tuple[Kind, ...] = (
                 "class Unused:\n    def model(self):\n        return torch.hub.load('owner/repo', 'model')"),
         reference="medium",
     ),
+    Kind(
+        "unless_followed_by",
+        "qualified names: no finding where the call is an element of a list or tuple whose later element is a call of one of them (a pipeline that then converts to a tensor shows what the call meets)",
+        {"type": "array", "minItems": 1, "items": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_.]*$"}},
+        Example({"call": "torch.nn.ReLU", "unless_followed_by": ["torch.nn.Flatten"]},
+                "layers = [torch.nn.ReLU(), torch.nn.Linear(2, 2)]",
+                "layers = [torch.nn.ReLU(), torch.nn.Flatten()]"),
+        read=tuple, reference="medium",
+    ),
 )
 _DEFAULTS = {f.name: f.default for f in fields(Condition)}
 

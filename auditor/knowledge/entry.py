@@ -121,6 +121,10 @@ class Condition:
     none_is_default: tuple[str, ...] = ()  # keywords whose value None is the same as leaving them out
     # "class": ruled out in a method of a class no code of the project names (`scan.reach`)
     unless_unused: str | None = None
+    # ruled out where the call is an element of a list or tuple whose later element is a call of
+    # one of these: a pipeline that converts to a tensor after it (`Compose([Resize(..),
+    # ToTensor()])`) shows the call meets a PIL image
+    unless_followed_by: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -453,6 +453,22 @@ def _unless_unused(value: str, v: CallView) -> Confidence | None:
     return "high"
 
 
+def _unless_followed_by(names: tuple[str, ...], v: CallView) -> Confidence | None:
+    for node in ast.walk(v.scope.node):
+        if not isinstance(node, (ast.List, ast.Tuple)):
+            continue
+        for at, element in enumerate(node.elts):
+            if element is v.call:
+                later = node.elts[at + 1 :]
+                if any(
+                    isinstance(e, ast.Call) and v.resolver.qualified(e.func, v.scope) in names
+                    for e in later
+                ):
+                    return None  # a later stage shows what the call meets
+                return "high"
+    return "high"
+
+
 def _always(_: object, v: CallView) -> Confidence | None:
     return "high"
 
@@ -477,6 +493,7 @@ TESTS: dict[str, Callable[[Any, CallView], Confidence | None]] = {
     "parameters": _always,
     "none_is_default": _always,
     "unless_unused": _unless_unused,
+    "unless_followed_by": _unless_followed_by,
 }
 
 
