@@ -52,6 +52,12 @@ def calls_torch(requires: Iterable[str]) -> bool:
     return False
 
 
+def named_for_torch(name: str) -> bool:
+    """A package named for torch (torch-geometric, torch-scatter, pytorch-msssim): read even when
+    its metadata requires no torch-family package, as PyG's does, leaving torch to the user."""
+    return "torch" in canonicalize_name(name)
+
+
 def scan_dependencies(
     pins: Sequence[Pin],
     reader: Reader,
@@ -66,7 +72,7 @@ def scan_dependencies(
     for pin in readable(pins):
         named = f"{pin.name} {pin.version or ''}".rstrip()
         try:
-            if not calls_torch(reader.requires(pin)):
+            if not calls_torch(reader.requires(pin)) and not named_for_torch(pin.name):
                 continue
             tree = reader.sources(pin)
         except Unread as exc:

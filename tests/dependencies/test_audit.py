@@ -119,3 +119,14 @@ def test_a_git_dependency_is_read_from_the_environment_given(tmp_path: Path, cha
     assert without.findings == () and "--site-packages" in without.unread[0]
     assert [(f.package, str(f.version), f.finding.path, f.finding.line) for f in given.findings] == [
         ("gitlib", "0.3", "gitlib/__init__.py", 5)]
+
+
+def test_a_package_named_for_torch_is_read_though_it_requires_none(tmp_path: Path, changes) -> None:
+    """torch-geometric 2.8.0's metadata names no torch-family package (it leaves torch to the
+    user), yet its code calls torch: it is read."""
+    metadata = "Metadata-Version: 2.1\nName: torch-geometric\nVersion: 2.8.0\nRequires-Dist: numpy\n"
+    pins = [*PINS, Pin("torch-geometric", Version("2.8.0"), line=4)]
+    with index(extra={"torch-geometric": [("2.8.0", metadata)]}) as served:
+        scan = scan_dependencies(pins, Reader(Index(served.url, tmp_path), tmp_path / "cache"), changes, project(tmp_path))
+    assert "torch-geometric 2.8.0" in scan.scanned
+
