@@ -435,7 +435,8 @@ class Surface:
             for n in names
         ]
         if ns.all_names is not None:
-            return ns.all_names + looped
+            # torch 1.11.0's _C/_VariableFunctions.pyi lists its NamedTuple helpers in `__all__`
+            return [n for n in ns.all_names if not _stub_named_tuple(ns, n)] + looped
         imported = (
             () if ns.is_stub else ns.imports
         )  # a stub's imports serve its annotations, not the module
@@ -775,8 +776,8 @@ def _helper_of(ns: _Namespace, name: str) -> bool:
 
 
 def _stub_named_tuple(ns: _Namespace, name: str) -> bool:
-    """A stub's NamedTuple helper, which a star import does not bring (a TypeVar it still does:
-    the shipped harvest was read that way)."""
+    """A stub's NamedTuple helper, which a star import does not bring even when the stub's
+    `__all__` lists it (a TypeVar it still does: the shipped harvest was read that way)."""
     node = ns.assigns.get(name)
     value = node.value if node is not None else None
     return (

@@ -218,6 +218,18 @@ def test_a_stubs_named_tuple_helper_is_no_public_name() -> None:
     assert "tiny.namedtuple_Q_R" not in names
 
 
+def test_a_stubs_named_tuple_helper_is_no_public_name_when_its_all_lists_it() -> None:
+    stub = ("from typing import NamedTuple\n\n__all__ = ['namedtuple_Q_R', 'qr']\n\n"
+            "namedtuple_Q_R = NamedTuple('namedtuple_Q_R', [('Q', int), ('R', int)])\n"
+            "def qr(x: int) -> namedtuple_Q_R: ...\n")
+    old = {"tiny/__init__.py": "from tiny._C._VariableFunctions import *\n",
+           "tiny/_C/__init__.pyi": "", "tiny/_C/_VariableFunctions.pyi": stub}
+    new = dict(old, **{"tiny/_C/_VariableFunctions.pyi": "__all__ = ['qr']\n\ndef qr(x: int) -> tuple[int, int]: ...\n"})
+    names = release(old, "1.0").by_name()
+    assert "tiny.qr" in names and "tiny.namedtuple_Q_R" not in names
+    assert removed(old, new) == set()
+
+
 def test_a_parameter_in_a_reshuffled_signature_is_removed_not_renamed() -> None:
     old = {"tiny/__init__.py": "class Context:\n    def __init__(self, name, stdouts, stderrs, start_method):\n"
                                "        self.name = name\n"}
