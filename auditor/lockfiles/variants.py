@@ -145,6 +145,11 @@ class Grid:
             self._covers[key] = self._platforms(pin.platform) & self._holds(pin.marker)
         return self._covers[key]
 
+    def unreached(self, pin: Pin) -> bool:
+        """A pin no install gets where extras conflict or activate others: uv resolved it for a
+        combination of extras that no extra activates."""
+        return self._combined and self.cover(pin) == 0
+
     def _platforms(self, conda: str | None) -> int:
         if conda is None:
             return self.full
