@@ -6,7 +6,8 @@ project's extras holding only with that extra (`extra == 'extra-6-myproj-cpu'` w
 conflict, as uv writes it). Where extras conflict, a fork names the extras uv resolved together,
 not those that install the pin (a fork without any of the project's extras still resolves the
 `xpu` build its `xpu` extra would install): the pin's marker is then the fork's and the edges'.
-The lock's `conflicts` (the sets of extras and groups uv never activates together) are kept, and
+The lock's `conflicts` (the sets of extras and groups uv never activates together; where the lock
+does not record them, the `[tool.uv] conflicts` of the pyproject.toml beside it) are kept, and
 the extras of the project that activate extras of another (`cpu = ["mylib[cpu]"]`).
 Each pin keeps the names of its wheel files and of its dependencies."""
 
@@ -93,7 +94,7 @@ def parse(path: Path, text: str) -> Lock:
     counts: dict[str, int] = defaultdict(int)
     for package in packages:
         counts[canonical(package.required("name"))] += 1
-    conflicts = _conflicts(document)
+    conflicts = _conflicts(document.array("conflicts") or _declared_conflicts(path))
     extras = {
         (package, name): spelled
         for kind, package, name, spelled in _items(conflicts)
@@ -177,12 +178,12 @@ def _wheels_by_package(
 Conflict = tuple[str, str, str, str]  # "extra" or "group", package, its name, as markers spell it
 
 
-def _conflicts(document: Fields) -> list[list[Conflict]]:
-    """The lock's sets of conflicting extras and groups, each item with the spelling markers
-    use: uv spells a conflicting extra `cpu` of `myproj` `extra-6-myproj-cpu` and a group `dev`
+def _conflicts(declared: list[Any]) -> list[list[Conflict]]:
+    """The sets of conflicting extras and groups, each item with the spelling markers use: uv
+    spells a conflicting extra `cpu` of `myproj` `extra-6-myproj-cpu` and a group `dev`
     `group-6-myproj-dev` (any other extra is its own name)."""
     sets = []
-    for group in document.array("conflicts"):
+    for group in declared:
         items = []
         for item in group if isinstance(group, list) else []:
             kind = (
@@ -196,6 +197,27 @@ def _conflicts(document: Fields) -> list[list[Conflict]]:
         if items:
             sets.append(items)
     return sets
+
+
+def _declared_conflicts(path: Path) -> list[Any]:
+    """`[tool.uv] conflicts` of the pyproject.toml beside the lock, an item without `package`
+    being the project's own; none where that file is missing or unreadable."""
+    pyproject = path.parent / "pyproject.toml"
+    try:
+        data = load_toml(pyproject, pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, LockfileError):
+        return []
+    project, tool = data.get("project"), data.get("tool")
+    name = project.get("name") if isinstance(project, dict) else None
+    uv = tool.get("uv") if isinstance(tool, dict) else None
+    declared = uv.get("conflicts") if isinstance(uv, dict) else None
+    if not isinstance(declared, list) or not isinstance(name, str):
+        return []
+    return [
+        [{"package": name, **item} if isinstance(item, dict) else item for item in group]
+        for group in declared
+        if isinstance(group, list)
+    ]
 
 
 def _items(conflicts: list[list[Conflict]]) -> list[Conflict]:

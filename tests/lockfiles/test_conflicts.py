@@ -46,6 +46,22 @@ def test_a_mismatch_inside_one_extra_is_still_found(tmp_path: Path) -> None:
     assert found.message.startswith("torchvision 0.19.1+cpu was built for another torch than 2.5.1+cpu [extra cpu]")
 
 
+def test_without_the_lock_s_conflicts_the_pyproject_s_are_read(tmp_path: Path) -> None:
+    fixtures = Path(__file__).parents[1] / "fixtures" / "lockfiles"
+    for side, relative in zip(("old", "new"), CONFLICTS):
+        text = (fixtures / relative).read_text()
+        start = text.index("conflicts = [[")
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "uv.lock").write_text(text[:start] + text[text.index("]]", start) + 3 :])
+        (tmp_path / side / "pyproject.toml").write_text(
+            '[project]\nname = "myproj"\n\n[tool.uv]\nconflicts = [[{ extra = "cpu" }, { extra = "cu121" }]]\n'
+        )
+    old, new = read_lock(tmp_path / "old" / "uv.lock"), read_lock(tmp_path / "new" / "uv.lock")
+    assert "conflicts" not in (tmp_path / "new" / "uv.lock").read_text()
+    assert new.conflicts == (frozenset({CPU, CU121}),)
+    assert not [e.message for e in diff_locks(old, new).environment if e.kind in MISMATCHES]
+
+
 def lock(*pins: Pin, conflicts: tuple[frozenset[str], ...] = (), activates: tuple[tuple[str, frozenset[str]], ...] = ()) -> Lock:
     return Lock("uv.lock", "uv.lock", pins, conflicts=conflicts, activates=activates)
 
