@@ -94,7 +94,12 @@ def parse(path: Path, text: str) -> Lock:
     counts: dict[str, int] = defaultdict(int)
     for package in packages:
         counts[canonical(package.required("name"))] += 1
-    conflicts = _conflicts(document.array("conflicts") or _declared_conflicts(path))
+    conflicts = _conflicts(document.array("conflicts"))
+    if not conflicts:  # those declared beside it, where the markers spell them as uv does
+        spelled = (
+            [i for i in group if i[3] in text] for group in _conflicts(_declared_conflicts(path))
+        )
+        conflicts = [group for group in spelled if group]
     extras = {
         (package, name): spelled
         for kind, package, name, spelled in _items(conflicts)
