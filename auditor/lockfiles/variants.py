@@ -169,8 +169,9 @@ class Grid:
             parsed = Marker(_EXTRA_TEST.sub(_as_member, marker))
         except InvalidMarker:
             return self.full
-        # Only the dimensions the marker reads are evaluated: the others copy the result.
-        reads_extra = "extra" in marker
+        # Only the dimensions the marker reads are evaluated (of extras, those it names): the
+        # others copy the result.
+        named = extras_named(marker)
         reads_python = any(v in marker for v in _PYTHON_VARIABLES)
         reads_platform = any(v in marker for v in _PLATFORM_VARIABLES)
         results: dict[tuple[int, Extras, str], bool] = {}
@@ -178,7 +179,7 @@ class Grid:
         for bit, (platform, extras, python) in enumerate(self.points):
             key = (
                 platform if reads_platform else 0,
-                extras if reads_extra else (),
+                tuple(e for e in extras if e in named),
                 python if reads_python else self.pythons[0],
             )
             if key not in results:
