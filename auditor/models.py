@@ -67,6 +67,11 @@ class Lock:
     python: str | None = None  # requires-python or interpreter the lock was made for, when known
     notes: tuple[str, ...] = ()  # what the reader did beyond parsing (resolved ranges, ...)
     markers: bool = True  # False: the format records no marker per pin (poetry.lock before 2.1)
+    # sets of extras (and dependency groups) of which an install activates at most one, spelled
+    # as the markers spell them (uv: `extra-6-myproj-cpu`, `group-6-myproj-dev`)
+    conflicts: tuple[frozenset[str], ...] = ()
+    # extras that activate others: the project's `cpu` extra asking for its library's `cpu` extra
+    activates: tuple[tuple[str, frozenset[str]], ...] = ()
 
     def unpinned(self) -> tuple[Pin, ...]:
         """Registry packages with no version: local requirements have none to pin."""

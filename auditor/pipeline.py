@@ -325,6 +325,7 @@ def compare(
     notes = [
         f"{path.name}: {note}" for path, lock in zip((old, new), locks) for note in lock.notes
     ] + said
+    notes += diff.notes
     return audit(
         transitions,
         project,
@@ -429,6 +430,7 @@ def compare_range(
                 if lock
                 for note in lock.notes
             ] + said
+            notes += diff.notes
         # a package only declared by ranges on both sides moves no version: a PR's named bump tells more
         moved = {t.package for t in transitions if t.old is not None or t.new is not None}
         unscoped = []

@@ -391,6 +391,8 @@ def check(
         if python:
             findings += _python_support(torch, python, origin, knowledge, selection, grid)
     for change in changes:
+        if change.new is not None and grid.unreached(change.new):
+            continue  # nothing installs it: its wheels and builds concern no machine
         if change.transition.package == "torch":
             findings += _cuda(change, old_pins, new_pins, grid, knowledge)
             findings += _removed(change, new)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from auditor.knowledge.entry import SpecChange, release
 from auditor.lockfiles.changes import PackageChange, Selection, environment_of, family_order, select
 from auditor.lockfiles.compat import check
+from auditor.lockfiles.interface import TORCH_FAMILY
 from auditor.lockfiles.pipfile import FORMAT as PIPFILE_FORMAT
 from auditor.lockfiles.variants import Grid
 from auditor.models import EnvironmentFinding, Lock, Pin, Transition
@@ -24,6 +25,7 @@ class LockDiff:
     packages: tuple[Transition, ...]  # every package that changed, torch family first
     environment: tuple[EnvironmentFinding, ...] = ()
     changes: tuple[PackageChange, ...] = ()  # the same changes, with how and from which pins
+    notes: tuple[str, ...] = ()  # what the comparison left unchecked
 
     def transition(self, package: str) -> tuple[Transition, ...]:
         return tuple(t for t in self.packages if t.package == package)
@@ -218,8 +220,18 @@ def diff_locks(
     word = "category" if new.format == PIPFILE_FORMAT else "group"
     changes = package_changes(old_pins, new_pins, old.format == new.format, grid, admitted, word)
     findings = check(old, new, old_pins, new_pins, changes, selection, tuple(knowledge), grid)
+    unreached = sum(
+        c.transition.package in TORCH_FAMILY and c.new is not None and grid.unreached(c.new)
+        for c in changes
+    )
+    said = (
+        f"{new.path}: {unreached} torch-family move(s) are locked only for combinations of extras "
+        'that no extra activates (uv resolves them all; named "other platforms or extras"): their '
+        "wheels and builds are not checked"
+    )
     return LockDiff(
         packages=tuple(c.transition for c in changes),
         environment=tuple(findings),
         changes=tuple(changes),
+        notes=(said,) if unreached else (),
     )

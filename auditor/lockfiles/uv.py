@@ -3,7 +3,13 @@ resolution (`resolution-markers`) or one version per index (`torch 2.7.0` from P
 `torch 2.7.0+cu128` from the PyTorch index for Linux). Each lock entry is one pin; its marker is
 the fork's, or else the markers of the dependency edges that choose it, an edge from one of the
 project's extras holding only with that extra (`extra == 'extra-6-myproj-cpu'` where the extras
-conflict, as uv writes it). Each pin keeps the names of its wheel files and of its dependencies."""
+conflict, as uv writes it). Where extras conflict, a fork names the extras uv resolved together,
+not those that install the pin (a fork without any of the project's extras still resolves the
+`xpu` build its `xpu` extra would install): the pin's marker is then the fork's and the edges'.
+The lock's `conflicts` (the sets of extras and groups uv never activates together; where the lock
+does not record them, the `[tool.uv] conflicts` of the pyproject.toml beside it) are kept, and
+the extras of the project that activate extras of another (`cpu = ["mylib[cpu]"]`).
+Each pin keeps the names of its wheel files and of its dependencies."""
 
 from __future__ import annotations
 
@@ -88,7 +94,17 @@ def parse(path: Path, text: str) -> Lock:
     counts: dict[str, int] = defaultdict(int)
     for package in packages:
         counts[canonical(package.required("name"))] += 1
-    extras = _extra_spelling(document)
+    conflicts = _conflicts(document.array("conflicts"))
+    if not conflicts:  # those declared beside it, where the markers spell them as uv does
+        spelled = (
+            [i for i in group if i[3] in text] for group in _conflicts(_declared_conflicts(path))
+        )
+        conflicts = [group for group in spelled if group]
+    extras = {
+        (package, name): spelled
+        for kind, package, name, spelled in _items(conflicts)
+        if kind == "extra"
+    }
     edges = _edge_markers(packages, extras)
     groups = _direct_groups(packages)
     wheels = _wheels_by_package(lines, wheel_lists)
@@ -101,8 +117,15 @@ def parse(path: Path, text: str) -> Lock:
         name = canonical(package.required("name"))
         version = package.version("version")
         marker = _fork_marker(package)
-        if marker is None and (counts[name] > 1 or name not in everywhere):
-            marker = edges.get((name, str(version)), edges.get((name, None)))
+        if counts[name] > 1 or name not in everywhere:
+            reached = edges.get(
+                (name, str(version), _source(source)),
+                edges.get((name, str(version), None), edges.get((name, None, None))),
+            )
+            if marker is None:
+                marker = reached
+            elif conflicts and reached is not None:
+                marker = f"({marker}) and ({reached})"
         pins.append(
             Pin(
                 name=name,
@@ -120,7 +143,12 @@ def parse(path: Path, text: str) -> Lock:
             )
         )
     return Lock(
-        path=str(path), format=FORMAT, pins=tuple(pins), python=document.string("requires-python")
+        path=str(path),
+        format=FORMAT,
+        pins=tuple(pins),
+        python=document.string("requires-python"),
+        conflicts=tuple(frozenset(item[3] for item in group) for group in conflicts),
+        activates=_activates(packages, extras),
     )
 
 
@@ -152,18 +180,73 @@ def _wheels_by_package(
     return found
 
 
-def _extra_spelling(document: Fields) -> dict[tuple[str, str], str]:
-    """How markers name each extra of the project: uv spells a conflicting extra `cpu` of
-    `myproj` `extra-6-myproj-cpu`; any other extra is its own name."""
-    spelled = {}
-    for group in document.array("conflicts"):
+Conflict = tuple[str, str, str, str]  # "extra" or "group", package, its name, as markers spell it
+
+
+def _conflicts(declared: list[Any]) -> list[list[Conflict]]:
+    """The sets of conflicting extras and groups, each item with the spelling markers use: uv
+    spells a conflicting extra `cpu` of `myproj` `extra-6-myproj-cpu` and a group `dev`
+    `group-6-myproj-dev` (any other extra is its own name)."""
+    sets = []
+    for group in declared:
+        items = []
         for item in group if isinstance(group, list) else []:
-            if isinstance(item, dict) and "extra" in item and "package" in item:
-                package = canonical(str(item["package"]))
-                spelled[(package, str(item["extra"]))] = (
-                    f"extra-{len(package)}-{package}-{item['extra']}"
-                )
-    return spelled
+            kind = (
+                next((k for k in ("extra", "group") if k in item), None)
+                if isinstance(item, dict)
+                else None
+            )
+            if kind is not None and "package" in item:
+                package, name = canonical(str(item["package"])), str(item[kind])
+                items.append((kind, package, name, f"{kind}-{len(package)}-{package}-{name}"))
+        if items:
+            sets.append(items)
+    return sets
+
+
+def _declared_conflicts(path: Path) -> list[Any]:
+    """`[tool.uv] conflicts` of the pyproject.toml beside the lock, an item without `package`
+    being the project's own; none where that file is missing or unreadable."""
+    pyproject = path.parent / "pyproject.toml"
+    try:
+        data = load_toml(pyproject, pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, LockfileError):
+        return []
+    project, tool = data.get("project"), data.get("tool")
+    name = project.get("name") if isinstance(project, dict) else None
+    uv = tool.get("uv") if isinstance(tool, dict) else None
+    declared = uv.get("conflicts") if isinstance(uv, dict) else None
+    if not isinstance(declared, list) or not isinstance(name, str):
+        return []
+    return [
+        [{"package": name, **item} if isinstance(item, dict) else item for item in group]
+        for group in declared
+        if isinstance(group, list)
+    ]
+
+
+def _items(conflicts: list[list[Conflict]]) -> list[Conflict]:
+    return [item for group in conflicts for item in group]
+
+
+def _activates(
+    packages: list[Fields], extras: dict[tuple[str, str], str]
+) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Each extra of a project package that asks for extras of another project package (a
+    workspace member, a path dependency), spelled as markers spell them."""
+    projects = [p for p in packages if any(key in p.table("source") for key in _PROJECT_SOURCES)]
+    names = {canonical(p.required("name")) for p in projects}
+    found: dict[str, set[str]] = defaultdict(set)
+    for package in projects:
+        owner = canonical(package.required("name"))
+        for extra, edges in package.table("optional-dependencies").items():
+            for edge in edges if isinstance(edges, list) else []:
+                target = canonical(str(edge.get("name", ""))) if isinstance(edge, dict) else ""
+                if target in names and isinstance(edge.get("extra"), list):
+                    found[extras.get((owner, extra), extra)] |= {
+                        extras.get((target, str(e)), str(e)) for e in edge["extra"]
+                    }
+    return tuple((extra, frozenset(others)) for extra, others in sorted(found.items()))
 
 
 def _reached_outside_extras(packages: list[Fields]) -> set[str]:
@@ -188,13 +271,17 @@ def _reached_outside_extras(packages: list[Fields]) -> set[str]:
     return reached
 
 
+Edge = tuple[str, str | None, str | None]  # name, version, source
+
+
 def _edge_markers(
     packages: list[Fields], extras: dict[tuple[str, str], str]
-) -> dict[tuple[str, str | None], str | None]:
-    """The markers under which some package depends on each version of a name (version None:
-    the edges that name no version). An edge without a marker makes that version unconditional
-    (None); an edge from one of the project's extras holds only with that extra."""
-    found: dict[tuple[str, str | None], set[str | None]] = defaultdict(set)
+) -> dict[Edge, str | None]:
+    """The markers under which some package depends on each version of a name, from each
+    source (version None: the edges that name no version; source None: PyPI, or not named). An
+    edge without a marker makes that version unconditional (None); an edge from one of the
+    project's extras holds only with that extra."""
+    found: dict[Edge, set[str | None]] = defaultdict(set)
     for package in packages:
         project = any(key in package.table("source") for key in _PROJECT_SOURCES)
         owner = canonical(package.required("name")) if project else ""
@@ -218,8 +305,10 @@ def _edge_markers(
                         else f"extra == '{spelled}'"
                     )
                 version = str(edge["version"]) if "version" in edge else None
-                found[(canonical(str(edge["name"])), version)].add(marker)
-    result: dict[tuple[str, str | None], str | None] = {}
+                source = edge.get("source")
+                origin = _source(source) if isinstance(source, dict) and version else None
+                found[(canonical(str(edge["name"])), version, origin)].add(marker)
+    result: dict[Edge, str | None] = {}
     for key, markers in found.items():
         if None in markers:
             result[key] = None

@@ -2,9 +2,16 @@
 
 A lock that pins a package more than once does so per install: per platform (markers, conda
 platforms), per extra (uv forks by conflicting extras: `extra == 'extra-6-myproj-rocm'`) and per
-Python. Each pin's marker is evaluated on a grid of installs (platform x extra x Python), so two
+Python. Each pin's marker is evaluated on a grid of installs (platform x extras x Python), so two
 pins cover the same installs whatever their markers' spelling, and a set of installs is named
-briefly: "default", "linux x86_64, extra rocm", "macOS arm64", "python < 3.10"."""
+briefly: "default", "linux x86_64, extra rocm", "macOS arm64", "python < 3.10".
+
+An install activates a set of extras, and a uv marker tests each: `extra == 'extra-6-app-cpu' and
+extra == 'extra-3-lib-cpu'` holds where both are active. The grid's installs activate no extra, or
+one of the extras the markers name together with those it activates (the `cpu` extra of `app`
+asking for `lib[cpu]`); never two extras of one conflict set, an install uv refuses. uv also
+resolves combinations no extra activates (`app`'s `cu130` with `lib`'s `cpu`): a pin only those
+get is installed nowhere the grid knows."""
 
 from __future__ import annotations
 
@@ -20,6 +27,7 @@ from packaging.markers import (
     default_environment,
 )
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
 
 from auditor.models import Lock, Pin
 
@@ -56,6 +64,7 @@ PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
 _CONDA = {"linux": "linux", "osx": "macOS", "win": "windows"}
 _CONDA_MACHINES = {"64": "x86_64", "aarch64": "aarch64", "arm64": "arm64"}
 _EXTRA = re.compile(r"""\bextra\s*(?:==|!=)\s*(?:'([^']*)'|"([^"]*)")""")
+_EXTRA_TEST = re.compile(r"""\bextra\s*(==|!=)\s*('[^']*'|"[^"]*")""")
 _PYTHON_VARIABLES = ("python_version", "python_full_version")
 _PLATFORM_VARIABLES = (
     "sys_platform",
@@ -65,6 +74,7 @@ _PLATFORM_VARIABLES = (
     "platform_release",
 )
 _UV_ENCODED = re.compile(r"(extra|group)-(\d+)-(.+)")
+Extras = tuple[str, ...]  # the extras an install activates, the one it is named by first
 
 
 def extras_named(marker: str) -> set[str]:
@@ -84,14 +94,25 @@ def extra_label(value: str) -> str:
 
 
 class Grid:
-    """The installs of two locks: every platform, no extra or one of the extras their markers
-    name, and every Python either lock admits. A set of installs is a bit mask over `points`."""
+    """The installs of two locks: every platform, every Python either lock admits, and no extra
+    or one of the extras their markers name (with the extras it activates). A set of installs is
+    a bit mask over `points`."""
 
     def __init__(self, locks: Sequence[Lock]):
-        extras = sorted(
+        named = sorted(
             {e for lock in locks for p in lock.pins if p.marker for e in extras_named(p.marker)}
         )
-        self.extras: tuple[str | None, ...] = (None, *extras)
+        activates: dict[str, set[str]] = {}
+        for lock in locks:
+            for extra, others in lock.activates:
+                activates.setdefault(extra, set()).update(others)
+        conflicts = {c for lock in locks for c in lock.conflicts}
+        installs = (_activated(e, activates) for e in named)
+        self.extras: tuple[Extras, ...] = (
+            (),
+            *(i for i in installs if all(len(c.intersection(i)) < 2 for c in conflicts)),
+        )
+        self._combined = bool(conflicts or activates)
         self.pythons = _pythons(lock.python for lock in locks)
         self.points = tuple(
             (platform, extra, python)
@@ -124,6 +145,11 @@ class Grid:
             self._covers[key] = self._platforms(pin.platform) & self._holds(pin.marker)
         return self._covers[key]
 
+    def unreached(self, pin: Pin) -> bool:
+        """A pin no install gets where extras conflict or activate others: uv resolved it for a
+        combination of extras that no extra activates."""
+        return self._combined and self.cover(pin) == 0
+
     def _platforms(self, conda: str | None) -> int:
         if conda is None:
             return self.full
@@ -140,35 +166,37 @@ class Grid:
         if marker is None:
             return self.full
         try:
-            parsed = Marker(marker)
+            parsed = Marker(_EXTRA_TEST.sub(_as_member, marker))
         except InvalidMarker:
             return self.full
-        # Only the dimensions the marker reads are evaluated: the others copy the result.
-        reads_extra = "extra" in marker
+        # Only the dimensions the marker reads are evaluated (of extras, those it names): the
+        # others copy the result.
+        named = extras_named(marker)
         reads_python = any(v in marker for v in _PYTHON_VARIABLES)
         reads_platform = any(v in marker for v in _PLATFORM_VARIABLES)
-        results: dict[tuple[int, str | None, str], bool] = {}
+        results: dict[tuple[int, Extras, str], bool] = {}
         mask = 0
-        for bit, (platform, extra, python) in enumerate(self.points):
+        for bit, (platform, extras, python) in enumerate(self.points):
             key = (
                 platform if reads_platform else 0,
-                extra if reads_extra else None,
+                tuple(e for e in extras if e in named),
                 python if reads_python else self.pythons[0],
             )
             if key not in results:
-                env = dict(self._base, **PLATFORMS[platform][2], extra=key[1] or "")
-                env.update(python_version=key[2], python_full_version=key[2] + ".0")
+                env: dict[str, str | set[str]] = dict(self._base, **PLATFORMS[platform][2])
+                env.update(python_version=key[2], python_full_version=key[2] + ".0", extra="")
+                env.update(extras={canonicalize_name(e) for e in key[1]}, dependency_groups=set())
                 if PLATFORMS[platform][0] == "windows":
                     env["os_name"] = "nt"
                 try:
-                    results[key] = parsed.evaluate(env)
+                    results[key] = parsed.evaluate(env, context="lock_file")
                 except (UndefinedComparison, UndefinedEnvironmentName):
                     results[key] = True
             if results[key]:
                 mask |= 1 << bit
         return mask
 
-    def _mask(self, keep: Callable[[int, str | None, str], bool]) -> int:
+    def _mask(self, keep: Callable[[int, Extras, str], bool]) -> int:
         return sum(1 << bit for bit, point in enumerate(self.points) if keep(*point))
 
     # --- names ---------------------------------------------------------------------------------
@@ -178,22 +206,24 @@ class Grid:
         if mask == self.full:
             return None
         if mask == 0:
-            return "other platforms"  # markers that hold on no platform the grid knows
-        by_extra: dict[str | None, set[tuple[int, str]]] = {e: set() for e in self.extras}
-        for bit, (platform, extra, python) in enumerate(self.points):
+            # markers that hold on no platform the grid knows, or (uv) only with extras that no
+            # extra activates together
+            return "other platforms or extras" if self._combined else "other platforms"
+        by_extra: dict[Extras, set[tuple[int, str]]] = {e: set() for e in self.extras}
+        for bit, (platform, extras, python) in enumerate(self.points):
             if mask >> bit & 1:
-                by_extra[extra].add((platform, python))
+                by_extra[extras].add((platform, python))
         # extras covering the same platforms and Pythons are named together
-        groups: dict[frozenset[tuple[int, str]], list[str | None]] = {}
-        for extra, installs in by_extra.items():
-            if installs:
-                groups.setdefault(frozenset(installs), []).append(extra)
+        groups: dict[frozenset[tuple[int, str]], list[Extras]] = {}
+        for extras, covered in by_extra.items():
+            if covered:
+                groups.setdefault(frozenset(covered), []).append(extras)
         clauses = []
-        for where, extras in groups.items():
+        for where, named in groups.items():
             for platforms, pythons in self._products(where):
                 parts = [
                     self._platform_part(platforms),
-                    self._extra_part(extras),
+                    self._extra_part(named),
                     self._python_part(pythons),
                 ]
                 clauses.append(", ".join(p for p in parts if p) or "default")
@@ -213,13 +243,14 @@ class Grid:
             blocks.setdefault(pythons, set()).add(platform)
         return [(platforms, pythons) for pythons, platforms in blocks.items()]
 
-    def _extra_part(self, extras: list[str | None]) -> str:
+    def _extra_part(self, extras: list[Extras]) -> str:
         if len(extras) == len(self.extras):
             return ""
-        named = [extra_label(e) for e in extras if e is not None]
+        # an install is named by its extra, not by those it activates
+        named = list(dict.fromkeys(extra_label(e[0]) for e in extras if e))
         if len(named) > 1 and all(n.startswith("extra ") for n in named):
             named = ["extras " + ", ".join(n[6:] for n in named)]
-        return " and ".join((["default"] if None in extras else []) + named)
+        return " and ".join((["default"] if () in extras else []) + named)
 
     def _platform_part(self, platforms: set[int]) -> str:
         if len(platforms) == len(PLATFORMS):
@@ -246,6 +277,19 @@ class Grid:
         if end == len(grid):
             return f"python >= {pythons[0]}"
         return f"python >= {pythons[0]}, < {grid[end]}"
+
+
+def _as_member(test: re.Match[str]) -> str:
+    """`extra == 'x'` as a test of the install's set of extras: `'x' in extras`."""
+    return f"{test.group(2)} {'in' if test.group(1) == '==' else 'not in'} extras"
+
+
+def _activated(extra: str, activates: dict[str, set[str]]) -> Extras:
+    """`extra` and every extra it activates, directly or through another."""
+    found = [extra]
+    for current in found:
+        found += sorted(activates.get(current, set()) - set(found))
+    return tuple(found)
 
 
 def _pythons(requirements: Iterable[str | None]) -> tuple[str, ...]:

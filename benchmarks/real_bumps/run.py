@@ -17,12 +17,17 @@ Each labelled transition is then
   direction, or with these versions for another environment (or none);
 - missed: the package is not reported for that variant at all.
 A reported torch, torchvision or torchaudio transition no label claims is extra (`unchanged` ones,
-and other packages' transitions, are listed apart). Green is a report whose `verdict` is `pass`
+and other packages' transitions, are listed apart).
+
+A bump may also state the environment findings it expects, as a count per kind
+(`environment = { cuda-major-changed = 1 }`; `environment = {}`: none). Its reported findings
+are then graded by kind: up to the count right, beyond it extra (a false red: a finding nobody
+would act on), short of it missed. A bump that states nothing is not graded on them. Green is a report whose `verdict` is `pass`
 (exit 0, and nothing crossed left unchecked; a report without the key: exit 0): a bump that moves
 torch must never be green. Exit 0 with the verdict `unchecked` is counted apart.
 
-Exit 0 when every bump ran, every labelled transition is right and no torch bump is green; 1
-otherwise.
+Exit 0 when every bump ran, every labelled transition is right, no expected environment
+finding is missed and no torch bump is green; 1 otherwise.
 """
 
 from __future__ import annotations
@@ -101,6 +106,11 @@ class Outcome:
     extra: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     others: list[str] = field(default_factory=list)  # transitions of packages outside FAMILY
+    # environment findings, where the bump states the ones it expects
+    environment_graded: bool = False
+    environment_right: list[str] = field(default_factory=list)
+    environment_missed: list[str] = field(default_factory=list)
+    environment_extra: list[str] = field(default_factory=list)
     skipped_files: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     placeholders: list[str] = field(default_factory=list)
@@ -192,6 +202,26 @@ def grade(labels: list[Label], reported: list[dict[str, Any]], out: Outcome) -> 
                 open_labels.remove(label)
     out.missed = [label.text() for label in open_labels]
     out.extra = [shown(moves[i]) for i in free]
+
+
+def grade_environment(
+    expected: dict[str, int] | None, reported: list[dict[str, Any]], out: Outcome
+) -> None:
+    """Per kind: as many reported findings as expected are right, the rest extra; a shortfall
+    is missed."""
+    if expected is None:
+        return
+    out.environment_graded = True
+    found: dict[str, list[str]] = {}
+    for e in reported:
+        where = f"{e['path']}:{e['line']}: " if e.get("path") and e.get("line") else ""
+        found.setdefault(e["kind"], []).append(f"{e['kind']} {where}{e['message']}")
+    for kind in sorted(set(expected) | set(found)):
+        want, got = expected.get(kind, 0), sorted(found.get(kind, []))
+        out.environment_right += got[:want]
+        out.environment_extra += got[want:]
+        if want > len(got):
+            out.environment_missed.append(f"{kind}: {want - len(got)} of {want} not reported")
 
 
 def git(repo: Path, *args: str, data: bytes | None = None) -> str:
@@ -295,6 +325,7 @@ def run_bump(bump: dict[str, Any], mirrors: Path, timeout: float) -> Outcome:
         out.missed = [lb.text() for lb in labels]
         return out
     grade(labels, report.get("transitions", []), out)
+    grade_environment(bump.get("environment"), report.get("environment", []), out)
     out.verdict = report.get("verdict", "pass" if run.returncode == 0 else "fail")
     out.green = run.returncode == 0 and out.verdict == "pass"
     out.findings = len(report.get("findings", []))
@@ -327,6 +358,9 @@ def table(out: Outcome) -> str:
     lines += [f"   WRONG   {t}" for t in out.wrong]
     lines += [f"   MISSED  {t}" for t in out.missed]
     lines += [f"   extra   {t}" for t in out.extra]
+    lines += [f"   right   environment {t}" for t in out.environment_right]
+    lines += [f"   MISSED  environment {t}" for t in out.environment_missed]
+    lines += [f"   extra   environment {t}" for t in out.environment_extra]
     lines += [f"   same    {t}" for t in out.unchanged]
     lines += [f"   other   {t}" for t in out.others]
     if out.green and out.moves_torch:
@@ -367,6 +401,10 @@ def totals(outcomes: list[Outcome]) -> dict[str, Any]:
         "by_package": {
             p: {kind: count(kind, p) for kind in ("right", "wrong", "missed", "extra")}
             for p in FAMILY
+        },
+        "environment": {
+            "graded": sum(o.environment_graded for o in outcomes),
+            **{kind: count(f"environment_{kind}") for kind in ("right", "missed", "extra")},
         },
         "torch_bumps": sum(o.moves_torch for o in outcomes),
         "green_on_torch_bumps": [o.id for o in outcomes if o.moves_torch and o.green],
@@ -410,6 +448,7 @@ def main() -> int:
     perfect = not (
         summary["wrong"]
         or summary["missed"]
+        or summary["environment"]["missed"]
         or summary["green_on_torch_bumps"]
         or summary["errors"]
         or summary["skipped"]
