@@ -100,6 +100,8 @@ NOT_YET_PINNED = {
     "torch-sdpa-fully-masked-rows-zero",
     "torch-tensor-new-tensor-follows-device",
     "torch-unsupported-dtype-raises-notimplementederror",
+    # notes-a: the until edge (2.10.0 | 2.11.0, the pt2e removal) not run; the introduced edge is
+    "torch-xnnpack-quantizer-deprecated",
 }
 
 
