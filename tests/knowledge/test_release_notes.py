@@ -57,7 +57,8 @@ def ratio(covered: int, hittable: int) -> str:
 def status(item: dict[str, Any]) -> str:
     kind = outcome(item)
     if kind == "covered":
-        return f"covered: `{item['covered']}`"
+        landed = f" (the wheels show it in {item['landed']})" if "landed" in item else ""
+        return f"covered: `{item['covered']}`{landed}"
     if kind == "open":
         return f"**open**: {item['open']}"
     return f"not hittable ({REASONS[item['not_hittable']]}): {item['why']}"
@@ -135,6 +136,8 @@ def test_each_item_has_one_outcome_and_a_read_release(data: dict[str, Any]) -> N
             problems.append(f"{where}: release {item.get('release')!r} is not a read release")
         if item.get("section") not in SECTIONS:
             problems.append(f"{where}: section {item.get('section')!r} is not one of {sorted(SECTIONS)}")
+        if "landed" in item and "covered" not in item:
+            problems.append(f"{where}: landed names the release of a covering entry; it needs covered")
         if "not_hittable" in item and (item["not_hittable"] not in REASONS or not item.get("why")):
             problems.append(f"{where}: not_hittable needs a reason of {sorted(REASONS)} and a why")
     read = [v for v, r in releases.items() if "unread" not in r]
@@ -149,10 +152,11 @@ def test_each_covered_id_is_a_curated_entry_of_its_release(data: dict[str, Any])
         if "covered" not in item:
             continue
         entry = entries.get(item["covered"])
+        release = item.get("landed", item["release"])
         if entry is None:
             problems.append(f"{item['title']!r}: no entry {item['covered']!r}")
-        elif entry.package != "torch" or f"{entry.introduced.major}.{entry.introduced.minor}" != item["release"]:
-            problems.append(f"{item['title']!r}: {entry.id} is {entry.package} {entry.introduced}, not torch {item['release']}")
+        elif entry.package != "torch" or f"{entry.introduced.major}.{entry.introduced.minor}" != release:
+            problems.append(f"{item['title']!r}: {entry.id} is {entry.package} {entry.introduced}, not torch {release}")
     assert not problems, "\n".join(problems)
 
 
@@ -167,10 +171,12 @@ def test_render_counts_open_items_against_coverage() -> None:
             {"release": "9.1", "section": "bc", "title": "a", "covered": "torch-a"},
             {"release": "9.1", "section": "bc", "title": "b", "open": "b()"},
             {"release": "9.1", "section": "deprecations", "title": "c", "not_hittable": "build", "why": "cmake"},
+            {"release": "9.1", "section": "bc", "title": "d", "covered": "torch-d", "landed": "9.2"},
         ],
     }
     page = render(data)
-    assert "| [9.1](#torch-91) | 3 | 1 | 1 | 1 | 1 / 2 (50 %) |" in page
+    assert "| [9.1](#torch-91) | 4 | 2 | 1 | 1 | 2 / 3 (66 %) |" in page
+    assert "| d |  | covered: `torch-d` (the wheels show it in 9.2) |" in page
     assert "| 9.0 | not read | | | | |" in page
     assert "Not read: gone" in page
 
