@@ -1,0 +1,6 @@
+import torch
+
+
+def run_in(ctx, work):
+    with torch.cuda.stream(ctx.Stream()):
+        work()

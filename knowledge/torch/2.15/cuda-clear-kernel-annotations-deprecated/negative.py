@@ -1,0 +1,6 @@
+import torch
+
+
+def reset(graph):
+    torch.cuda.synchronize()
+    del graph
