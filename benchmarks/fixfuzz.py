@@ -45,9 +45,11 @@ from auditor.knowledge.entry import SpecChange
 
 def by_sides(
     chosen: list[SpecChange], pythons: list[str]
-) -> tuple[list[ShapeCase], dict[str, str]]:
+) -> tuple[list[ShapeCase], dict[str, str], dict[str, str]]:
     """Each entry run on the builds nearest its change: the newest before it (the original's
-    side) and the oldest in it (the rewrite's). Returns the cases and, per entry left unrun, why."""
+    side) and the oldest in it (the rewrite's); an entry with no build before its change on the
+    oldest build and the newest one, both past it. Returns the cases and, per entry, why it
+    was left unrun or run past its change only."""
     package = chosen[0].package if chosen else "torch"
     builds: dict[Version, str] = {}
     for python in dict.fromkeys([sys.executable, *pythons]):
@@ -56,12 +58,17 @@ def by_sides(
             builds.setdefault(version, python)
     pairs: dict[tuple[str, str], list[SpecChange]] = defaultdict(list)
     unrun: dict[str, str] = {}
+    past: dict[str, str] = {}
+    known = ", ".join(map(str, sorted(builds)))
     for entry in chosen:
         before = [v for v in sorted(builds) if not entry.active(v) and v < entry.introduced]
         inside = [v for v in sorted(builds) if entry.active(v)]
-        if not before or not inside:
-            side = "before" if not before else "in"
-            unrun[entry.id] = f"no build {side} the change ({entry.introduced}) among {', '.join(map(str, sorted(builds)))}"
+        if not inside:
+            unrun[entry.id] = f"no build in the change ({entry.introduced}) among {known}"
+            continue
+        if not before:
+            past[entry.id] = f"no build before the change ({entry.introduced}) among {known}: run on {inside[0]} and {inside[-1]}"
+            pairs[(builds[inside[0]], builds[inside[-1]])].append(entry)
             continue
         pairs[(builds[before[-1]], builds[inside[0]])].append(entry)
     found: list[ShapeCase] = []
@@ -71,7 +78,7 @@ def by_sides(
             found += shape_cases(entries, old, new)
         except OSError as exc:  # an environment gone meanwhile
             unrun.update(dict.fromkeys((e.id for e in entries), f"{old} or {new} could not run: {exc}"))
-    return found, unrun
+    return found, unrun, past
 
 
 def _shape(call: str) -> tuple[int, dict[str, str]]:
@@ -112,13 +119,14 @@ def main() -> int:
     kb = KnowledgeBase.load(options.knowledge)
     chosen = [e for e in kb.entries if e.package == options.package and e.fix is not None and e.probe is not None and (not options.entry or e.id in options.entry)]
     unrun: dict[str, str] = {}
+    past: dict[str, str] = {}
     if options.sides:
-        found, unrun = by_sides(chosen, options.sides)
+        found, unrun, past = by_sides(chosen, options.sides)
     else:
         found = shape_cases(chosen, options.old)
     if options.json or options.shapes:
         cases = [asdict(c) | {"raises": c.raises, "status": c.status} for c in found]
-        shown = evidence(found) if options.shapes else ({"cases": cases, "unrun": unrun} if options.sides else cases)
+        shown = evidence(found) if options.shapes else ({"cases": cases, "unrun": unrun, "past": past} if options.sides else cases)
         print(json.dumps(shown, indent=1, sort_keys=True))
         return 0
     rewritten = [c for c in found if c.rewritten is not None]
@@ -130,6 +138,8 @@ def main() -> int:
           f"original did not run on either build: {len(rewritten) - len(ran)}")
     for entry_id, why in sorted(unrun.items()):
         print(f"UNRUN {entry_id}: {why}")
+    for entry_id, why in sorted(past.items()):
+        print(f"PAST {entry_id}: {why}")
     for c in found:
         if c.raises:
             print(f"RAISES {c.entry} [{c.mode}] {c.call}\n    -> {c.rewritten}\n    {c.rewrite_new}")
