@@ -97,10 +97,14 @@ def test_fix_probe_proves_every_claimed_shape_of_the_fixes_it_applies(tmp_path: 
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
     fixed = fix_project(scan(project, "1.12.1", "2.13.0", kb), project, "keep-old")
     assert len(fixed.applied) == 1
-    proofs, notes, checks = prove(fixed, project, settings(tmp_path))
+    proofs, _, checks = prove(fixed, project, settings(tmp_path))
     [(change_id, check)] = [(c.change, c.check) for c in checks]
     assert change_id == "torch-eig-test" and isinstance(check, FixCheck)
     assert check.status == "failed" and sorted(s.status for s in check.shapes) == ["raised", "raised", "ran"]
-    shown = fix_report.render_text(dataclasses.replace(fixed, proofs=proofs, checks=checks))
+    proven = dataclasses.replace(fixed, proofs=proofs, checks=checks)
+    [document] = json.loads(fix_report.render_json(proven))["checks"]
+    assert (document["change"], document["mode"], document["status"]) == ("torch-eig-test", "keep-old", "failed")
+    assert sorted(s["status"] for s in document["shapes"]) == ["raised", "raised", "ran"]
+    shown = fix_report.render_text(proven)
     assert "NOT PROVEN torch-eig-test: keep-old failed on 1.12.1 / 2.13.0+cpu: the keep-old rewrite of torch.eig(A, eigenvectors=" in shown
     assert "  shapes: 1 ran, 2 raised\n" in shown
