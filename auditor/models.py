@@ -252,6 +252,23 @@ class ProbeRun:
 
 
 @dataclass(frozen=True, slots=True)
+class ShapeRun:
+    """One call shape a `[fix]` table claims, proven on real builds (`auditor.fix.shapes`): the
+    shape as written, its rewrite, and what the original gave on the old build and the rewrite
+    on the new one ("ok", the error's first line, or None when the call was not reached).
+    ran: the rewrite gave what the original gave; raised: the rewrite raised on the new build
+    where the original ran (a failed proof); differs: another outcome (the original raised on
+    the old build, or the rewrite raised the error the original raises on the new one);
+    unrun: the original ran on neither build, nothing to hold the rewrite to."""
+
+    call: str
+    rewritten: str
+    old: str | None
+    new: str | None
+    status: Literal["ran", "raised", "differs", "unrun"]
+
+
+@dataclass(frozen=True, slots=True)
 class FixCheck:
     """A fix probe: the entry's probe rewritten by one mode of its `[fix]` and run.
     verified: keep-old printed on the new version what the original printed on the old one, or
@@ -262,6 +279,7 @@ class FixCheck:
     versions: tuple[str, ...] = ()  # the package versions it was run on (old, new; or the one)
     outputs: tuple[str, ...] = ()  # what was compared, in the order of `versions`
     reason: str | None = None
+    shapes: tuple[ShapeRun, ...] = ()  # every call shape the table claims, run (auditor probe)
 
     def summary(self) -> str:
         """One line for reports: "keep-old verified on 1.12.1 / 1.13.0"."""

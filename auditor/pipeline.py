@@ -848,8 +848,10 @@ def fix(request: FixRequest, kb: KnowledgeBase) -> Fixed:
     if request.proof is not None:
         from auditor.fix.proof import prove
 
-        proofs, unproven = prove(fixed, root, request.proof.settings, request.proof.reporter)
-        fixed = replace(fixed, proofs=proofs, notes=(*fixed.notes, *unproven))
+        proofs, unproven, checks = prove(
+            fixed, root, request.proof.settings, request.proof.reporter
+        )
+        fixed = replace(fixed, proofs=proofs, notes=(*fixed.notes, *unproven), checks=checks)
     written = None
     if request.write:
         dirty = uncommitted(root)

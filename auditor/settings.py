@@ -114,6 +114,7 @@ def probe_settings(
     """The probe options as settings: pip's configuration under the options, PyTorch's CPU index
     unless `torch_index` says otherwise."""
     from auditor.fix.probes import rewrites
+    from auditor.fix.shapes import shape_proof
     from auditor.probe import ProbeSettings, Sources
 
     sources = Sources(use_pip_config=not given.no_pip_config).with_options(
@@ -145,5 +146,6 @@ def probe_settings(
         installer=given.installer,
         allow_cuda=given.allow_cuda,
         rewrites=rewrites,
+        shapes=shape_proof,
         **limits,
     )

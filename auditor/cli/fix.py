@@ -115,7 +115,7 @@ def fix_command(
         bool,
         typer.Option(
             "--probe",
-            help="Run each rewritten literal-only site and the original on both versions: the proof.",
+            help="Run each rewritten literal-only site and the original on both versions, and every call shape the applied fixes claim: the proof.",
         ),
     ] = False,
     cache_dir: CacheDirOption = None,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from auditor.fix.spec import FixMode, Transform
-from auditor.models import AuditResult, Finding, ProbeRun
+from auditor.models import AuditResult, Finding, FixCheck, ProbeRun
 
 # Why a finding was left alone, as a stable word for JSON; `reason` says it in a sentence.
 # "no-fix" alone means the change has no mechanical fix (for this shape, in this mode): the
@@ -54,6 +54,15 @@ class Proof:
 
 
 @dataclass(frozen=True, slots=True)
+class EntryCheck:
+    """An applied entry's fix proven on both versions (`fix --probe`): its probe rewritten and
+    every call shape its table claims (`check.shapes`)."""
+
+    change: str
+    check: FixCheck
+
+
+@dataclass(frozen=True, slots=True)
 class Rewrite:
     """One source (a module, or one notebook cell) rewritten: `new_source` equals the source
     given when nothing was applied."""
@@ -92,6 +101,7 @@ class FixResult:
     proofs: tuple[
         Proof, ...
     ] = ()  # with --probe: the rewritten literal-only sites run on both versions
+    checks: tuple[EntryCheck, ...] = ()  # with --probe: the applied entries' fixes, per shape
 
     @property
     def applied(self) -> tuple[Applied, ...]:

@@ -22,6 +22,7 @@ import ast
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -30,7 +31,7 @@ from packaging.version import Version
 from auditor.fix.apply import findings_in_source, rewrite_source
 from auditor.fix.spec import FIX_MODES, FixMode, Transform
 from auditor.knowledge.entry import SpecChange, release
-from auditor.models import Finding
+from auditor.models import Finding, ShapeRun
 
 Param = tuple[str, str, str | None]  # name, kind (inspect.Parameter.kind's name), default's repr
 
@@ -279,7 +280,9 @@ def shape_cases(
     builds = [signatures(new, symbols, package)] + (
         [signatures(old, symbols, package)] if old is not None else []
     )
-    version = _version(new, package)
+    version = installed(new, package)
+    if version is None:
+        raise ValueError(f"{new} has no {package}")
     found: list[ShapeCase] = []
     originals: set[str] = set()
     for entry, f, call in sites:
@@ -365,12 +368,55 @@ def shape_cases(
     return result
 
 
-def _version(python: str, package: str) -> Version:
-    done = subprocess.run(
-        [python, "-c", f"from importlib.metadata import version; print(version({package!r}))"],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    return release(Version(done.stdout.strip()))
+def installed(python: str, package: str) -> Version | None:
+    """The release of `package` that `python` has, or None when it has none."""
+    try:
+        done = subprocess.run(
+            [python, "-c", f"from importlib.metadata import version; print(version({package!r}))"],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    except OSError:
+        return None
+    return release(Version(done.stdout.strip())) if done.returncode == 0 else None
+
+
+def shape_run(case: ShapeCase) -> ShapeRun:
+    """A claimed (rewritten) shape as the probe stage reports it."""
+    assert case.rewritten is not None
+    before = case.original_old if case.original_old is not None else case.original_new
+    status: Literal["ran", "raised", "differs", "unrun"]
+    if case.status == "unrun" or case.rewrite_new is None:
+        status = "unrun"
+    elif case.raises:
+        status = "raised"
+    else:
+        status = "ran" if case.rewrite_new == before else "differs"
+    return ShapeRun(case.call, _unwrap(case.rewritten), before, case.rewrite_new, status)
+
+
+def _unwrap(line: str) -> str:
+    """The rewritten line without the wrapper the runs put around the call."""
+    head, _, rest = line.partition("__fz(lambda: ")
+    depth = 0
+    for i, char in enumerate(rest):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth < 0:
+            return head + rest[:i] + rest[i + 1 :]
+    return line
+
+
+def shape_proof(
+    entries: Sequence[SpecChange], old: str, new: str
+) -> dict[tuple[str, FixMode], tuple[ShapeRun, ...]]:
+    """`auditor probe` and `fix --probe`: per entry and `[fix]` table, every shape it claims,
+    the original run by `old` (and `new`), the rewrite by `new` (`ProbeSettings.shapes`)."""
+    found: dict[tuple[str, FixMode], list[ShapeRun]] = {}
+    for package in sorted({e.package for e in entries}):
+        chosen = [e for e in entries if e.package == package]
+        for case in shape_cases(chosen, old, new):
+            if case.rewritten is not None:
+                found.setdefault((case.entry, case.mode), []).append(shape_run(case))
+    return {key: tuple(runs) for key, runs in found.items()}

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -24,11 +24,19 @@ from packaging.version import InvalidVersion, Version
 
 from auditor.cachefiles import default_cache_dir
 from auditor.errors import ProbeError
+from auditor.fix.spec import FixMode
 from auditor.knowledge.entry import SpecChange
-from auditor.models import ProbeOutcome, ProbeRun, Transition
+from auditor.models import ProbeOutcome, ProbeRun, ShapeRun, Transition
 from auditor.probe.callsite import CallSite
 from auditor.probe.environments import Environment, Provisioner, Unavailable, existing
-from auditor.probe.fixprobe import ProbeRewrite, Rewrites, check_on_two, for_transition, probe_id
+from auditor.probe.fixprobe import (
+    ProbeRewrite,
+    Rewrites,
+    ShapeProof,
+    check_on_two,
+    for_transition,
+    probe_id,
+)
 from auditor.probe.fixprobe import Side as FixSide
 from auditor.probe.interpreters import Interpreter, discover, resolve
 from auditor.probe.normalize import normalise
@@ -61,6 +69,7 @@ class ProbeSettings:
     rewrites: Rewrites | None = (
         None  # an entry's fix probes (`auditor.fix.probes.rewrites`); None: none run
     )
+    shapes: ShapeProof | None = None  # the claimed shapes' proof (`auditor.fix.shapes`)
 
 
 def cuda_build(environment: Environment) -> bool:
@@ -182,6 +191,7 @@ def _probe_sides(
     packages = sorted({package, *requires})
     outcomes: list[ProbeOutcome] = []
     fixes: dict[str, tuple[ProbeRewrite, ...]] = {}
+    shapes: Mapping[tuple[str, FixMode], tuple[ShapeRun, ...]] = {}
     cache = ResultCache(root / "results" if settings.use_cache else None)
     pythons = settings.pythons or discover()
     # the Pythons every entry holds on come first, so both sides can share one
@@ -224,6 +234,11 @@ def _probe_sides(
             _run(side, package, worth, extra, packages, settings, cache, reporter)
             for side in (old, new)
         )
+        proved = [e for e in worth if fixes.get(e.id)]
+        if settings.shapes is not None and proved:
+            assert old.environment is not None and new.environment is not None
+            with reporter.task(f"running the call shapes of {len(proved)} fix(es)"):
+                shapes = settings.shapes(proved, old.environment.python, new.environment.python)
         for site_id in extra:
             runs = [_site_run(side, package, site_id) for side in (old, new)]
             if runs[0] is not None and runs[1] is not None:
@@ -232,7 +247,7 @@ def _probe_sides(
         outcome = _judge(entry, package, old, new)
         assert outcome is not None
         checks = for_transition(entry, fixes.get(entry.id, ()), transition)
-        outcomes.append(_with_fixes(outcome, entry, checks, package, old, new))
+        outcomes.append(_with_fixes(outcome, entry, checks, package, old, new, shapes))
     return outcomes
 
 
@@ -243,9 +258,10 @@ def _with_fixes(
     package: str,
     old: _Side,
     new: _Side,
+    shapes: Mapping[tuple[str, FixMode], tuple[ShapeRun, ...]],
 ) -> ProbeOutcome:
     """The outcome with the entry's fix probes judged on the same two versions, where both
-    sides ran the entry's own probe."""
+    sides ran the entry's own probe, each with the shapes its table claims."""
     if not found or outcome.status not in ("confirmed", "not-reproduced"):
         return outcome
     sides = []
@@ -258,7 +274,11 @@ def _with_fixes(
             version = side.requested
         roots = (str(side.environment.root),) if side.environment.root else ()
         sides.append(FixSide(version, side.results.get(entry.id), side.results, roots))
-    return replace(outcome, fixes=tuple(check_on_two(entry, r, sides[0], sides[1]) for r in found))
+    checks = (
+        check_on_two(entry, r, sides[0], sides[1], shapes.get((entry.id, r.source), ()))
+        for r in found
+    )
+    return replace(outcome, fixes=tuple(checks))
 
 
 def _prefer(pythons: Sequence[Interpreter], version: str | None) -> tuple[Interpreter, ...]:

@@ -7,6 +7,10 @@ both (it must print the same on both). `kb verify` has one version only: there t
 rewrite must print what the probe claims for the other side of the change, and the adopt-new
 rewrite can only be seen to run (its output is shown; the comparison needs two versions).
 
+With `ProbeSettings.shapes`, `auditor probe` and `fix --probe` also run every call shape each
+table claims (`auditor.fix.shapes`): the original on the old build, the rewrite on the new one.
+A shape whose rewrite raises where the original ran fails the check like a failed rewrite.
+
 The rewrites come from the fix stage (`auditor.fix.probes.rewrites`, passed in as
 `ProbeSettings.rewrites` and `verify(rewrites=...)`): the engine's rewrite of the probe's code,
 scanned with the entry's own matchers, at every confidence (the probe is the knowledge's code,
@@ -15,14 +19,14 @@ not the project's). The probe stage runs and judges them; it never imports the f
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from packaging.version import Version
 
 from auditor.fix.spec import FIX_MODES, FixMode, Transform
 from auditor.knowledge.entry import SpecChange, release
-from auditor.models import FixCheck, Transition
+from auditor.models import FixCheck, ShapeRun, Transition
 from auditor.probe.normalize import normalise
 from auditor.probe.runner import ProbeResult
 
@@ -55,6 +59,11 @@ class ProbeRewrite:
 
 
 Rewrites = Callable[[SpecChange], tuple[ProbeRewrite, ...]]  # an entry's fix probes
+# every call shape each entry's `[fix]` tables claim, run on the old and new interpreters
+# (`auditor.fix.shapes.shape_proof`): keyed by entry id and table
+ShapeProof = Callable[
+    [Sequence[SpecChange], str, str], Mapping[tuple[str, FixMode], tuple[ShapeRun, ...]]
+]
 
 
 def probe_id(entry_id: str, mode: FixMode) -> str:
@@ -154,9 +163,30 @@ class Side:
     roots: tuple[str, ...] = ()
 
 
-def check_on_two(entry: SpecChange, rewrite: ProbeRewrite, old: Side, new: Side) -> FixCheck:
+def check_on_two(
+    entry: SpecChange,
+    rewrite: ProbeRewrite,
+    old: Side,
+    new: Side,
+    shapes: tuple[ShapeRun, ...] = (),
+) -> FixCheck:
     """`auditor probe`: keep-old on new prints what the original printed on old; adopt-new
-    prints the same on old and new."""
+    prints the same on old and new; and no claimed shape's rewrite raises on new where the
+    original ran (`shapes`, each reported)."""
+    check = _check_probe(entry, rewrite, old, new)
+    raised = [s for s in shapes if s.status == "raised"]
+    if raised and check.status != "skipped":
+        first = raised[0]
+        more = f" (and {len(raised) - 1} more shape(s))" if len(raised) > 1 else ""
+        reason = (
+            f"the {rewrite.mode} rewrite of {first.call} raises on {new.version} where the "
+            f"original ran on {old.version}: {first.new}{more}"
+        )
+        check = replace(check, status="failed", reason=reason)
+    return replace(check, shapes=shapes)
+
+
+def _check_probe(entry: SpecChange, rewrite: ProbeRewrite, old: Side, new: Side) -> FixCheck:
     shown = (str(old.version), str(new.version))
     if rewrite.code is None:
         return FixCheck(rewrite.mode, "failed", shown, reason=rewrite.reason)

@@ -9,8 +9,9 @@ from auditor.fix.diff import unified_diff
 from auditor.fix.model import Applied, FixResult, LeftAlone
 from auditor.models import AuditResult, Finding, ProbeRun
 from auditor.report.json import dumps
+from auditor.report.probe import shape_lines
 from auditor.report.serialize import finding as finding_json
-from auditor.report.serialize import transition
+from auditor.report.serialize import fix_check, transition
 
 
 def _where(f: Finding) -> str:
@@ -52,6 +53,10 @@ def _proofs(result: FixResult) -> str:
             else "the rewrite prints the same on {old} and {new}"
         ).format(old=first.old.version, new=first.new.version)
         lines.append(f"proven ({what}): " + ", ".join(_where(p.finding) for p in proven) + "\n")
+    for c in result.checks:
+        label = "NOT PROVEN" if c.check.status == "failed" else "fix"
+        lines.append(f"{label} {c.change}: {c.check.summary()}\n")
+        lines += [f"{line}\n" for line in shape_lines(c.check, "  ")]
     for p in result.proofs:
         if p.status == "differs":
             lines.append(
@@ -101,6 +106,7 @@ def document(result: FixResult, written: list[str] | None = None) -> dict[str, A
             }
             for p in result.proofs
         ],
+        "checks": [{"change": c.change, **fix_check(c.check)} for c in result.checks],
         "written": written or [],
         "notes": [*result.audit.notes, *result.notes],
         "skipped": [{"path": s.path, "reason": s.reason} for s in result.audit.skipped],

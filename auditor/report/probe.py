@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from auditor import __version__
-from auditor.models import AuditResult, ProbeOutcome, ProbeRun
+from auditor.models import AuditResult, FixCheck, ProbeOutcome, ProbeRun
 from auditor.report import serialize
 from auditor.report.json import dumps
 
@@ -33,6 +33,20 @@ def _run(label: str, run: ProbeRun | None) -> list[str]:
     return [head + lines[0], *(" " * len(head) + line for line in lines[1:])]
 
 
+def shape_lines(check: FixCheck, indent: str) -> list[str]:
+    """A fix check's claimed shapes: a count, then one line per shape with its status."""
+    if not check.shapes:
+        return []
+    counts = {
+        s: sum(r.status == s for r in check.shapes) for s in ("ran", "raised", "differs", "unrun")
+    }
+    lines = [f"{indent}shapes: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n)]
+    for r in check.shapes:
+        what = f" (old: {r.old}; new: {r.new})" if r.status in ("raised", "differs") else ""
+        lines.append(f"{indent}  {r.status:<7} {r.call} -> {r.rewritten}{what}")
+    return lines
+
+
 def _outcome(outcome: ProbeOutcome) -> list[str]:
     lines = [f"{STATUS[outcome.status]:<15} {outcome.change}"]
     lines += _run("old", outcome.old) + _run("new", outcome.new)
@@ -40,6 +54,7 @@ def _outcome(outcome: ProbeOutcome) -> list[str]:
         lines.append(f"    {outcome.reason}")
     for check in outcome.fixes:
         lines.append(f"    fix: {check.summary()}")
+        lines += shape_lines(check, "      ")
     return lines
 
 

@@ -212,6 +212,16 @@ def fix_check(f: FixCheck) -> dict[str, Any]:
         "outputs": list(f.outputs),
         "reason": f.reason,
         "summary": f.summary(),
+        "shapes": [
+            {
+                "call": r.call,
+                "rewritten": r.rewritten,
+                "old": r.old,
+                "new": r.new,
+                "status": r.status,
+            }
+            for r in f.shapes
+        ],
     }
 
 
