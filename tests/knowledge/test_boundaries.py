@@ -100,6 +100,10 @@ NOT_YET_PINNED = {
     "torch-sdpa-fully-masked-rows-zero",
     "torch-tensor-new-tensor-follows-device",
     "torch-unsupported-dtype-raises-notimplementederror",
+    # notes-b: release-note items of 2.11-2.14, read in the wheels, run on 2.13.0 only
+    "torch-linear-cross-entropy-acc-policy-balanced-removed",
+    "torch-symm-mem-enable-for-group-deprecated",
+    "torch-varlen-attn-options-keyword-only",
 }
 
 
