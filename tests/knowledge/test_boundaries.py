@@ -104,6 +104,11 @@ NOT_YET_PINNED = {
     "torch-linear-cross-entropy-acc-policy-balanced-removed",
     "torch-symm-mem-enable-for-group-deprecated",
     "torch-varlen-attn-options-keyword-only",
+    "torch-dynamo-inline-inbuilt-nn-modules-deprecated",
+    "torch-dynamo-faithful-generator-behavior-deprecated",
+    "torch-distributed-config-compile-on-one-rank-deprecated",
+    "torch-sampler-data-source-removed",
+    "torch-datapipes-grouping-sharding-reexports-removed",
 }
 
 
