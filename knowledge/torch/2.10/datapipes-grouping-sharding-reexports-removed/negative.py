@@ -1,0 +1,5 @@
+from torch.utils.data.datapipes.iter.sharding import SHARDING_PRIORITIES, ShardingFilterIterDataPipe
+
+
+def shard(datapipe):
+    return ShardingFilterIterDataPipe(datapipe, sharding_group_filter=SHARDING_PRIORITIES.DEFAULT)

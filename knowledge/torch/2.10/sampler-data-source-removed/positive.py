@@ -1,0 +1,7 @@
+from torch.utils.data import Sampler
+
+
+def base_samplers(dataset):
+    positional = Sampler(dataset)  # expect
+    keyword = Sampler(data_source=dataset)  # expect
+    return positional, keyword
