@@ -1,0 +1,5 @@
+import string
+
+
+def render(template, values):
+    return string.Template(template).substitute(values)
