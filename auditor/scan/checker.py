@@ -128,7 +128,7 @@ class Checker:
         modules: ProjectModules | None = None,
         fed: Mapping[tuple[str, str], Tag] | None = None,
     ):
-        self.resolver = Resolver(tree, fed, modules, path)
+        self.resolver = Resolver(tree, fed, modules, path, index.attributes)
         self.guards = Guards(
             index.end_versions(),
             self.resolver,
@@ -181,19 +181,14 @@ class Checker:
         for kind, node, where in self.resolver.sites:
             # The common cases, passed over here rather than in their handlers: a local name (only
             # imported names and aliases are torch's), or a name already resolved in this scope
-            # to nothing matched; an attribute chain ending in a name nothing matched has.
+            # to nothing matched. (A link of a chain ending in a name nothing matched has is no
+            # site at all: the walk leaves it out, `Collector.attributes`.)
             if kind == NAME:
                 name = node.id  # type: ignore[attr-defined]
                 if name not in importable and not stars:
                     continue
                 qualified = known.get((id(where[0]), name), _UNKNOWN)
                 if qualified is None or (qualified is not _UNKNOWN and qualified not in calls):
-                    continue
-            elif kind == ATTRIBUTE:
-                value = node.value  # type: ignore[attr-defined]
-                if node.attr not in attributes and (  # type: ignore[attr-defined]
-                    value.__class__ is not ast.Name or value.id != "self"
-                ):
                     continue
             elif kind == CALL and not forwards:
                 func = node.func  # type: ignore[attr-defined]

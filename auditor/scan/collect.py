@@ -7,6 +7,7 @@ read by the resolver when its name is first looked up.
 from __future__ import annotations
 
 import ast
+from collections.abc import Container
 from typing import Protocol
 
 from auditor.scan.bindings import (
@@ -34,7 +35,8 @@ COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # annotation, and the tests it runs under (`guards.Conditions`: an `if` around it, an `if T:
 # return` before it in its block, the left side of an `and`/`or`, a conditional expression).
 # An attribute chain is a site only on a name: one on a call or subscript (`f(x).clamp`) holds
-# nothing of a module's, and the checker ignored it.
+# nothing of a module's, and the checker ignored it; nor is a link ending in a name no rule
+# has, unless on `self` (`self.op` may be an alias).
 # The four facts are one tuple (`Where`), shared by the sites of one stretch of code: the walk
 # makes a new one only where one of them changes.
 CALL, NAME, ATTRIBUTE, FLOOR_DIVIDE, FLOOR_ASSIGN, ASSIGN, CLASS, DECORATOR, IMPORT = range(9)
@@ -72,8 +74,11 @@ class Tables(Protocol):
 
 
 class Collector(FastVisitor):
-    def __init__(self, resolver: Tables):
+    def __init__(self, resolver: Tables, attributes: Container[str] | None = None):
+        """`attributes`: the last names of the chains the checker reads (`RuleIndex.attributes`);
+        a link ending in another name is a site only on `self` (None: every link is one)."""
         self.resolver = resolver
+        self.attributes = attributes
         self.scope: Scope | None = None
         self.fallback = False  # inside an except handler: imports there do not replace the try's
         self.guarded = False  # inside a try catching AttributeError/ImportError, or its handler
@@ -445,11 +450,13 @@ class Collector(FastVisitor):
             root = root.value
         if root.__class__ is ast.Name:
             link: ast.expr = node
-            where = self.where
+            where, attributes = self.where, self.attributes
             while link.__class__ is ast.Attribute:
                 if link.ctx.__class__ is ast.Load:
-                    self.sites.append((ATTRIBUTE, link, where))
-                    if root.id == "self" and link.value is root and not self.in_annotation:
+                    on_self = root.id == "self" and link.value is root
+                    if attributes is None or on_self or link.attr in attributes:
+                        self.sites.append((ATTRIBUTE, link, where))
+                    if on_self and not self.in_annotation:
                         self.resolver.referenced.add(link.attr)
                 link = link.value
             self.visit_Name(root)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 
 from auditor.scan.bindings import (
     FROM_WALK,
@@ -54,6 +54,7 @@ class Resolver(Tagger):
         fed: Mapping[tuple[str, str], Tag] | None = None,
         modules: ProjectModules | None = None,
         path: str = "",
+        attributes: Container[str] | None = None,
     ):
         self.modules = (
             modules  # the project's other modules: constants and re-exports read from there
@@ -88,7 +89,7 @@ class Resolver(Tagger):
         self.arms: dict[
             int, Conditions
         ] = {}  # alias binding target (id) -> the branches it is bound on
-        Collector(self).collect(tree)
+        Collector(self, attributes).collect(tree)
         self.module_classes = self._module_classes()
 
     def scope_of(self, node: ast.AST) -> Scope:
