@@ -94,7 +94,9 @@ def _analyse(
         sys.setrecursionlimit(DEEP_RECURSION)
     try:
         if not matches:
-            return [], facts(Resolver(tree, attributes=frozenset()), tree)  # no checker: no chain is read
+            return [], facts(
+                Resolver(tree, attributes=frozenset()), tree
+            )  # no checker: no chain is read
         checker = Checker(tree, index, path, source, ignores, modules, fed)
         return checker.run(), facts(checker.resolver, tree, index.calls) if fed is None else None
     except RecursionError as exc:
