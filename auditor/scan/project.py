@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, InvalidStateError, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -511,16 +511,35 @@ class _Pool:
     @contextlib.contextmanager
     def of(cls, work: _Work) -> Iterator[_Pool]:
         pool = cls(work)
+        hook = threading.excepthook
         try:
             yield pool
         except BaseException:
             if pool.executor is not None:  # no public way before Python 3.14's terminate_workers()
+                threading.excepthook = _quiet_when_broken(hook)
                 for process in list((pool.executor._processes or {}).values()):
                     process.terminate()
             raise
         finally:
             if pool.executor is not None:
-                pool.executor.shutdown(wait=True, cancel_futures=True)
+                pool.executor.shutdown(wait=True, cancel_futures=True)  # joins the pool's thread
+            threading.excepthook = hook
+
+
+def _quiet_when_broken(
+    hook: Callable[[threading.ExceptHookArgs], object],
+) -> Callable[[threading.ExceptHookArgs], object]:
+    """The thread hook while a stopped scan ends its workers: the executor's own thread, finding
+    them gone, sets the pool's error on futures that `shutdown(cancel_futures=True)` has
+    cancelled meanwhile, and raises InvalidStateError (Python 3.11's concurrent.futures); that
+    is the stop, not a crash, and no traceback is printed for it."""
+
+    def quiet(args: threading.ExceptHookArgs) -> object:
+        if isinstance(args.exc_value, InvalidStateError):
+            return None
+        return hook(args)
+
+    return quiet
 
 
 def _chunks(
