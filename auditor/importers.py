@@ -34,23 +34,40 @@ def _pattern(name: str) -> re.Pattern[str]:
     return re.compile(rf"^[ \t]*(?:{'|'.join(forms)})", re.MULTILINE)
 
 
-def importers(root: Path, sources: Iterable[str], path: str) -> set[str]:
-    """The files among `sources` (relative to `root`) whose import lines name the module `path`
-    is, or one of its packages' modules below it."""
-    names = module_names(path)
-    if not names:
-        return set()
-    patterns = [_pattern(n) for n in names]
-    found = set()
-    for source in sources:
-        if source == path:
-            continue
-        try:
-            text = (root / source).read_text("utf-8", errors="replace")
-        except OSError:
-            continue
-        if any(n.rpartition(".")[2] in text for n in names) and any(
-            p.search(text) for p in patterns
-        ):
-            found.add(source)
-    return found
+class Importers:
+    """The files of a tree that import a file's module, each source read once (only when some
+    file is asked about) and each answer kept."""
+
+    def __init__(self, root: Path, sources: Iterable[str]) -> None:
+        self.root, self.sources = root, tuple(sources)
+        self._texts: dict[str, str] = {}
+        self._found: dict[str, set[str]] = {}
+
+    def of(self, path: str) -> set[str]:
+        """The files among the sources whose import lines name the module `path` is, or one of
+        its packages' modules below it."""
+        if path not in self._found:
+            self._found[path] = self._search(path)
+        return self._found[path]
+
+    def _search(self, path: str) -> set[str]:
+        names = module_names(path)
+        if not names:
+            return set()
+        patterns = [_pattern(n) for n in names]
+        lasts = [n.rpartition(".")[2] for n in names]
+        return {
+            source
+            for source in self.sources
+            if source != path
+            and any(last in (text := self._text(source)) for last in lasts)
+            and any(p.search(text) for p in patterns)
+        }
+
+    def _text(self, source: str) -> str:
+        if source not in self._texts:
+            try:
+                self._texts[source] = (self.root / source).read_text("utf-8", errors="replace")
+            except OSError:
+                self._texts[source] = ""
+        return self._texts[source]

@@ -16,13 +16,13 @@ from packaging.version import Version
 from auditor.errors import AuditorError, ScanError, UsageError
 from auditor.findings import fold_generated, good_news, merge_stages, one_per_site
 from auditor.fix.spec import FixMode
-from auditor.importers import importers
+from auditor.importers import Importers
 from auditor.knowledge.base import KnowledgeBase
 from auditor.knowledge.entry import Docs, Match, SpecChange, final_release, release
 from auditor.knowledge.horizon import moves
 from auditor.lockfiles import Selection, diff_locks, read_lock
 from auditor.lockfiles.interface import REVIEWED_FAMILY, parse_version
-from auditor.locklayout import Scopes, Tree
+from auditor.locklayout import Scopes
 from auditor.models import AuditResult, EnvironmentFinding, Finding, Lock, Transition
 from auditor.requests import AuditRequest, FixRequest, GitRange, LockPair, Probing
 from auditor.scan import scan_project, syntax
@@ -462,7 +462,12 @@ def compare_range(
         }
         scopes = Scopes.of(reading.locks, reading.layout, given)
         result = scoped(
-            result, scopes, by_lock, unscoped, inside, _Importers(reading.tree, reading.layout)
+            result,
+            scopes,
+            by_lock,
+            unscoped,
+            inside,
+            Importers(reading.tree, reading.layout.sources),
         )
         strays = [lock for lock in given if lock not in reading.locks]
         result = replace(
@@ -486,27 +491,13 @@ def _in_repo(inside: Path, path: str) -> str:
 _PASSED_NAMED = 3  # more locks whose code is left out than this: one note for them all
 
 
-class _Importers:
-    """The files of the head commit that import a file's module (`auditor.importers`), each file
-    asked once."""
-
-    def __init__(self, tree: Path, layout: Tree) -> None:
-        self.tree, self.sources = tree, layout.sources
-        self.found: dict[str, set[str]] = {}
-
-    def of(self, path: str) -> set[str]:
-        if path not in self.found:
-            self.found[path] = importers(self.tree, self.sources, path)
-        return self.found[path]
-
-
 def scoped(
     result: AuditResult,
     scopes: Scopes,
     by_lock: dict[str, list[Transition]],
     unscoped: Sequence[Transition],
     inside: Path,
-    imported: _Importers | None = None,
+    imported: Importers | None = None,
 ) -> AuditResult:
     """The result with each call site judged by the moves of the locks that govern its file
     only: in a repository of several projects, one project's bump says nothing of another's
@@ -578,7 +569,7 @@ def scoped(
 
 
 def _judging(
-    path: str, package: str, scopes: Scopes, imported: _Importers | None
+    path: str, package: str, scopes: Scopes, imported: Importers | None
 ) -> tuple[str, ...]:
     """The locks that judge a file no lock governs: those governing the files importing it,
     else the one lock naming the package when there is only one."""

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from auditor.importers import importers, module_names
+from auditor.importers import Importers, module_names
 
 
 def test_module_names() -> None:
@@ -23,5 +23,6 @@ def test_import_forms(tmp_path: Path) -> None:
     }
     for name, text in sources.items():
         (tmp_path / name).write_text(text, "utf-8")
-    assert importers(tmp_path, sources, "shared/util.py") == {"a.py", "b.py", "c.py"}
-    assert importers(tmp_path, sources, "src/kit/io.py") == {"f.py"}
+    found = Importers(tmp_path, sources)
+    assert found.of("shared/util.py") == {"a.py", "b.py", "c.py"}
+    assert found.of("src/kit/io.py") == {"f.py"}
